@@ -1,0 +1,301 @@
+//! Code generation. Runs after validation; every impl sits in `const _: () = { ... }`.
+//!
+//! - The `ProviderSafe` impl carries the type's [`Shape`](../toolschema/struct.Shape.html) as a
+//!   `const`, so unions of types defined elsewhere are counted by the compiler.
+//! - Field checks are `const` assertions at the span of the field's type (non-generic types), or
+//!   trait bounds plus `NESTED_OK` (generic types, checked where they are instantiated).
+//! - When validation failed, the impls are still emitted with a neutral shape, so one mistake
+//!   does not cascade into errors in code that uses the type.
+
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{DeriveInput, Generics, Ident};
+
+use crate::ast::{self, Container};
+pub use crate::check::Mode;
+use crate::check::{self, Analysis, CheckKind, FieldCheck, ShapePlan, UNION_FIX};
+use crate::errors::Errors;
+use crate::shape;
+
+pub fn derive(input: &DeriveInput, mode: Mode) -> TokenStream {
+    let mut errors = Errors::new();
+    let Some(cont) = ast::parse(&mut errors, input) else {
+        let krate = quote!(::toolschema);
+        let fallback = if matches!(input.data, syn::Data::Union(_)) {
+            TokenStream::new()
+        } else {
+            fallback(input, mode, &krate)
+        };
+        let errors = errors.finish();
+        return quote!(#errors #fallback);
+    };
+    let krate = match &cont.attrs.krate {
+        Some(path) => path.to_token_stream(),
+        None => quote!(::toolschema),
+    };
+    let analysis = check::analyze(&mut errors, &cont, mode);
+    let valid = errors.is_empty();
+    let impls = impls(&cont, &analysis, mode, &krate, valid);
+    let checks = field_checks(&cont, &analysis, &krate);
+    let unions = if valid {
+        union_asserts(&cont, &analysis, &krate)
+    } else {
+        TokenStream::new()
+    };
+    let errors = errors.finish();
+    quote! {
+        #errors
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, clippy::all)]
+        const _: () = {
+            #impls
+            #checks
+            #unions
+        };
+    }
+}
+
+fn type_params(generics: &Generics) -> Vec<Ident> {
+    generics.type_params().map(|p| p.ident.clone()).collect()
+}
+
+/// The container's generics with `T: ProviderSafe` (and, for `ToolParams`, `T: DeserializeOwned`)
+/// on every type parameter.
+fn bounded(generics: &Generics, krate: &TokenStream, deserialize: bool) -> Generics {
+    let mut generics = generics.clone();
+    let params = type_params(&generics);
+    let where_clause = generics.make_where_clause();
+    for p in params {
+        where_clause
+            .predicates
+            .push(syn::parse_quote!(#p: #krate::ProviderSafe));
+        if deserialize {
+            where_clause
+                .predicates
+                .push(syn::parse_quote!(#p: #krate::__private::serde::de::DeserializeOwned));
+        }
+    }
+    generics
+}
+
+fn shape_expr(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> TokenStream {
+    match &analysis.shape {
+        ShapePlan::Single(branch) => branch.tokens(krate),
+        ShapePlan::Union(counted) => {
+            let parts = counted.iter().map(|c| c.branch.tokens(krate));
+            let allowed = cont.attrs.allow_union.as_ref().map(|_| quote!(.allowed()));
+            quote!(#krate::Shape::NEVER #(.union(#parts))* #allowed)
+        }
+    }
+}
+
+fn impls(
+    cont: &Container,
+    analysis: &Analysis,
+    mode: Mode,
+    krate: &TokenStream,
+    valid: bool,
+) -> TokenStream {
+    let ident = &cont.ident;
+    let generics = bounded(&cont.generics, krate, false);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let shape = if valid && cont.is_generic() {
+        shape_expr(cont, analysis, krate)
+    } else if valid {
+        // A non-generic type's violations are reported at its definition; mark them so uses of
+        // the type do not report the same mistake again.
+        let shape = shape_expr(cont, analysis, krate);
+        quote!(#shape.reported_if_unsafe())
+    } else {
+        quote!(#krate::Shape::ANY)
+    };
+    let nested_ok = cont.is_generic().then(|| {
+        let params = type_params(&cont.generics);
+        let terms = analysis
+            .checks
+            .iter()
+            .filter(|c| shape::mentions_any(&c.ty, &params) && !shape::mentions(&c.ty, &cont.ident))
+            .filter_map(|c| {
+                let ty = &c.ty;
+                match c.kind {
+                    CheckKind::Full => Some(quote!(#krate::__private::field_ok::<#ty>())),
+                    CheckKind::Nested => Some(quote!(<#ty as #krate::ProviderSafe>::NESTED_OK)),
+                    CheckKind::RootFlatten => None,
+                }
+            });
+        quote!(const NESTED_OK: bool = true #(&& #terms)*;)
+    });
+    let mut visited: Vec<String> = Vec::new();
+    let visits = analysis.checks.iter().filter_map(|c| {
+        let key = c.ty.to_token_stream().to_string();
+        if visited.contains(&key) {
+            return None;
+        }
+        visited.push(key);
+        let ty = &c.ty;
+        Some(quote_spanned!(c.span.span()=> <#ty as #krate::ProviderSafe>::visit_allowed_unions(visitor);))
+    });
+    let push_allowed = cont.attrs.allow_union.as_ref().map(|(reason, _)| {
+        quote! {
+            visitor.push(#krate::AllowedUnion {
+                rust_type: ::core::any::type_name::<Self>(),
+                schema_name: <Self as #krate::__private::schemars::JsonSchema>::schema_name().into_owned(),
+                reason: #reason,
+            });
+        }
+    });
+    let tool_params = (mode == Mode::ToolParams).then(|| {
+        let generics = bounded(&cont.generics, krate, true);
+        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #krate::ToolParams for #ident #ty_generics #where_clause {}
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::ProviderSafe for #ident #ty_generics #where_clause {
+            const SHAPE: #krate::Shape = #shape;
+            #nested_ok
+            fn visit_allowed_unions(visitor: &mut #krate::AllowedUnions) {
+                if visitor.enter(::core::any::type_name::<Self>()) {
+                    #push_allowed
+                    #(#visits)*
+                }
+            }
+        }
+        #tool_params
+    }
+}
+
+/// The impls alone, with a neutral shape: emitted when serde rejected the attributes (serde_derive
+/// reports that), so uses of the type do not fail a second time.
+fn fallback(input: &DeriveInput, mode: Mode, krate: &TokenStream) -> TokenStream {
+    let ident = &input.ident;
+    let generics = bounded(&input.generics, krate, false);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let tool_params = (mode == Mode::ToolParams).then(|| {
+        let generics = bounded(&input.generics, krate, true);
+        let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #krate::ToolParams for #ident #ty_generics #where_clause {}
+        }
+    });
+    quote! {
+        const _: () = {
+            #[automatically_derived]
+            impl #impl_generics #krate::ProviderSafe for #ident #ty_generics #where_clause {
+                const SHAPE: #krate::Shape = #krate::Shape::ANY;
+            }
+            #tool_params
+        };
+    }
+}
+
+fn field_message(check: &FieldCheck, cont: &Container) -> String {
+    let ty = check::type_text(&check.ty);
+    match check.kind {
+        CheckKind::Full => format!(
+            "{} has type `{ty}`, whose schema is or contains an `anyOf`/`oneOf` with more than one object- or array-typed branch; clients that keep only the first branch or flatten unions lose the others silently\n{UNION_FIX}",
+            check.owner
+        ),
+        CheckKind::Nested => format!(
+            "{} wraps `{ty}`, whose schema contains an `anyOf`/`oneOf` with more than one object- or array-typed branch; clients that keep only the first branch or flatten unions lose the others silently\n{UNION_FIX}",
+            check.owner
+        ),
+        CheckKind::RootFlatten => format!(
+            "{} is `#[serde(flatten)]` over `{ty}`, whose schema is a union: flattening it into `{}` puts `anyOf`/`oneOf` at the root of the tool's parameters, which OpenAI and Anthropic reject (no attribute can allow this)\nfix: make it a named field, or flatten a struct with named fields",
+            check.owner, cont.ident
+        ),
+    }
+}
+
+fn field_checks(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> TokenStream {
+    let mut out = TokenStream::new();
+    if cont.is_generic() {
+        // Generic types: prove the bounds now; the shapes are checked where the type is used.
+        let generics = bounded(&cont.generics, krate, false);
+        let (impl_generics, _, where_clause) = generics.split_for_impl();
+        let asserts = analysis.checks.iter().map(|c| {
+            let ty = &c.ty;
+            quote_spanned!(c.span.span()=> let _ = <#ty as #krate::ProviderSafe>::NESTED_OK;)
+        });
+        out.extend(quote! {
+            const _: fn() = || {
+                fn __toolschema_field_bounds #impl_generics () #where_clause { #(#asserts)* }
+            };
+        });
+    } else {
+        for c in &analysis.checks {
+            let ty = &c.ty;
+            let message = field_message(c, cont);
+            let cond = match c.kind {
+                // Projections, not calls of a bounded fn: a missing impl then gives the same
+                // diagnostic as in `visit_allowed_unions`, which rustc reports once.
+                CheckKind::Full => quote!(
+                    <#ty as #krate::ProviderSafe>::SHAPE.is_contract_safe()
+                        && <#ty as #krate::ProviderSafe>::NESTED_OK
+                ),
+                CheckKind::Nested => quote!(<#ty as #krate::ProviderSafe>::NESTED_OK),
+                CheckKind::RootFlatten => {
+                    quote!(!<#ty as #krate::ProviderSafe>::SHAPE.flattens_to_combinator())
+                }
+            };
+            out.extend(quote_spanned! {c.span.span()=>
+                const _: () = ::core::assert!(#cond, #message);
+            });
+        }
+    }
+    out
+}
+
+/// Union checks that need the shapes of other types: the first variant at which the union gets a
+/// second structured branch fails, at that variant.
+fn union_asserts(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> TokenStream {
+    let ShapePlan::Union(counted) = &analysis.shape else {
+        return TokenStream::new();
+    };
+    let dependent = counted.iter().any(|c| c.branch.structured().is_none());
+    if cont.is_generic() || !dependent {
+        return TokenStream::new();
+    }
+    let name = &cont.ident;
+    if let Some((_, lit)) = &cont.attrs.allow_union {
+        let parts = counted.iter().map(|c| c.branch.tokens(krate));
+        let message = format!(
+            "`allow_union` on enum `{name}`, which is no longer a structural union (its variants publish at most one object- or array-typed branch)\nfix: remove the `allow_union` attribute"
+        );
+        return quote_spanned! {lit.span()=>
+            const _: () = ::core::assert!(
+                #krate::Shape::NEVER #(.union(#parts))* .is_structural_union(),
+                #message
+            );
+        };
+    }
+    let mut out = TokenStream::new();
+    let mut candidates: Vec<String> = Vec::new();
+    for (i, c) in counted.iter().enumerate() {
+        if c.branch.structured() == Some(false) {
+            continue;
+        }
+        candidates.push(format!("`{}`", c.variant));
+        let before = counted[..i].iter().map(|c| c.branch.tokens(krate));
+        let this = c.branch.tokens(krate);
+        let message = format!(
+            "enum `{name}` is a structural union: {}, and with variant `{}` it has more than one object- or array-typed branch (structured branches can come from {}); clients that keep only the first branch (Langflow) or flatten unions (Gemini function calling) lose the others without an error\n{UNION_FIX}",
+            analysis.repr,
+            c.variant,
+            candidates.join(", "),
+        );
+        out.extend(quote_spanned! {c.variant.span()=>
+            const _: () = {
+                const BEFORE: #krate::Shape = #krate::Shape::NEVER #(.union(#before))*;
+                const UPTO: #krate::Shape = BEFORE.union(#this);
+                ::core::assert!(!(BEFORE.structured() <= 1 && UPTO.structured() > 1), #message);
+            };
+        });
+    }
+    out
+}

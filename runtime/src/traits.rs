@@ -1,0 +1,116 @@
+//! The two traits the derives implement, and the record of deliberately allowed unions.
+
+use std::collections::BTreeSet;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::Shape;
+
+/// A type whose JSON Schema is known to respect the published-schema contract: no `anyOf`/`oneOf`
+/// with more than one object- or array-typed branch, at any depth (or a union allowed with a
+/// reason, see `#[tool_schema(allow_union = "...")]`).
+///
+/// Derive it with `#[derive(ProviderSafe)]` on every type nested in a tool's parameters; it is
+/// implemented here for the standard types schemars supports.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not known to have a provider-safe schema",
+    label = "`{Self}` does not implement `ProviderSafe`",
+    note = "add `#[derive(ProviderSafe)]` next to `#[derive(Deserialize, JsonSchema)]` on `{Self}`",
+    note = "for a foreign type, put `#[schemars(with = \"T\")]` on the field, with a type `T` that implements `ProviderSafe` and has the same schema"
+)]
+pub trait ProviderSafe: JsonSchema {
+    /// The branches this type's schema offers at its top level.
+    const SHAPE: Shape;
+
+    /// No disallowed structural union below the top level (in items, properties, or the values
+    /// of maps). Non-generic derived types prove this at their definition and keep `true`;
+    /// containers and generic types compute it from their parameters.
+    const NESTED_OK: bool = true;
+
+    /// Lists the allowed unions reachable from this type, once each (recursion-safe).
+    fn visit_allowed_unions(visitor: &mut AllowedUnions) {
+        let _ = visitor;
+    }
+}
+
+/// A type that can be a tool's parameters: its schema is an object (the root every provider
+/// requires) and it respects the published-schema contract.
+///
+/// Derive it with `#[derive(ToolParams)]` on a struct with named fields.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's parameters",
+    label = "`{Self}` does not implement `ToolParams`",
+    note = "a tool's parameters must be an object: use a struct with named fields and `#[derive(Deserialize, JsonSchema, ToolParams)]`"
+)]
+pub trait ToolParams: ProviderSafe + DeserializeOwned {
+    /// The schema a server publishes for these parameters (JSON Schema 2020-12, as schemars and
+    /// rmcp generate it).
+    fn published_schema() -> serde_json::Value {
+        let schema = schemars::SchemaGenerator::default().into_root_schema_for::<Self>();
+        schema.to_value()
+    }
+
+    /// The unions allowed in this type's schema with `#[tool_schema(allow_union = "...")]`.
+    fn allowed_unions() -> Vec<AllowedUnion> {
+        let mut visitor = AllowedUnions::default();
+        <Self as ProviderSafe>::visit_allowed_unions(&mut visitor);
+        visitor.into_vec()
+    }
+
+    /// Checks the published schema against the contract, with this type's allowed unions as the
+    /// allow-list: fails on any other structural union, and on an allowed union that no longer
+    /// violates. One line per tool in a test: `MyParams::check_contract().unwrap()`.
+    fn check_contract() -> Result<(), crate::contract::ContractError> {
+        let schema = Self::published_schema();
+        let violations = crate::contract::check(&schema);
+        let allow =
+            crate::contract::AllowList::from_allowed_unions(&Self::allowed_unions(), &violations);
+        allow.apply(violations).into_result()
+    }
+}
+
+/// A union allowed with `#[tool_schema(allow_union = "...")]`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct AllowedUnion {
+    /// The Rust type, as `std::any::type_name` spells it.
+    pub rust_type: &'static str,
+    /// The name schemars gives its definition (`$defs.<name>`).
+    pub schema_name: String,
+    /// Why it is allowed (with an issue reference).
+    pub reason: &'static str,
+}
+
+/// Collects [`AllowedUnion`]s while walking a type graph that may be recursive.
+#[derive(Debug, Default)]
+pub struct AllowedUnions {
+    seen: BTreeSet<&'static str>,
+    found: Vec<AllowedUnion>,
+}
+
+impl AllowedUnions {
+    /// Marks a type as visited; `false` if it was already (stop there: recursion).
+    pub fn enter(&mut self, rust_type: &'static str) -> bool {
+        self.seen.insert(rust_type)
+    }
+
+    /// Records an allowed union.
+    pub fn push(&mut self, union: AllowedUnion) {
+        self.found.push(union);
+    }
+
+    /// The unions found, sorted by Rust type.
+    pub fn into_vec(mut self) -> Vec<AllowedUnion> {
+        self.found.sort();
+        self.found.dedup();
+        self.found
+    }
+}
+
+/// The key type of a map whose schema is an object: JSON object keys are strings.
+#[diagnostic::on_unimplemented(
+    message = "a map keyed by `{Self}` cannot be a tool parameter",
+    label = "map keys must be strings",
+    note = "JSON object keys are strings: use `String` keys, or a `Vec` of key/value structs"
+)]
+pub trait StringKey {}

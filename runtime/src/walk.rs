@@ -1,0 +1,313 @@
+//! A walker over the *schema positions* of a JSON Schema document.
+//!
+//! It visits only places where a schema stands (`properties` values, `items`, `anyOf` branches,
+//! `$defs` entries, ...), so a property *named* `anyOf`, `$ref` or `type` is a name, never a
+//! keyword. It is iterative: nesting depth costs heap, not stack, and each node is visited once.
+
+use serde_json::Value;
+
+/// Keywords whose value is one schema.
+pub const SINGLE_SCHEMA_KEYWORDS: &[&str] = &[
+    "additionalProperties",
+    "unevaluatedProperties",
+    "propertyNames",
+    "items",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+];
+
+/// Keywords whose value is an array of schemas.
+pub const SCHEMA_ARRAY_KEYWORDS: &[&str] = &["prefixItems", "allOf", "anyOf", "oneOf", "items"];
+
+/// Keywords whose value is a map from names to schemas.
+pub const SCHEMA_MAP_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+    "dependencies",
+];
+
+/// One step from a schema to a subschema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step<'a> {
+    /// `items`, `not`, ...: the keyword alone.
+    Keyword(&'a str),
+    /// `anyOf[1]`, `prefixItems[0]`: a keyword and an index.
+    Index(&'a str, usize),
+    /// `properties.name`, `$defs.Name`: a keyword and a name.
+    Name(&'a str, &'a str),
+}
+
+/// A node's place in the document: its parent (an index into the walk's node list) and the step.
+#[derive(Clone, Copy, Debug)]
+pub struct Place<'a> {
+    /// Index of the parent node in [`Walk::nodes`]; `usize::MAX` for the root.
+    pub parent: usize,
+    /// How the parent reaches this node; `None` for the root.
+    pub step: Option<Step<'a>>,
+}
+
+/// Every schema node of a document, in visiting order, with enough to rebuild each one's path.
+pub struct Walk<'a> {
+    /// `(schema, place)` for each node; index 0 is the root.
+    pub nodes: Vec<(&'a Value, Place<'a>)>,
+}
+
+/// The direct subschemas of `schema`, with the step that reaches each.
+pub fn children(schema: &Value) -> Vec<(Step<'_>, &Value)> {
+    let mut out = Vec::new();
+    let Value::Object(map) = schema else {
+        return out;
+    };
+    for (key, value) in map {
+        let key = key.as_str();
+        if SCHEMA_MAP_KEYWORDS.contains(&key) {
+            if let Value::Object(entries) = value {
+                for (name, sub) in entries {
+                    // `dependencies` values may be arrays of property names: not schemas.
+                    if is_schema(sub) {
+                        out.push((Step::Name(key, name.as_str()), sub));
+                    }
+                }
+            }
+        } else if SCHEMA_ARRAY_KEYWORDS.contains(&key) && value.is_array() {
+            if let Value::Array(items) = value {
+                for (i, sub) in items.iter().enumerate() {
+                    if is_schema(sub) {
+                        out.push((Step::Index(key, i), sub));
+                    }
+                }
+            }
+        } else if SINGLE_SCHEMA_KEYWORDS.contains(&key) && is_schema(value) {
+            out.push((Step::Keyword(key), value));
+        }
+    }
+    out
+}
+
+/// A JSON Schema is an object or a boolean.
+pub fn is_schema(value: &Value) -> bool {
+    matches!(value, Value::Object(_) | Value::Bool(_))
+}
+
+impl<'a> Walk<'a> {
+    /// Visits every schema node under `root` once, breadth-first.
+    pub fn new(root: &'a Value) -> Self {
+        let mut nodes = vec![(
+            root,
+            Place {
+                parent: usize::MAX,
+                step: None,
+            },
+        )];
+        let mut next = 0;
+        while next < nodes.len() {
+            let (schema, _) = nodes[next];
+            for (step, sub) in children(schema) {
+                nodes.push((
+                    sub,
+                    Place {
+                        parent: next,
+                        step: Some(step),
+                    },
+                ));
+            }
+            next += 1;
+        }
+        Walk { nodes }
+    }
+
+    /// The steps from the root to node `index`.
+    pub fn steps(&self, index: usize) -> Vec<Step<'a>> {
+        let mut steps = Vec::new();
+        let mut at = index;
+        while at != usize::MAX {
+            let place = self.nodes[at].1;
+            if let Some(step) = place.step {
+                steps.push(step);
+            }
+            at = place.parent;
+        }
+        steps.reverse();
+        steps
+    }
+}
+
+/// The seed's dotted path: `properties.field_values.items`, `anyOf[1]`; the root is `""`.
+/// A name that is not a plain identifier is quoted: `properties["a.b"]`.
+pub fn dotted(steps: &[Step<'_>]) -> String {
+    let mut out = String::new();
+    for step in steps {
+        match *step {
+            Step::Keyword(k) => push_segment(&mut out, k),
+            Step::Index(k, i) => {
+                push_segment(&mut out, k);
+                out.push('[');
+                out.push_str(&i.to_string());
+                out.push(']');
+            }
+            Step::Name(k, name) => {
+                push_segment(&mut out, k);
+                if is_plain_name(name) {
+                    out.push('.');
+                    out.push_str(name);
+                } else {
+                    out.push('[');
+                    out.push_str(&Value::String(name.to_owned()).to_string());
+                    out.push(']');
+                }
+            }
+        }
+    }
+    out
+}
+
+fn push_segment(out: &mut String, segment: &str) {
+    if !out.is_empty() {
+        out.push('.');
+    }
+    out.push_str(segment);
+}
+
+fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '$'))
+}
+
+/// The JSON Pointer (RFC 6901) of the same steps: `/properties/field_values/items`.
+pub fn pointer(steps: &[Step<'_>]) -> String {
+    let mut out = String::new();
+    for step in steps {
+        match *step {
+            Step::Keyword(k) => push_token(&mut out, k),
+            Step::Index(k, i) => {
+                push_token(&mut out, k);
+                push_token(&mut out, &i.to_string());
+            }
+            Step::Name(k, name) => {
+                push_token(&mut out, k);
+                push_token(&mut out, name);
+            }
+        }
+    }
+    out
+}
+
+fn push_token(out: &mut String, token: &str) {
+    out.push('/');
+    out.push_str(&token.replace('~', "~0").replace('/', "~1"));
+}
+
+/// Resolves a local `$ref` (`#`, `#/$defs/X`, any `#/...` pointer, percent-encoded or not)
+/// against `root`. `None` when it does not resolve or is not local; nothing is ever fetched.
+pub fn resolve_local<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let fragment = reference.strip_prefix('#')?;
+    if fragment.is_empty() {
+        return Some(root);
+    }
+    let decoded = percent_decode(fragment)?;
+    root.pointer(&decoded)
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return Some(s.to_owned());
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn property_names_are_not_keywords() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "anyOf": {"type": "string"},
+                "$ref": {"type": "integer"},
+                "properties": {"type": "object", "properties": {"items": {"type": "boolean"}}}
+            }
+        });
+        let walk = Walk::new(&schema);
+        let paths: Vec<String> = (0..walk.nodes.len())
+            .map(|i| dotted(&walk.steps(i)))
+            .collect();
+        assert_eq!(
+            paths,
+            vec![
+                "",
+                "properties.$ref",
+                "properties.anyOf",
+                "properties.properties",
+                "properties.properties.properties.items",
+            ]
+        );
+    }
+
+    #[test]
+    fn paths_and_pointers() {
+        let steps = [
+            Step::Name("properties", "a/b~c"),
+            Step::Index("anyOf", 1),
+            Step::Keyword("items"),
+        ];
+        assert_eq!(dotted(&steps), "properties[\"a/b~c\"].anyOf[1].items");
+        assert_eq!(pointer(&steps), "/properties/a~1b~0c/anyOf/1/items");
+        assert_eq!(dotted(&[]), "");
+    }
+
+    #[test]
+    fn resolves_local_refs_only() {
+        let root = json!({"$defs": {"A B": {"type": "string"}}});
+        assert!(resolve_local(&root, "#").is_some());
+        assert_eq!(
+            resolve_local(&root, "#/$defs/A%20B"),
+            Some(&json!({"type": "string"}))
+        );
+        assert_eq!(resolve_local(&root, "#/$defs/Missing"), None);
+        assert_eq!(resolve_local(&root, "https://example.com/s.json"), None);
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        // Built by moving values into maps: `json!` would serialize (recursively) a nested value.
+        let mut schema = json!({"type": "string"});
+        for _ in 0..20_000 {
+            let mut node = serde_json::Map::new();
+            node.insert("type".into(), json!("array"));
+            node.insert("items".into(), schema);
+            schema = Value::Object(node);
+        }
+        let walk = Walk::new(&schema);
+        assert_eq!(walk.nodes.len(), 20_001);
+        assert_eq!(walk.steps(20_000).len(), 20_000);
+        // serde_json's recursive Drop would overflow here; leak the test value instead.
+        std::mem::forget(schema);
+    }
+}

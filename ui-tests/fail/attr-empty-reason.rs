@@ -1,0 +1,14 @@
+#![allow(dead_code)]
+use schemars::JsonSchema;
+use serde::Deserialize;
+use toolschema::ProviderSafe;
+
+#[derive(Deserialize, JsonSchema, ProviderSafe)]
+#[serde(untagged)]
+#[tool_schema(allow_union = "  ")]
+enum Fields {
+    Replace(Vec<String>),
+    Delta { add: Vec<String> },
+}
+
+fn main() {}
