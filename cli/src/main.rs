@@ -1,1 +1,73 @@
-fn main() {}
+//! `toolschema`: lint (and, later, adapt and convert) tool catalogs from any language.
+//!
+//! Exit codes: 0 clean, 1 violations or stale allow-list entries, 2 unreadable input.
+
+mod input;
+mod lint;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(
+    name = "toolschema",
+    version,
+    about = "Make LLM tool schemas safe for every provider"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check published tool schemas against the contract: no anyOf/oneOf with more than one
+    /// object- or array-typed branch, an object root without top-level combinators.
+    Lint(LintArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+#[derive(clap::Args)]
+struct LintArgs {
+    /// Known unions: a JSON array of {"tool", "path", "reason", "issue"}. Fails on an entry that
+    /// no longer matches a violation.
+    #[arg(long, value_name = "FILE")]
+    allow: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+    /// Fail (exit 1) on warnings too.
+    #[arg(long)]
+    deny_warnings: bool,
+    /// A JSON Schema, an array of tools, a `tools/list` result or a JSON-RPC response; a path,
+    /// or `-` (or nothing) for standard input.
+    #[arg(value_name = "INPUT")]
+    input: Option<PathBuf>,
+}
+
+/// Parsing and checking run on a thread with a large stack: serde_json parses recursively, and
+/// deeply nested schemas are ordinary input here.
+const STACK_BYTES: usize = 256 << 20;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let worker = std::thread::Builder::new()
+        .stack_size(STACK_BYTES)
+        .spawn(move || match cli.command {
+            Command::Lint(args) => lint::run(&args),
+        });
+    match worker.map(|h| h.join()) {
+        Ok(Ok(code)) => ExitCode::from(code),
+        _ => {
+            eprintln!("toolschema: internal error");
+            ExitCode::from(2)
+        }
+    }
+}

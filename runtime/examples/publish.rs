@@ -81,7 +81,10 @@ fn main() {
     });
     let args: UpsertEntry = serde_json::from_value(call).expect("the call matches the schema");
     let verdict = validate(&args).map(|()| format!("would write entry `{}`", args.entry_id));
-    println!("server check of a sample call (dry_run: {}): {verdict:?}", args.dry_run);
+    println!(
+        "server check of a sample call (dry_run: {}): {verdict:?}",
+        args.dry_run
+    );
     match UpsertEntry::check_contract() {
         Ok(()) => println!("contract: ok ({} warnings)", violations.len()),
         Err(e) => {

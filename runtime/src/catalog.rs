@@ -1,0 +1,260 @@
+//! Tool catalogs as servers publish them, from any language: one bare JSON Schema, an array of
+//! tools, an MCP `tools/list` result, or a JSON-RPC response holding one.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::contract::{self, AllowList, Report};
+
+/// One tool: its name, description and parameter schema.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tool {
+    /// `None` for a bare schema.
+    pub name: Option<String>,
+    /// The tool's description, if any.
+    pub description: Option<String>,
+    /// The published parameter schema (`inputSchema`).
+    pub schema: Value,
+}
+
+/// What shape the input had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// One JSON Schema.
+    Schema,
+    /// `[{"name", "description", "inputSchema"}]`.
+    ToolArray,
+    /// `{"tools": [...]}`, an MCP `tools/list` result.
+    ToolsList,
+    /// `{"jsonrpc": "2.0", "result": {"tools": [...]}}`.
+    JsonRpc,
+}
+
+/// A tool catalog.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Catalog {
+    /// How the input was shaped.
+    pub shape: Shape,
+    /// The tools, in input order.
+    pub tools: Vec<Tool>,
+}
+
+/// Why an input is not a catalog.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CatalogError {
+    /// JSON Pointer of the offending value in the input.
+    pub pointer: String,
+    /// What is wrong and what was expected.
+    pub message: String,
+}
+
+impl fmt::Display for CatalogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.pointer.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "at `{}`: {}", self.pointer, self.message)
+        }
+    }
+}
+
+impl std::error::Error for CatalogError {}
+
+/// The keys a tool's schema may be under: MCP's `inputSchema`, Anthropic's `input_schema`,
+/// OpenAI's and Gemini's `parameters`.
+const SCHEMA_KEYS: &[&str] = &["inputSchema", "input_schema", "parameters"];
+
+fn tool_from(value: Value, pointer: String) -> Result<Tool, CatalogError> {
+    let Value::Object(mut map) = value else {
+        return Err(CatalogError {
+            pointer,
+            message: "a tool must be an object `{\"name\", \"description\", \"inputSchema\"}`"
+                .to_owned(),
+        });
+    };
+    let name = match map.remove("name") {
+        Some(Value::String(s)) => Some(s),
+        None => None,
+        Some(other) => {
+            return Err(CatalogError {
+                pointer: format!("{pointer}/name"),
+                message: format!("a tool's name must be a string, found {}", kind(&other)),
+            });
+        }
+    };
+    let description = match map.remove("description") {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    };
+    let schema = SCHEMA_KEYS
+        .iter()
+        .find_map(|k| map.remove(*k))
+        .ok_or_else(|| CatalogError {
+            pointer: pointer.clone(),
+            message: format!(
+                "tool {} has no `inputSchema` (nor `input_schema` or `parameters`)",
+                name.as_deref()
+                    .map_or("without a name".to_owned(), |n| format!("`{n}`"))
+            ),
+        })?;
+    if !matches!(schema, Value::Object(_) | Value::Bool(_)) {
+        return Err(CatalogError {
+            pointer,
+            message: format!(
+                "the schema of tool {} must be a JSON Schema (an object or a boolean), found {}",
+                name.as_deref().unwrap_or("without a name"),
+                kind(&schema)
+            ),
+        });
+    }
+    Ok(Tool {
+        name: Some(name.unwrap_or_else(|| "(unnamed)".to_owned())),
+        description,
+        schema,
+    })
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn tools_from(items: Vec<Value>, base: &str) -> Result<Vec<Tool>, CatalogError> {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| tool_from(t, format!("{base}/{i}")))
+        .collect()
+}
+
+impl Catalog {
+    /// Detects the input's shape and reads the tools.
+    pub fn from_value(value: Value) -> Result<Catalog, CatalogError> {
+        match value {
+            Value::Array(items) => Ok(Catalog {
+                shape: Shape::ToolArray,
+                tools: tools_from(items, "")?,
+            }),
+            Value::Object(mut map) => {
+                if map.contains_key("jsonrpc") {
+                    if let Some(error) = map.get("error") {
+                        return Err(CatalogError {
+                            pointer: "/error".to_owned(),
+                            message: format!("the JSON-RPC response is an error: {error}"),
+                        });
+                    }
+                    return match map.remove("result") {
+                        Some(Value::Object(mut result)) => match result.remove("tools") {
+                            Some(Value::Array(items)) => Ok(Catalog {
+                                shape: Shape::JsonRpc,
+                                tools: tools_from(items, "/result/tools")?,
+                            }),
+                            _ => Err(CatalogError {
+                                pointer: "/result".to_owned(),
+                                message: "a JSON-RPC response must hold a `tools/list` result: `{\"tools\": [...]}`".to_owned(),
+                            }),
+                        },
+                        _ => Err(CatalogError {
+                            pointer: String::new(),
+                            message: "a JSON-RPC response without a `result` object".to_owned(),
+                        }),
+                    };
+                }
+                if let Some(Value::Array(_)) = map.get("tools") {
+                    let Some(Value::Array(items)) = map.remove("tools") else {
+                        unreachable!("checked above")
+                    };
+                    return Ok(Catalog {
+                        shape: Shape::ToolsList,
+                        tools: tools_from(items, "/tools")?,
+                    });
+                }
+                Ok(Catalog {
+                    shape: Shape::Schema,
+                    tools: vec![Tool {
+                        name: None,
+                        description: None,
+                        schema: Value::Object(map),
+                    }],
+                })
+            }
+            Value::Bool(b) => Ok(Catalog {
+                shape: Shape::Schema,
+                tools: vec![Tool {
+                    name: None,
+                    description: None,
+                    schema: Value::Bool(b),
+                }],
+            }),
+            other => Err(CatalogError {
+                pointer: String::new(),
+                message: format!(
+                    "expected a JSON Schema, an array of tools, `{{\"tools\": [...]}}` or a JSON-RPC response, found {}",
+                    kind(&other)
+                ),
+            }),
+        }
+    }
+
+    /// Checks every tool against the contract, then applies the allow-list to the whole catalog
+    /// (so an entry for a tool that is not there, or no longer violates, is stale).
+    pub fn check(&self, allow: &AllowList) -> Report {
+        let mut violations = Vec::new();
+        for tool in &self.tools {
+            violations.extend(contract::check_tool(tool.name.as_deref(), &tool.schema));
+        }
+        allow.apply(violations)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str) -> Value {
+        json!({"name": name, "description": "d", "inputSchema": {"type": "object"}})
+    }
+
+    #[test]
+    fn detects_every_shape() {
+        let array = Catalog::from_value(json!([tool("a"), tool("b")])).unwrap();
+        assert_eq!(array.shape, Shape::ToolArray);
+        assert_eq!(array.tools.len(), 2);
+        let list = Catalog::from_value(json!({"tools": [tool("a")], "nextCursor": null})).unwrap();
+        assert_eq!(list.shape, Shape::ToolsList);
+        let rpc = Catalog::from_value(
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool("a")]}}),
+        )
+        .unwrap();
+        assert_eq!(rpc.shape, Shape::JsonRpc);
+        assert_eq!(rpc.tools[0].name.as_deref(), Some("a"));
+        let bare = Catalog::from_value(
+            json!({"type": "object", "properties": {"tools": {"type": "array"}}}),
+        )
+        .unwrap();
+        assert_eq!(bare.shape, Shape::Schema);
+        assert_eq!(bare.tools[0].name, None);
+    }
+
+    #[test]
+    fn explains_bad_input() {
+        let err = Catalog::from_value(json!([tool("a"), {"name": "b"}])).unwrap_err();
+        assert_eq!(err.pointer, "/1");
+        assert!(err.message.contains("`b` has no `inputSchema`"), "{err}");
+        let err =
+            Catalog::from_value(json!({"jsonrpc": "2.0", "error": {"code": -32601}})).unwrap_err();
+        assert!(err.message.contains("error"), "{err}");
+        let err = Catalog::from_value(json!(42)).unwrap_err();
+        assert!(err.message.contains("found a number"), "{err}");
+        let err = Catalog::from_value(json!([{"name": "x", "inputSchema": "string"}])).unwrap_err();
+        assert!(err.message.contains("found a string"), "{err}");
+    }
+}
