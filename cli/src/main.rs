@@ -2,6 +2,7 @@
 //!
 //! Exit codes: 0 clean, 1 violations or stale allow-list entries, 2 unreadable input.
 
+mod adapt;
 mod input;
 mod lint;
 
@@ -26,6 +27,36 @@ enum Command {
     /// Check published tool schemas against the contract: no anyOf/oneOf with more than one
     /// object- or array-typed branch, an object root without top-level combinators.
     Lint(LintArgs),
+    /// Adapt one JSON Schema for a provider; `--report` adds what the provider will not enforce.
+    Adapt(AdaptArgs),
+    /// Convert a tool catalog into a provider's tool declarations.
+    Convert(ConvertArgs),
+}
+
+#[derive(clap::Args)]
+struct AdaptArgs {
+    /// mcp, openai, openai-strict, openai-responses, anthropic, anthropic-strict.
+    #[arg(long, value_name = "TARGET", value_parser = adapt::parse_target)]
+    to: toolschema::Target,
+    /// Print `{"target", "schema", "strict", "fallback", "losses", "changes"}`.
+    #[arg(long)]
+    report: bool,
+    /// One JSON Schema: a path, or `-` (or nothing) for standard input.
+    #[arg(value_name = "INPUT")]
+    input: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct ConvertArgs {
+    /// mcp, openai, openai-strict, openai-responses, anthropic, anthropic-strict.
+    #[arg(long, value_name = "TARGET", value_parser = adapt::parse_target)]
+    to: toolschema::Target,
+    /// Print `{"declarations", "report"}` with each tool's strict flag, fallback, renames and losses.
+    #[arg(long)]
+    report: bool,
+    /// A tool catalog (as for `lint`): a path, or `-` (or nothing) for standard input.
+    #[arg(value_name = "INPUT")]
+    input: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -62,6 +93,8 @@ fn main() -> ExitCode {
         .stack_size(STACK_BYTES)
         .spawn(move || match cli.command {
             Command::Lint(args) => lint::run(&args),
+            Command::Adapt(args) => adapt::run_adapt(&args),
+            Command::Convert(args) => adapt::run_convert(&args),
         });
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => ExitCode::from(code),

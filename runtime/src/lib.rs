@@ -33,6 +33,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod adapt;
 pub mod catalog;
 pub mod contract;
 mod impls;
@@ -40,6 +41,7 @@ mod shape;
 mod traits;
 pub mod walk;
 
+pub use adapt::{Adapted, Target, adapt};
 pub use shape::{Shape, ShapeKind};
 pub use traits::{AllowedUnion, AllowedUnions, ProviderSafe, StringKey, ToolParams};
 

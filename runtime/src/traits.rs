@@ -51,6 +51,30 @@ pub trait ToolParams: ProviderSafe + DeserializeOwned {
         schema.to_value()
     }
 
+    /// The published schema adapted for `target`, computed once per type and target and cached.
+    fn schema_for(target: crate::Target) -> crate::Adapted
+    where
+        Self: 'static,
+    {
+        use std::any::TypeId;
+        use std::collections::HashMap;
+        use std::sync::{Arc, Mutex, OnceLock};
+        type Cache = Mutex<HashMap<(TypeId, crate::Target), Arc<crate::Adapted>>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
+        let cache = CACHE.get_or_init(Default::default);
+        let key = (TypeId::of::<Self>(), target);
+        if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return (**hit).clone();
+        }
+        let adapted = Arc::new(crate::adapt(&Self::published_schema(), target));
+        cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key)
+            .or_insert_with(|| Arc::clone(&adapted));
+        (*adapted).clone()
+    }
+
     /// The unions allowed in this type's schema with `#[tool_schema(allow_union = "...")]`.
     fn allowed_unions() -> Vec<AllowedUnion> {
         let mut visitor = AllowedUnions::default();

@@ -262,8 +262,8 @@ mod tests {
             paths,
             vec![
                 "",
-                "properties.$ref",
                 "properties.anyOf",
+                "properties.$ref",
                 "properties.properties",
                 "properties.properties.properties.items",
             ]

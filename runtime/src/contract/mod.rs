@@ -24,6 +24,17 @@ use crate::walk::{Walk, dotted, pointer};
 pub use allow::{AllowEntry, AllowList, AllowListError, StaleAllow};
 pub use branch::{Branch, BranchKind};
 
+/// The branches of the union `owner[keyword]` (inside the document `root`), flattened as the
+/// contract counts them: nested unions contribute their branches, `$ref`s are followed.
+pub fn flatten_branches(
+    root: &Value,
+    owner: &Value,
+    keyword: &str,
+    branches: &[Value],
+) -> Vec<Branch> {
+    branch::flatten(root, owner, keyword, branches, &HashSet::new())
+}
+
 /// What rule a [`Violation`] breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]

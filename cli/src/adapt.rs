@@ -1,0 +1,77 @@
+//! `toolschema adapt` (one schema) and `toolschema convert` (a catalog).
+
+use serde_json::{Value, json};
+use toolschema::adapt::{self, Target};
+use toolschema::catalog::{Catalog, Shape};
+
+use crate::input::{self, InputError};
+use crate::{AdaptArgs, ConvertArgs};
+
+fn print(value: &Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("a Value serializes")
+    );
+}
+
+fn fail(InputError(message): InputError) -> u8 {
+    eprintln!("toolschema: {message}");
+    2
+}
+
+pub fn run_adapt(args: &AdaptArgs) -> u8 {
+    let source = args.input.as_deref();
+    let value = match input::read_json(source) {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let schema = match Catalog::from_value(value) {
+        Ok(c) if c.shape == Shape::Schema => c.tools.into_iter().next().expect("one schema").schema,
+        Ok(c) => {
+            return fail(InputError(format!(
+                "{}: `adapt` takes one JSON Schema, this is a catalog of {} tools: use `toolschema convert`",
+                input::name(source),
+                c.tools.len()
+            )));
+        }
+        Err(e) => return fail(InputError(format!("{}: {e}", input::name(source)))),
+    };
+    let adapted = adapt::adapt(&schema, args.to);
+    if args.report {
+        print(&json!({
+            "target": adapted.target,
+            "schema": adapted.schema,
+            "strict": adapted.strict,
+            "fallback": adapted.fallback,
+            "losses": adapted.losses,
+            "changes": adapted.changes,
+        }));
+    } else {
+        print(&adapted.schema);
+    }
+    0
+}
+
+pub fn run_convert(args: &ConvertArgs) -> u8 {
+    let source = args.input.as_deref();
+    let value = match input::read_json(source) {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let catalog = match Catalog::from_value(value) {
+        Ok(c) => c,
+        Err(e) => return fail(InputError(format!("{}: {e}", input::name(source)))),
+    };
+    let converted = adapt::convert(&catalog, args.to);
+    if args.report {
+        print(&json!({"declarations": converted.declarations, "report": converted.report}));
+    } else {
+        print(&converted.declarations);
+    }
+    0
+}
+
+/// `--to` values.
+pub fn parse_target(s: &str) -> Result<Target, String> {
+    s.parse()
+}

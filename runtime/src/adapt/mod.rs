@@ -1,0 +1,445 @@
+//! Provider adapters: one schemars schema in, the form each provider accepts out, with a report
+//! of everything the provider will no longer enforce.
+//!
+//! Each [`Target`] is an ordered list of small [`rules`], one provider rule each. Strict targets
+//! fail open: when the schema cannot be represented in strict mode, the tool is adapted for the
+//! same provider without strict (`strict: Some(false)`) and the reason is a loss entry; never a
+//! half-strict schema. A schema that cannot be adapted at all (a non-object root) falls back to
+//! the empty object for that tool alone (`fallback: true`).
+
+mod convert;
+pub mod report;
+pub mod rules;
+mod visit;
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+pub use convert::{ConvertReport, Converted, ToolReport, convert};
+pub use report::{Change, Loss, LossKind, Report, Unrepresentable};
+use rules::keywords::{HUMAN_READABLE, keep_none};
+use rules::*;
+
+/// A wire format a tool schema is sent in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Target {
+    /// MCP `tools/list` `inputSchema`: only `$schema` removed and union branches ordered.
+    Mcp,
+    /// OpenAI function calling without strict.
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// OpenAI function calling with `strict: true` (Structured Outputs).
+    #[serde(rename = "openai-strict")]
+    OpenAiStrict,
+    /// OpenAI Responses API function tools (strict when representable).
+    #[serde(rename = "openai-responses")]
+    OpenAiResponses,
+    /// Anthropic `input_schema`.
+    Anthropic,
+    /// Anthropic strict tool use.
+    AnthropicStrict,
+}
+
+impl Target {
+    /// Every target, in CLI order.
+    pub const ALL: [Target; 6] = [
+        Target::Mcp,
+        Target::OpenAi,
+        Target::OpenAiStrict,
+        Target::OpenAiResponses,
+        Target::Anthropic,
+        Target::AnthropicStrict,
+    ];
+
+    /// The CLI name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Target::Mcp => "mcp",
+            Target::OpenAi => "openai",
+            Target::OpenAiStrict => "openai-strict",
+            Target::OpenAiResponses => "openai-responses",
+            Target::Anthropic => "anthropic",
+            Target::AnthropicStrict => "anthropic-strict",
+        }
+    }
+
+    /// Whether the wire format has a `strict` flag.
+    pub fn has_strict_flag(self) -> bool {
+        !matches!(self, Target::Mcp)
+    }
+
+    /// Whether the target attempts strict enforcement.
+    pub fn wants_strict(self) -> bool {
+        matches!(
+            self,
+            Target::OpenAiStrict | Target::OpenAiResponses | Target::AnthropicStrict
+        )
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Target {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Target::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Target::ALL.iter().map(|t| t.as_str()).collect();
+                format!("unknown target `{s}`: expected one of {}", names.join(", "))
+            })
+    }
+}
+
+/// A schema adapted for one target, with what it changed and lost.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Adapted {
+    /// The target.
+    pub target: Target,
+    /// The schema to send.
+    pub schema: Value,
+    /// For targets with a strict flag: `Some(true)` only when strict enforcement succeeded.
+    pub strict: Option<bool>,
+    /// The per-tool fallback (`{"type": "object", "properties": {}}`) was used.
+    pub fallback: bool,
+    /// Everything the output no longer enforces.
+    pub losses: Vec<Loss>,
+    /// Rewrites that keep what the schema enforces (or change only the shape of arguments).
+    pub changes: Vec<Change>,
+}
+
+/// `TOOLSCHEMA_NO_STRICT` (`1`, `true`, `yes`, `on`): no strict schema for any target.
+pub fn no_strict() -> bool {
+    static FLAG: OnceLock<bool> = OnceLock::new();
+    *FLAG.get_or_init(|| {
+        std::env::var("TOOLSCHEMA_NO_STRICT").is_ok_and(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "1" | "true" | "yes" | "on" | "y"
+            )
+        })
+    })
+}
+
+/// OpenAI strict strips the keywords that are not structural (seed 2.1); `default` is handled by
+/// [`DefaultToDescription`], `nullable` by the draft upgrade.
+const OPENAI_STRICT_STRIP: &[&str] = &[
+    "format",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "multipleOf",
+    "examples",
+    "title",
+    "$comment",
+    "if",
+    "then",
+    "else",
+    "not",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "patternProperties",
+    "propertyNames",
+    "contains",
+    "minContains",
+    "maxContains",
+    "dependentRequired",
+    "dependentSchemas",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "minProperties",
+    "maxProperties",
+    "$dynamicRef",
+    "$dynamicAnchor",
+];
+
+/// Anthropic strict tool use: what its grammar does not support (providers.md section 4).
+const ANTHROPIC_STRICT_STRIP: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "format",
+    "pattern",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "contains",
+    "minContains",
+    "maxContains",
+    "dependentSchemas",
+    "dependentRequired",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+];
+
+const ANTHROPIC_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+fn anthropic_keeps(key: &str, value: &Value) -> bool {
+    match key {
+        "minItems" => value.as_u64().is_some_and(|n| n <= 1),
+        "format" => value
+            .as_str()
+            .is_some_and(|f| ANTHROPIC_FORMATS.contains(&f)),
+        "pattern" => value.as_str().is_some_and(|p| {
+            !rules::responses_has_lookaround(p)
+                && !p.contains("\\b")
+                && !p.contains("\\B")
+                && !has_backreference(p)
+        }),
+        _ => false,
+    }
+}
+
+fn has_backreference(p: &str) -> bool {
+    let b = p.as_bytes();
+    b.windows(2).enumerate().any(|(i, w)| {
+        w[0] == b'\\'
+            && (w[1].is_ascii_digit() && w[1] != b'0' || w[1] == b'k')
+            && b[..i].iter().rev().take_while(|c| **c == b'\\').count() % 2 == 0
+    })
+}
+
+fn remove_schema_uri() -> RemoveSchemaUri {
+    RemoveSchemaUri
+}
+
+/// The rules of a target's main attempt (strict when it wants strict).
+pub fn pipeline(target: Target) -> Vec<Box<dyn Rule>> {
+    let openai_strict = || -> Vec<Box<dyn Rule>> {
+        vec![
+            Box::new(StrictPrecheck),
+            Box::new(MergeSingleAllOf),
+            Box::new(ResolveRefSiblings),
+            Box::new(DefaultToDescription),
+            Box::new(StripKeywords {
+                name: "strip-non-structural",
+                keywords: OPENAI_STRICT_STRIP,
+                spill: HUMAN_READABLE,
+                why: "not structural: OpenAI strict mode rejects it",
+                keep: keep_none,
+            }),
+            Box::new(ConstToEnum),
+            Box::new(SplitTypeArrays),
+            Box::new(InferEnumType),
+            Box::new(OneOfToAnyOf),
+            Box::new(CloseObjects {
+                optional: Optional::NullableRequired,
+            }),
+            Box::new(SpliceNestedAnyOf),
+            Box::new(StructuredFirst),
+            Box::new(Typed),
+            Box::new(OpenAiLimits),
+        ]
+    };
+    let mut rules: Vec<Box<dyn Rule>> = Vec::new();
+    if target != Target::Mcp {
+        rules.push(Box::new(UpgradeDraft07));
+    }
+    rules.push(Box::new(remove_schema_uri()));
+    rules.push(Box::new(ObjectRoot));
+    match target {
+        Target::Mcp => rules.push(Box::new(StructuredFirst)),
+        Target::OpenAi => {
+            rules.push(Box::new(RootCombinators::OPENAI));
+            rules.push(Box::new(StructuredFirst));
+        }
+        Target::OpenAiStrict => {
+            rules.push(Box::new(RootCombinators::OPENAI));
+            rules.extend(openai_strict());
+        }
+        Target::OpenAiResponses => {
+            rules.push(Box::new(RootCombinators::OPENAI));
+            rules.push(Box::new(ResponsesPrepass));
+            rules.extend(openai_strict());
+        }
+        Target::Anthropic => {
+            rules.push(Box::new(RootCombinators::ANTHROPIC));
+            rules.push(Box::new(StructuredFirst));
+        }
+        Target::AnthropicStrict => {
+            rules.push(Box::new(RootCombinators::ANTHROPIC));
+            rules.push(Box::new(MergeSingleAllOf));
+            rules.push(Box::new(AnthropicStrictCheck));
+            rules.push(Box::new(OneOfToAnyOf));
+            rules.push(Box::new(StripKeywords {
+                name: "strip-unsupported",
+                keywords: ANTHROPIC_STRICT_STRIP,
+                spill: HUMAN_READABLE,
+                why: "not supported by Anthropic strict tool use",
+                keep: anthropic_keeps,
+            }));
+            rules.push(Box::new(CloseObjects {
+                optional: Optional::Keep,
+            }));
+            rules.push(Box::new(StructuredFirst));
+            rules.push(Box::new(AnthropicStrictCheck));
+        }
+    }
+    rules
+}
+
+/// The non-strict form of a strict target (its fail-open output).
+fn relaxed(target: Target) -> Target {
+    match target {
+        Target::OpenAiStrict => Target::OpenAi,
+        Target::AnthropicStrict => Target::Anthropic,
+        other => other,
+    }
+}
+
+fn run(rules: Vec<Box<dyn Rule>>, schema: &mut Value) -> Report {
+    let mut report = Report::default();
+    for mut rule in rules {
+        let mut one = Report::default();
+        rule.apply(schema, &mut one);
+        let failed = one.failure.is_some();
+        report.absorb(one);
+        if failed {
+            break;
+        }
+    }
+    report
+}
+
+fn responses_relaxed() -> Vec<Box<dyn Rule>> {
+    vec![
+        Box::new(UpgradeDraft07),
+        Box::new(remove_schema_uri()),
+        Box::new(ObjectRoot),
+        Box::new(RootCombinators::OPENAI),
+        Box::new(ResponsesPrepass),
+        Box::new(OneOfToAnyOf),
+        Box::new(StructuredFirst),
+    ]
+}
+
+fn non_strict(target: Target, input: &Value) -> (Value, Report) {
+    let mut schema = input.clone();
+    let rules = if target == Target::OpenAiResponses {
+        responses_relaxed()
+    } else {
+        pipeline(relaxed(target))
+    };
+    let report = run(rules, &mut schema);
+    (schema, report)
+}
+
+/// Adapts one tool's parameter schema for `target`. Never panics; recursive, deep and hostile
+/// schemas are ordinary input.
+pub fn adapt(schema: &Value, target: Target) -> Adapted {
+    let strict_flag = |ok: bool| target.has_strict_flag().then_some(ok);
+    let mut bypass = None;
+    if target.wants_strict() {
+        if no_strict() {
+            bypass = Some("strict mode disabled by TOOLSCHEMA_NO_STRICT".to_owned());
+        } else {
+            let mut attempt = schema.clone();
+            let report = run(pipeline(target), &mut attempt);
+            match report.failure {
+                None => {
+                    return Adapted {
+                        target,
+                        schema: attempt,
+                        strict: Some(true),
+                        fallback: false,
+                        losses: report.losses,
+                        changes: report.changes,
+                    };
+                }
+                Some(why) => {
+                    bypass = Some(format!(
+                        "strict mode cannot represent this schema ({why}); sent non-strict"
+                    ))
+                }
+            }
+        }
+    }
+    let (out, mut report) = non_strict(target, schema);
+    if let Some(failure) = report.failure.take() {
+        return Adapted {
+            target,
+            schema: json!({"type": "object", "properties": {}}),
+            strict: strict_flag(false),
+            fallback: true,
+            losses: vec![Loss {
+                pointer: failure.pointer,
+                keyword: "root".into(),
+                kind: LossKind::Fallback,
+                detail: format!(
+                    "the schema was replaced by the empty object: {}",
+                    failure.reason
+                ),
+            }],
+            changes: Vec::new(),
+        };
+    }
+    if let Some(why) = bypass {
+        report.losses.insert(
+            0,
+            Loss {
+                pointer: String::new(),
+                keyword: "strict".into(),
+                kind: LossKind::Fallback,
+                detail: why,
+            },
+        );
+    }
+    Adapted {
+        target,
+        schema: out,
+        strict: strict_flag(false),
+        fallback: false,
+        losses: report.losses,
+        changes: report.changes,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,129 @@
+//! What an adaptation changed, and what it lost: the report is the guarantee that nothing is
+//! lost silently.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// How a constraint stopped being enforced by the provider.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LossKind {
+    /// Removed from the schema and written into the node's `description`: the model can read
+    /// it, the provider no longer enforces it.
+    Spilled,
+    /// Removed without a trace in the schema.
+    Dropped,
+    /// Several branches or types merged into one; values of the others are no longer accepted
+    /// or no longer distinguished.
+    Collapsed,
+    /// The schema accepts more than before (`oneOf` read as `anyOf`, a closed choice opened).
+    Widened,
+    /// A `$ref` replaced by its target, or recursion cut at a bounded depth.
+    Inlined,
+    /// The whole tool fell back to a simpler schema (non-strict, or the empty object).
+    Fallback,
+}
+
+/// One keyword, branch or constraint whose enforcement the output no longer carries.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Loss {
+    /// JSON Pointer of the node in the input (after the draft-07 upgrade, which renames
+    /// `definitions` to `$defs` and array `items` to `prefixItems`).
+    pub pointer: String,
+    /// The keyword (or `strict`, `root`, ... for whole-schema fallbacks).
+    pub keyword: String,
+    /// How it was lost.
+    pub kind: LossKind,
+    /// The value and why, in words.
+    pub detail: String,
+}
+
+/// A rewrite that keeps what the schema enforces (reordering, renaming, equivalent forms), or
+/// changes what the model sends back without loosening the schema (nullable-required).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// JSON Pointer of the node in the input.
+    pub pointer: String,
+    /// The rule that made it.
+    pub rule: &'static str,
+    /// What it did.
+    pub detail: String,
+}
+
+/// Why a schema cannot be represented for a target (strict mode fails open on this).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unrepresentable {
+    /// Where.
+    pub pointer: String,
+    /// Why, and what the provider would need.
+    pub reason: String,
+}
+
+impl fmt::Display for Unrepresentable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = if self.pointer.is_empty() {
+            "the root"
+        } else {
+            &self.pointer
+        };
+        write!(f, "at {at}: {}", self.reason)
+    }
+}
+
+/// The log one rule (or a whole pipeline) keeps.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// What was lost.
+    pub losses: Vec<Loss>,
+    /// What was changed without loss.
+    pub changes: Vec<Change>,
+    /// Set when the schema cannot be represented for the target.
+    pub failure: Option<Unrepresentable>,
+}
+
+impl Report {
+    /// Records a loss.
+    pub fn loss(
+        &mut self,
+        pointer: &str,
+        keyword: &str,
+        kind: LossKind,
+        detail: impl Into<String>,
+    ) {
+        self.losses.push(Loss {
+            pointer: pointer.to_owned(),
+            keyword: keyword.to_owned(),
+            kind,
+            detail: detail.into(),
+        });
+    }
+
+    /// Records a change.
+    pub fn change(&mut self, pointer: &str, rule: &'static str, detail: impl Into<String>) {
+        self.changes.push(Change {
+            pointer: pointer.to_owned(),
+            rule,
+            detail: detail.into(),
+        });
+    }
+
+    /// Records the first reason the schema cannot be represented.
+    pub fn fail(&mut self, pointer: &str, reason: impl Into<String>) {
+        if self.failure.is_none() {
+            self.failure = Some(Unrepresentable {
+                pointer: pointer.to_owned(),
+                reason: reason.into(),
+            });
+        }
+    }
+
+    /// Moves another report's entries into this one.
+    pub fn absorb(&mut self, other: Report) {
+        self.losses.extend(other.losses);
+        self.changes.extend(other.changes);
+        if self.failure.is_none() {
+            self.failure = other.failure;
+        }
+    }
+}

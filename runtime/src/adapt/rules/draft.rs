@@ -1,0 +1,192 @@
+//! Draft-07 (and OpenAPI `nullable`) to JSON Schema 2020-12, the dialect every target speaks.
+
+use serde_json::{Map, Value, json};
+
+use super::{Report, Rule};
+use crate::adapt::visit::{Order, visit};
+
+/// Rewrites draft-07 forms as 2020-12: `definitions` → `$defs` (and their `$ref`s), array `items`
+/// → `prefixItems` (`additionalItems` → `items`), `dependencies` → `dependentRequired` /
+/// `dependentSchemas`, `nullable: true` → a `null` type or branch, a draft-07 `$schema` URI →
+/// the 2020-12 one. Changes only; nothing is lost.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UpgradeDraft07;
+
+const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+fn is_draft07(uri: &str) -> bool {
+    let uri = uri.trim_end_matches('#');
+    uri == "http://json-schema.org/draft-07/schema"
+        || uri == "https://json-schema.org/draft-07/schema"
+}
+
+impl Rule for UpgradeDraft07 {
+    fn name(&self) -> &'static str {
+        "upgrade-draft-07"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            let here = path.pointer();
+            if let Some(Value::String(uri)) = map.get("$schema") {
+                if is_draft07(uri) {
+                    map.insert("$schema".into(), json!(DRAFT_2020_12));
+                    report.change(&here, "upgrade-draft-07", "`$schema` draft-07 → 2020-12");
+                }
+            }
+            if let Some(Value::Object(defs)) = map.shift_remove("definitions") {
+                let target = map
+                    .entry("$defs")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(target) = target {
+                    for (k, v) in defs {
+                        target.entry(k).or_insert(v);
+                    }
+                }
+                report.change(&here, "upgrade-draft-07", "`definitions` → `$defs`");
+            }
+            if let Some(Value::String(r)) = map.get_mut("$ref") {
+                if let Some(rest) = r.strip_prefix("#/definitions/") {
+                    *r = format!("#/$defs/{rest}");
+                }
+            }
+            if let Some(Value::Array(_)) = map.get("items") {
+                let Some(Value::Array(items)) = map.shift_remove("items") else {
+                    unreachable!()
+                };
+                map.insert("prefixItems".into(), Value::Array(items));
+                match map.shift_remove("additionalItems") {
+                    None | Some(Value::Bool(true)) => {}
+                    Some(rest) => {
+                        map.insert("items".into(), rest);
+                    }
+                }
+                report.change(&here, "upgrade-draft-07", "array `items` → `prefixItems`");
+            }
+            if let Some(Value::Object(deps)) = map.shift_remove("dependencies") {
+                for (name, dep) in deps {
+                    let slot = if dep.is_array() {
+                        "dependentRequired"
+                    } else {
+                        "dependentSchemas"
+                    };
+                    let entry = map.entry(slot).or_insert_with(|| Value::Object(Map::new()));
+                    if let Value::Object(entry) = entry {
+                        entry.entry(name).or_insert(dep);
+                    }
+                }
+                report.change(
+                    &here,
+                    "upgrade-draft-07",
+                    "`dependencies` → `dependentRequired`/`dependentSchemas`",
+                );
+            }
+            match map.shift_remove("nullable") {
+                Some(Value::Bool(true)) => {
+                    make_nullable(map);
+                    report.change(
+                        &here,
+                        "upgrade-draft-07",
+                        "`nullable: true` → a `null` type",
+                    );
+                }
+                Some(_) => report.change(&here, "upgrade-draft-07", "`nullable: false` removed"),
+                None => {}
+            }
+        });
+    }
+}
+
+/// Adds `null` to what the node accepts, in the form 2020-12 uses.
+pub(crate) fn make_nullable(map: &mut Map<String, Value>) {
+    match map.get_mut("type") {
+        Some(Value::String(t)) => {
+            let t = t.clone();
+            if t != "null" {
+                map.insert("type".into(), json!([t, "null"]));
+            }
+        }
+        Some(Value::Array(ts)) => {
+            if !ts.iter().any(|t| t == "null") {
+                ts.push(json!("null"));
+            }
+        }
+        _ => {
+            if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
+                if !branches.iter().any(super::is_null_schema) {
+                    branches.push(json!({"type": "null"}));
+                }
+            } else {
+                let inner = std::mem::take(map);
+                map.insert(
+                    "anyOf".into(),
+                    json!([Value::Object(inner), {"type": "null"}]),
+                );
+            }
+        }
+    }
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        if !values.iter().any(Value::is_null) {
+            values.push(Value::Null);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(mut v: Value) -> Value {
+        UpgradeDraft07.apply(&mut v, &mut Report::default());
+        v
+    }
+
+    #[test]
+    fn upgrades_draft07_forms() {
+        let out = run(json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {
+                "t": {"type": "array", "items": [{"type": "string"}, {"$ref": "#/definitions/N"}], "additionalItems": false},
+                "n": {"type": "string", "nullable": true},
+                "definitions": {"type": "string"}
+            },
+            "dependencies": {"a": ["b"], "c": {"required": ["d"]}},
+            "definitions": {"N": {"type": "integer"}}
+        }));
+        assert_eq!(out["$schema"], DRAFT_2020_12);
+        assert_eq!(out["$defs"]["N"], json!({"type": "integer"}));
+        assert!(out.get("definitions").is_none());
+        assert_eq!(
+            out["properties"]["t"]["prefixItems"][1]["$ref"],
+            "#/$defs/N"
+        );
+        assert_eq!(out["properties"]["t"]["items"], json!(false));
+        assert_eq!(out["properties"]["n"]["type"], json!(["string", "null"]));
+        assert_eq!(out["dependentRequired"]["a"], json!(["b"]));
+        assert_eq!(out["dependentSchemas"]["c"], json!({"required": ["d"]}));
+        // A property named `definitions` is a name.
+        assert_eq!(out["properties"]["definitions"], json!({"type": "string"}));
+    }
+
+    #[test]
+    fn nullable_forms() {
+        assert_eq!(
+            run(json!({"anyOf": [{"type": "string"}], "nullable": true}))["anyOf"][1],
+            json!({"type": "null"})
+        );
+        assert_eq!(
+            run(json!({"$ref": "#/$defs/X", "nullable": true}))["anyOf"][1],
+            json!({"type": "null"})
+        );
+        assert_eq!(
+            run(json!({"type": "string", "enum": ["a"], "nullable": true}))["enum"],
+            json!(["a", null])
+        );
+        assert_eq!(
+            run(json!({"type": "string", "nullable": false})),
+            json!({"type": "string"})
+        );
+    }
+}

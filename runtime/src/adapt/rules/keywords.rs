@@ -1,0 +1,203 @@
+//! Keywords a provider does not accept: removed, and spilled into the description where a person
+//! would want them. Every removal is in the report.
+
+use serde_json::Value;
+
+use super::{Report, Rule, append_description, json_text, spill};
+use crate::adapt::report::LossKind;
+use crate::adapt::visit::{Order, visit};
+
+/// Removes `keywords` from every schema node; those also in `spill` are written into the node's
+/// description in the seed's format (`{pattern: "^a", minLength: 1}`) and reported as spilled,
+/// the others reported as dropped. `keep` may exempt a keyword on a node (for example a
+/// `format` the provider supports).
+#[derive(Clone, Copy, Debug)]
+pub struct StripKeywords {
+    /// A short name for the report.
+    pub name: &'static str,
+    /// Removed everywhere.
+    pub keywords: &'static [&'static str],
+    /// Written into the description when removed.
+    pub spill: &'static [&'static str],
+    /// Why the provider needs it, for the report.
+    pub why: &'static str,
+    /// Exempts `(keyword, value)` pairs the provider does support.
+    pub keep: fn(&str, &Value) -> bool,
+}
+
+/// Keeps nothing: every listed keyword goes.
+pub fn keep_none(_: &str, _: &Value) -> bool {
+    false
+}
+
+/// The keywords a person reading a description wants to know: constraints and formats.
+pub const HUMAN_READABLE: &[&str] = &[
+    "pattern",
+    "format",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "examples",
+    "contentEncoding",
+    "contentMediaType",
+    "minContains",
+    "maxContains",
+];
+
+impl Rule for StripKeywords {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        let this = *self;
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            let mut spilled: Vec<(String, Value)> = Vec::new();
+            let present: Vec<String> = map
+                .keys()
+                .filter(|k| this.keywords.contains(&k.as_str()))
+                .cloned()
+                .collect();
+            for key in present {
+                if (this.keep)(&key, &map[&key]) {
+                    continue;
+                }
+                let value = map.shift_remove(&key).expect("listed above");
+                let at = path.child(&key);
+                if this.spill.contains(&key.as_str()) {
+                    report.loss(&at, &key, LossKind::Spilled, format!("`{key}: {}` is not enforced by the provider ({}); it is in the description", json_text(&value), this.why));
+                    spilled.push((key, value));
+                } else {
+                    let shown = json_text(&value);
+                    let shown = if shown.len() > 80 {
+                        format!(
+                            "{}…",
+                            &shown[..shown.char_indices().nth(80).map_or(shown.len(), |(i, _)| i)]
+                        )
+                    } else {
+                        shown
+                    };
+                    report.loss(
+                        &at,
+                        &key,
+                        LossKind::Dropped,
+                        format!("`{key}: {shown}` removed ({})", this.why),
+                    );
+                }
+            }
+            if !spilled.is_empty() {
+                spill(map, &spilled);
+            }
+        });
+    }
+}
+
+/// OpenAI strict rejects `default`: it is written into the description as `(default: X)` (a
+/// description is created when there is none, so the default is never lost silently).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DefaultToDescription;
+
+impl Rule for DefaultToDescription {
+    fn name(&self) -> &'static str {
+        "default-to-description"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            let Some(default) = map.shift_remove("default") else {
+                return;
+            };
+            let text = match &default {
+                Value::String(s) => s.clone(),
+                other => json_text(other),
+            };
+            let already = map
+                .get("description")
+                .and_then(Value::as_str)
+                .is_some_and(|d| d.contains("(default:"));
+            if !already {
+                append_description(map, &format!("(default: {text})"), " ");
+            }
+            report.loss(
+                &path.child("default"),
+                "default",
+                LossKind::Spilled,
+                format!(
+                    "`default: {}` is not accepted in strict mode; it is in the description",
+                    json_text(&default)
+                ),
+            );
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn spills_readable_keywords_and_drops_the_rest() {
+        let mut rule = StripKeywords {
+            name: "t",
+            keywords: &["pattern", "minLength", "title", "$comment"],
+            spill: HUMAN_READABLE,
+            why: "test",
+            keep: keep_none,
+        };
+        let mut v = json!({"type": "object", "properties": {
+            "id": {"type": "string", "description": "ID", "pattern": "^\\d+$", "minLength": 1.0, "title": "Id"},
+            "pattern": {"type": "string"}
+        }});
+        let mut r = Report::default();
+        rule.apply(&mut v, &mut r);
+        assert_eq!(
+            v["properties"]["id"],
+            json!({"type": "string", "description": "ID\n\n{pattern: \"^\\\\d+$\", minLength: 1}"})
+        );
+        assert_eq!(
+            v["properties"]["pattern"],
+            json!({"type": "string"}),
+            "a property named `pattern` stays"
+        );
+        let kinds: Vec<_> = r
+            .losses
+            .iter()
+            .map(|l| (l.pointer.as_str(), l.kind))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                ("/properties/id/pattern", LossKind::Spilled),
+                ("/properties/id/minLength", LossKind::Spilled),
+                ("/properties/id/title", LossKind::Dropped),
+            ]
+        );
+    }
+
+    #[test]
+    fn defaults_go_into_the_description() {
+        let mut v = json!({"type": "object", "properties": {
+            "a": {"type": "integer", "description": "Limit", "default": 10},
+            "b": {"type": "string", "default": "x"},
+            "c": {"type": "string", "description": "C (default: y)", "default": "y"}
+        }});
+        let mut r = Report::default();
+        DefaultToDescription.apply(&mut v, &mut r);
+        assert_eq!(v["properties"]["a"]["description"], "Limit (default: 10)");
+        assert_eq!(v["properties"]["b"]["description"], "(default: x)");
+        assert_eq!(v["properties"]["c"]["description"], "C (default: y)");
+        assert_eq!(r.losses.len(), 3);
+    }
+}

@@ -1,0 +1,134 @@
+//! The rules, one small transform per provider rule. Each implements [`Rule`]; wrap one in
+//! [`Logged`] to use it as a `schemars::transform::Transform` (for example in
+//! `SchemaSettings::with_transform`), with its report kept alongside.
+
+mod draft;
+mod enums;
+pub mod keywords;
+mod objects;
+mod order;
+mod refs;
+mod responses;
+mod root;
+mod strict_checks;
+mod types;
+mod unions;
+
+pub use draft::UpgradeDraft07;
+pub use enums::{ConstToEnum, InferEnumType};
+pub use keywords::{DefaultToDescription, StripKeywords};
+pub use objects::{CloseObjects, Optional};
+pub use order::StructuredFirst;
+pub use refs::{MergeSingleAllOf, ResolveRefSiblings};
+pub use responses::ResponsesPrepass;
+pub(crate) use responses::has_lookaround as responses_has_lookaround;
+pub use root::{ObjectRoot, RemoveSchemaUri, RootCombinators};
+pub use strict_checks::{AnthropicStrictCheck, OpenAiLimits, StrictPrecheck, Typed};
+pub use types::SplitTypeArrays;
+pub use unions::{OneOfToAnyOf, SpliceNestedAnyOf};
+
+use schemars::Schema;
+use schemars::transform::Transform;
+use serde_json::{Map, Value};
+
+use super::report::Report;
+
+/// One provider rule: rewrites a whole schema document (the root, with its `$defs`) and records
+/// what it changed or lost.
+pub trait Rule {
+    /// A short kebab-case name, used in reports.
+    fn name(&self) -> &'static str;
+    /// Applies the rule to the document.
+    fn apply(&mut self, schema: &mut Value, report: &mut Report);
+}
+
+/// A [`Rule`] as a `schemars` [`Transform`], keeping its report.
+#[derive(Clone, Debug, Default)]
+pub struct Logged<R> {
+    /// The rule.
+    pub rule: R,
+    /// What it changed and lost so far.
+    pub report: Report,
+}
+
+impl<R> Logged<R> {
+    /// Wraps a rule.
+    pub fn new(rule: R) -> Self {
+        Logged {
+            rule,
+            report: Report::default(),
+        }
+    }
+}
+
+impl<R: Rule> Transform for Logged<R> {
+    fn transform(&mut self, schema: &mut Schema) {
+        let mut value = std::mem::replace(schema, Schema::from(true)).to_value();
+        self.rule.apply(&mut value, &mut self.report);
+        *schema = Schema::try_from(value).unwrap_or_else(|_| Schema::from(true));
+    }
+}
+
+/// `type` as a list of names (empty when absent).
+pub(crate) fn type_names(node: &Map<String, Value>) -> Vec<&str> {
+    match node.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `{"type": "null"}` and nothing else of substance.
+pub(crate) fn is_null_schema(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| {
+        m.get("type").and_then(Value::as_str) == Some("null")
+            && m.keys()
+                .all(|k| k == "type" || k == "description" || k == "title")
+    })
+}
+
+/// A node that is only an `anyOf` (and optionally a `description`).
+pub(crate) fn is_pure_any_of(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| {
+        m.get("anyOf").is_some_and(Value::is_array)
+            && m.keys().all(|k| k == "anyOf" || k == "description")
+    })
+}
+
+/// Appends `{k1: v1, k2: v2}` to the node's description (after a blank line), the seed's spill
+/// format; values are JSON. Returns the block.
+pub(crate) fn spill(node: &mut Map<String, Value>, entries: &[(String, Value)]) -> String {
+    let block = format!(
+        "{{{}}}",
+        entries
+            .iter()
+            .map(|(k, v)| format!("{k}: {}", json_text(v)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    append_description(node, &block, "\n\n");
+    block
+}
+
+/// Appends text to the node's description, or makes it the description.
+pub(crate) fn append_description(node: &mut Map<String, Value>, text: &str, separator: &str) {
+    match node.get_mut("description") {
+        Some(Value::String(d)) if !d.is_empty() => {
+            d.push_str(separator);
+            d.push_str(text);
+        }
+        _ => {
+            node.insert("description".into(), Value::String(text.to_owned()));
+        }
+    }
+}
+
+/// JSON text of a value, with integral floats printed as integers (`0.0` as `0`).
+pub(crate) fn json_text(v: &Value) -> String {
+    if let Some(f) = v.as_f64() {
+        if v.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 {
+            return format!("{}", f as i64);
+        }
+    }
+    v.to_string()
+}

@@ -1,0 +1,241 @@
+//! Closed objects for strict modes: `additionalProperties: false` everywhere, and what to do
+//! with optional properties.
+
+use serde_json::{Map, Value, json};
+
+use super::{Report, Rule, is_null_schema, is_pure_any_of, type_names};
+use crate::adapt::report::LossKind;
+use crate::adapt::visit::{Order, visit};
+
+/// How a strict mode treats optional properties.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Optional {
+    /// OpenAI: every property required; an optional one accepts `null` instead (seed 2.3:
+    /// append a `null` branch to a pure `anyOf`, wrap anything else, never double-wrap).
+    NullableRequired,
+    /// Anthropic: optional properties stay optional.
+    Keep,
+}
+
+/// Every `type: "object"` node gets `additionalProperties: false` and a `properties` map; with
+/// [`Optional::NullableRequired`] every property becomes required, optional ones nullable (a
+/// change recorded per property, so arguments can be mapped back). An open map
+/// (`additionalProperties` true or a schema) cannot be closed without losing it: unrepresentable.
+#[derive(Clone, Copy, Debug)]
+pub struct CloseObjects {
+    /// What happens to optional properties.
+    pub optional: Optional,
+}
+
+fn is_nullable(v: &Value) -> bool {
+    let Some(m) = v.as_object() else { return true };
+    if type_names(m).contains(&"null") {
+        return true;
+    }
+    if let Some(Value::Array(values)) = m.get("enum") {
+        if values.iter().any(Value::is_null) {
+            return true;
+        }
+    }
+    ["anyOf", "oneOf"].iter().any(|k| {
+        m.get(*k).and_then(Value::as_array).is_some_and(|bs| {
+            bs.iter()
+                .any(|b| is_null_schema(b) || b.get("type").and_then(Value::as_str) == Some("null"))
+        })
+    })
+}
+
+/// Makes a property schema accept `null` too.
+pub(crate) fn nullable(v: Value) -> Value {
+    if is_nullable(&v) {
+        return v;
+    }
+    if is_pure_any_of(&v) {
+        let mut v = v;
+        if let Some(Value::Array(bs)) = v.get_mut("anyOf") {
+            bs.push(json!({"type": "null"}));
+        }
+        return v;
+    }
+    let Value::Object(mut m) = v else { return v };
+    let description = m.shift_remove("description");
+    let mut out = Map::new();
+    out.insert("anyOf".into(), json!([Value::Object(m), {"type": "null"}]));
+    if let Some(d) = description {
+        out.insert("description".into(), d);
+    }
+    Value::Object(out)
+}
+
+impl Rule for CloseObjects {
+    fn name(&self) -> &'static str {
+        "close-objects"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        let optional = self.optional;
+        visit(schema, Order::Post, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            if map.get("type").and_then(Value::as_str) != Some("object") {
+                return;
+            }
+            let at = path.pointer();
+            match map.get("additionalProperties") {
+                None => {
+                    map.insert("additionalProperties".into(), json!(false));
+                }
+                Some(Value::Bool(false)) => {}
+                Some(other) => {
+                    report.fail(&at, format!("an open map (`additionalProperties: {other}`) cannot be a closed object"));
+                    return;
+                }
+            }
+            if !matches!(map.get("properties"), Some(Value::Object(_))) {
+                map.insert("properties".into(), json!({}));
+            }
+            let names: Vec<String> = map["properties"]
+                .as_object()
+                .expect("ensured")
+                .keys()
+                .cloned()
+                .collect();
+            let required: Vec<String> = map
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| {
+                    r.iter()
+                        .filter_map(|x| x.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for stale in required.iter().filter(|r| !names.contains(r)) {
+                report.loss(
+                    &format!("{at}/required"),
+                    "required",
+                    LossKind::Dropped,
+                    format!(
+                        "`{stale}` is required but not a property; a closed object cannot have it"
+                    ),
+                );
+            }
+            match optional {
+                Optional::Keep => {
+                    let kept: Vec<Value> = required
+                        .iter()
+                        .filter(|r| names.contains(r))
+                        .map(|r| json!(r))
+                        .collect();
+                    if map.contains_key("required") {
+                        map.insert("required".into(), Value::Array(kept));
+                    }
+                }
+                Optional::NullableRequired => {
+                    let props = map
+                        .get_mut("properties")
+                        .and_then(Value::as_object_mut)
+                        .expect("ensured");
+                    for name in &names {
+                        if required.contains(name) {
+                            continue;
+                        }
+                        let v = props.shift_remove(name).expect("listed");
+                        let was_nullable = is_nullable(&v);
+                        props.insert(name.clone(), nullable(v));
+                        let detail = if was_nullable {
+                            "optional property made required (it already accepts null)"
+                        } else {
+                            "optional property made required and nullable: the model sends null for \"absent\""
+                        };
+                        report.change(
+                            &format!(
+                                "{at}/properties/{}",
+                                name.replace('~', "~0").replace('/', "~1")
+                            ),
+                            "nullable-required",
+                            detail,
+                        );
+                    }
+                    // `properties` is a BTreeMap unless serde_json preserves order; `required`
+                    // follows the map's order either way.
+                    map.insert(
+                        "required".into(),
+                        Value::Array(names.iter().map(|n| json!(n)).collect()),
+                    );
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nullable_required_three_rules() {
+        let mut v = json!({"type": "object", "properties": {
+            "req": {"type": "string"},
+            "opt": {"type": "string", "description": "o"},
+            "union": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            "constrained": {"anyOf": [{"type": "string"}], "minLength": 1},
+            "already": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "nested": {"type": "object", "properties": {"x": {"type": "integer"}}}
+        }, "required": ["req", "nested"]});
+        let mut r = Report::default();
+        CloseObjects {
+            optional: Optional::NullableRequired,
+        }
+        .apply(&mut v, &mut r);
+        let p = &v["properties"];
+        assert_eq!(
+            p["opt"],
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}], "description": "o"})
+        );
+        assert_eq!(
+            p["union"],
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]})
+        );
+        assert_eq!(
+            p["constrained"]["anyOf"][1],
+            json!({"type": "null"}),
+            "siblings: wrapped, not appended"
+        );
+        assert_eq!(
+            p["already"],
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
+        );
+        assert_eq!(p["nested"]["additionalProperties"], json!(false));
+        assert_eq!(
+            p["nested"]["required"],
+            json!(["x"]),
+            "nested objects are closed too"
+        );
+        assert_eq!(
+            p["nested"]["properties"]["x"]["anyOf"][1],
+            json!({"type": "null"})
+        );
+        assert_eq!(v["required"].as_array().unwrap().len(), 6);
+        assert_eq!(v["additionalProperties"], json!(false));
+        assert_eq!(r.changes.len(), 5);
+        assert!(r.failure.is_none());
+    }
+
+    #[test]
+    fn keep_optional_and_open_maps() {
+        let mut v = json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "ghost"]});
+        let mut r = Report::default();
+        CloseObjects {
+            optional: Optional::Keep,
+        }
+        .apply(&mut v, &mut r);
+        assert_eq!(v["required"], json!(["a"]));
+        assert_eq!(r.losses.len(), 1);
+        let mut open = json!({"type": "object", "additionalProperties": {"type": "string"}});
+        let mut r = Report::default();
+        CloseObjects {
+            optional: Optional::Keep,
+        }
+        .apply(&mut open, &mut r);
+        assert!(r.failure.is_some());
+    }
+}

@@ -1,0 +1,83 @@
+//! The one structured branch of a union goes first.
+
+use serde_json::Value;
+
+use super::{Report, Rule};
+use crate::contract::{BranchKind, flatten_branches};
+use crate::walk::{Walk, pointer};
+
+/// In an `anyOf`/`oneOf` with exactly one structured (object- or array-typed) branch, moves that
+/// branch first. What validates does not change; clients that keep only the first non-null
+/// branch (Langflow's converter, Cloud Code Assist's mixed-type collapse) then keep the
+/// structured form instead of losing it. A change, not a loss.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StructuredFirst;
+
+impl Rule for StructuredFirst {
+    fn name(&self) -> &'static str {
+        "structured-first"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        // Plan on the immutable document (branches are judged through `$ref`s), then apply.
+        let mut moves: Vec<(String, &'static str, usize)> = Vec::new();
+        {
+            let walk = Walk::new(schema);
+            for (index, (node, _)) in walk.nodes.iter().enumerate() {
+                for keyword in ["anyOf", "oneOf"] {
+                    let Some(Value::Array(branches)) = node.get(keyword) else {
+                        continue;
+                    };
+                    let flat = flatten_branches(schema, node, keyword, branches);
+                    let structured: Vec<usize> = flat
+                        .iter()
+                        .filter(|b| matches!(b.kind, BranchKind::Structured(_)))
+                        .map(|b| b.origin)
+                        .collect();
+                    if structured.len() == 1 && structured[0] != 0 {
+                        moves.push((pointer(&walk.steps(index)), keyword, structured[0]));
+                    }
+                }
+            }
+        }
+        for (at, keyword, from) in moves {
+            let Some(Value::Array(branches)) =
+                schema.pointer_mut(&at).and_then(|n| n.get_mut(keyword))
+            else {
+                continue;
+            };
+            let branch = branches.remove(from);
+            branches.insert(0, branch);
+            report.change(
+                &at,
+                "structured-first",
+                format!("`{keyword}[{from}]`, the only structured branch, moved first"),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn moves_the_only_structured_branch_first() {
+        let mut v = json!({"type": "object", "properties": {
+            "a": {"anyOf": [{"const": "all"}, {"type": "null"}, {"type": "array", "items": {"type": "string"}}]},
+            "b": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/O"}]},
+            "c": {"anyOf": [{"type": "object"}, {"type": "string"}]},
+            "d": {"anyOf": [{"type": "string"}, {"type": "object"}, {"type": "array"}]}
+        }, "$defs": {"O": {"type": "object"}}});
+        let mut r = Report::default();
+        StructuredFirst.apply(&mut v, &mut r);
+        assert_eq!(v["properties"]["a"]["anyOf"][0]["type"], "array");
+        assert_eq!(v["properties"]["a"]["anyOf"][1]["const"], "all");
+        assert_eq!(v["properties"]["b"]["anyOf"][0]["$ref"], "#/$defs/O");
+        assert_eq!(v["properties"]["c"]["anyOf"][0]["type"], "object");
+        // Two structured branches: a structural union, left alone.
+        assert_eq!(v["properties"]["d"]["anyOf"][0]["type"], "string");
+        assert_eq!(r.changes.len(), 2);
+    }
+}

@@ -1,0 +1,173 @@
+//! `$ref` forms strict providers reject: a single-element `allOf`, and `$ref` with siblings.
+
+use serde_json::{Map, Value};
+
+use super::{Report, Rule};
+use crate::adapt::report::LossKind;
+use crate::adapt::visit::{Order, visit};
+use crate::walk::{Walk, pointer, resolve_local};
+
+/// `allOf: [S]` with one schema: `S` merged into the node (schemars' draft-07 form of a
+/// documented `$ref` field). Same meaning; a change.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MergeSingleAllOf;
+
+impl Rule for MergeSingleAllOf {
+    fn name(&self) -> &'static str {
+        "merge-single-allof"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            let single = matches!(map.get("allOf"), Some(Value::Array(a)) if a.len() == 1 && a[0].is_object());
+            if !single {
+                return;
+            }
+            let Some(Value::Array(mut all)) = map.shift_remove("allOf") else {
+                unreachable!()
+            };
+            let Value::Object(entry) = all.remove(0) else {
+                unreachable!()
+            };
+            for (k, v) in entry {
+                map.insert(k, v);
+            }
+            report.change(
+                &path.pointer(),
+                "merge-single-allof",
+                "`allOf` of one schema merged into the node",
+            );
+        });
+    }
+}
+
+/// `$ref` next to other keywords (OpenAI: "$ref cannot have keywords {'description'}"): the
+/// target is inlined and the siblings merged over it. A `$ref` to the root (`#`) cannot be
+/// inlined; its annotation siblings are dropped (reported). Repeats until no such node is left,
+/// a bounded number of rounds (recursive definitions reached through siblings fail).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ResolveRefSiblings;
+
+const ROUNDS: usize = 16;
+
+/// A node to rewrite: its pointer, its `$ref`, and the target when it can be inlined.
+type Planned = (String, String, Option<Map<String, Value>>);
+const ANNOTATIONS: &[&str] = &["description", "title", "$comment", "examples", "deprecated"];
+
+impl Rule for ResolveRefSiblings {
+    fn name(&self) -> &'static str {
+        "resolve-ref-siblings"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        for _ in 0..ROUNDS {
+            // Plan on the immutable document, then apply.
+            let mut plan: Vec<Planned> = Vec::new();
+            {
+                let walk = Walk::new(schema);
+                for (index, (node, _)) in walk.nodes.iter().enumerate() {
+                    let Some(map) = node.as_object() else {
+                        continue;
+                    };
+                    let Some(Value::String(r)) = map.get("$ref") else {
+                        continue;
+                    };
+                    if map.len() == 1 {
+                        continue;
+                    }
+                    let target = if r == "#" {
+                        None
+                    } else {
+                        resolve_local(schema, r).and_then(Value::as_object).cloned()
+                    };
+                    plan.push((pointer(&walk.steps(index)), r.clone(), target));
+                }
+            }
+            if plan.is_empty() {
+                return;
+            }
+            // Deepest first, so that replacing a node never moves a planned one.
+            plan.sort_by_key(|(at, _, _)| std::cmp::Reverse(at.matches('/').count()));
+            for (at, reference, target) in plan {
+                let Some(Value::Object(node)) = schema.pointer_mut(&at) else {
+                    continue;
+                };
+                node.shift_remove("$ref");
+                match target {
+                    Some(mut target) => {
+                        // Definitions stay where they are; only the node is inlined.
+                        target.shift_remove("$defs");
+                        target.shift_remove("definitions");
+                        for (k, v) in std::mem::take(node) {
+                            target.insert(k, v);
+                        }
+                        *node = target;
+                        report.change(
+                            &at,
+                            "resolve-ref-siblings",
+                            format!("`$ref: {reference}` with siblings inlined"),
+                        );
+                    }
+                    None => {
+                        let siblings: Vec<String> = node.keys().cloned().collect();
+                        let droppable = siblings.iter().all(|k| ANNOTATIONS.contains(&k.as_str()));
+                        if reference == "#" && droppable {
+                            for k in siblings {
+                                let v = node.shift_remove(&k).expect("listed");
+                                report.loss(&format!("{at}/{k}"), &k, LossKind::Dropped, format!("`{k}: {v}` beside `$ref: #` (the provider rejects `$ref` siblings, and the root cannot be inlined)"));
+                            }
+                            node.insert("$ref".into(), Value::String(reference));
+                        } else {
+                            node.insert("$ref".into(), Value::String(reference.clone()));
+                            report.fail(
+                                &at,
+                                format!(
+                                    "`$ref: {reference}` has sibling keywords and cannot be inlined"
+                                ),
+                            );
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        report.fail("", "references with sibling keywords keep reappearing after inlining (recursive definitions)");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn single_allof_then_ref_siblings() {
+        let mut v = json!({
+            "type": "object",
+            "properties": {
+                "a": {"allOf": [{"$ref": "#/$defs/A"}], "description": "the a"},
+                "self": {"$ref": "#", "description": "again"}
+            },
+            "$defs": {"A": {"type": "object", "description": "an A", "properties": {"x": {"type": "string"}}}}
+        });
+        let mut r = Report::default();
+        MergeSingleAllOf.apply(&mut v, &mut r);
+        ResolveRefSiblings.apply(&mut v, &mut r);
+        assert_eq!(
+            v["properties"]["a"],
+            json!({"type": "object", "description": "the a", "properties": {"x": {"type": "string"}}})
+        );
+        assert_eq!(v["properties"]["self"], json!({"$ref": "#"}));
+        assert!(r.failure.is_none());
+        assert_eq!(r.losses.len(), 1);
+    }
+
+    #[test]
+    fn unresolvable_ref_with_siblings_fails() {
+        let mut v = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope", "description": "x"}}});
+        let mut r = Report::default();
+        ResolveRefSiblings.apply(&mut v, &mut r);
+        assert!(r.failure.is_some());
+    }
+}

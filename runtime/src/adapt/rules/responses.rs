@@ -1,0 +1,127 @@
+//! The OpenAI Responses pre-pass (omp-rules section 6), before strict enforcement.
+
+use serde_json::{Map, Value, json};
+
+use super::{Report, Rule, type_names};
+use crate::adapt::report::LossKind;
+use crate::adapt::visit::{Order, visit};
+
+/// Objects get a `properties` map; a `pattern` with a lookaround (`(?=`, `(?!`, `(?<=`, `(?<!`)
+/// is removed (the Responses API rejects it), and `patternProperties` keys with one are folded
+/// into `".*"`. Each removal is reported.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ResponsesPrepass;
+
+/// A lookaround group not preceded by an odd number of backslashes.
+pub(crate) fn has_lookaround(pattern: &str) -> bool {
+    let bytes = pattern.as_bytes();
+    for (i, window) in bytes.windows(3).enumerate() {
+        if window[0] != b'(' || window[1] != b'?' {
+            continue;
+        }
+        let rest = &pattern[i + 2..];
+        if !(rest.starts_with('=')
+            || rest.starts_with('!')
+            || rest.starts_with("<=")
+            || rest.starts_with("<!"))
+        {
+            continue;
+        }
+        let backslashes = bytes[..i].iter().rev().take_while(|b| **b == b'\\').count();
+        if backslashes % 2 == 0 {
+            return true;
+        }
+    }
+    false
+}
+
+impl Rule for ResponsesPrepass {
+    fn name(&self) -> &'static str {
+        "responses-prepass"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            let at = path.pointer();
+            if type_names(map).contains(&"object") && !map.contains_key("properties") {
+                map.insert("properties".into(), json!({}));
+                report.change(
+                    &at,
+                    "responses-prepass",
+                    "`properties: {}` added to an object",
+                );
+            }
+            if let Some(Value::String(p)) = map.get("pattern") {
+                if has_lookaround(p) {
+                    let p = p.clone();
+                    map.shift_remove("pattern");
+                    report.loss(
+                        &path.child("pattern"),
+                        "pattern",
+                        LossKind::Dropped,
+                        format!(
+                            "`pattern: {p:?}` uses a lookaround, which the Responses API rejects"
+                        ),
+                    );
+                }
+            }
+            if let Some(Value::Object(pp)) = map.get_mut("patternProperties") {
+                let bad: Vec<String> = pp.keys().filter(|k| has_lookaround(k)).cloned().collect();
+                for key in bad {
+                    let moved = pp.shift_remove(&key).expect("listed");
+                    let merged = match pp.shift_remove(".*") {
+                        None => moved,
+                        Some(Value::Object(mut existing))
+                            if existing.len() == 1 && existing.contains_key("anyOf") =>
+                        {
+                            if let Some(Value::Array(bs)) = existing.get_mut("anyOf") {
+                                bs.push(moved);
+                            }
+                            Value::Object(existing)
+                        }
+                        Some(existing) => {
+                            let mut m = Map::new();
+                            m.insert("anyOf".into(), json!([existing, moved]));
+                            Value::Object(m)
+                        }
+                    };
+                    pp.insert(".*".into(), merged);
+                    report.loss(&format!("{at}/patternProperties"), "patternProperties", LossKind::Widened, format!("the key pattern {key:?} uses a lookaround; its schema now applies to every name (`.*`)"));
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookarounds() {
+        assert!(has_lookaround("^(?!bad$)"));
+        assert!(has_lookaround("a(?<=b)"));
+        assert!(!has_lookaround("\\(?!literal"));
+        assert!(has_lookaround("\\\\(?!x)"));
+        assert!(!has_lookaround("(?:group)"));
+    }
+
+    #[test]
+    fn prepass() {
+        let mut v = json!({"type": "object", "properties": {
+            "a": {"type": "string", "pattern": "^(?!x)"},
+            "o": {"type": "object"},
+            "m": {"type": "object", "patternProperties": {"^(?!_)": {"type": "string"}, ".*": {"type": "integer"}}}
+        }});
+        let mut r = Report::default();
+        ResponsesPrepass.apply(&mut v, &mut r);
+        assert!(v["properties"]["a"].get("pattern").is_none());
+        assert_eq!(v["properties"]["o"]["properties"], json!({}));
+        assert_eq!(
+            v["properties"]["m"]["patternProperties"],
+            json!({".*": {"anyOf": [{"type": "integer"}, {"type": "string"}]}})
+        );
+        assert_eq!(r.losses.len(), 2);
+    }
+}

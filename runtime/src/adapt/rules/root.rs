@@ -1,0 +1,221 @@
+//! The root every provider requires: an object, without combinators at the top level.
+
+use serde_json::{Map, Value, json};
+
+use super::{Report, Rule, type_names};
+use crate::adapt::report::LossKind;
+use crate::walk::resolve_local;
+
+/// Removes `$schema` (rmcp publishes it; VS Code tried to fetch an unreachable one, and some
+/// validators cannot resolve the 2020-12 URI). It declares the dialect, which the target fixes
+/// anyway: a change, not a loss.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RemoveSchemaUri;
+
+impl Rule for RemoveSchemaUri {
+    fn name(&self) -> &'static str {
+        "remove-schema-uri"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        crate::adapt::visit::visit(
+            schema,
+            crate::adapt::visit::Order::Pre,
+            &mut |node, path| {
+                if let Value::Object(map) = node {
+                    if let Some(uri) = map.shift_remove("$schema") {
+                        report.change(
+                            &path.pointer(),
+                            "remove-schema-uri",
+                            format!("`$schema: {uri}` removed"),
+                        );
+                    }
+                }
+            },
+        );
+    }
+}
+
+/// Makes the root `type: "object"`: `true`/`{}` become the empty object, a root that is only a
+/// local `$ref` (schemars' `#[serde(transparent)]`) is replaced by its target, an untyped root
+/// with `properties` gets its `type`. Anything else is unrepresentable (the per-tool fallback).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ObjectRoot;
+
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "$schema",
+    "$defs",
+    "$id",
+    "$comment",
+];
+
+impl Rule for ObjectRoot {
+    fn name(&self) -> &'static str {
+        "object-root"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        if matches!(schema, Value::Bool(true)) || schema.as_object().is_some_and(Map::is_empty) {
+            *schema = json!({"type": "object", "properties": {}});
+            report.change(
+                "",
+                "object-root",
+                "the permissive root became the empty object",
+            );
+            return;
+        }
+        let Value::Object(map) = schema else {
+            report.fail("", "the root is `false`: no arguments are valid");
+            return;
+        };
+        if let Some(Value::String(r)) = map.get("$ref") {
+            let only_ref = map
+                .keys()
+                .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()));
+            let r = r.clone();
+            let target = resolve_local(&Value::Object(map.clone()), &r).cloned();
+            match target {
+                Some(Value::Object(target)) if only_ref && r != "#" => {
+                    map.shift_remove("$ref");
+                    for (k, v) in target {
+                        map.entry(k).or_insert(v);
+                    }
+                    report.change(
+                        "",
+                        "object-root",
+                        format!("the root `$ref: {r}` was replaced by its target"),
+                    );
+                }
+                _ => {}
+            }
+        }
+        let types = type_names(map);
+        if types.is_empty() && (map.contains_key("properties") || map.contains_key("required")) {
+            map.insert("type".into(), json!("object"));
+            report.change("", "object-root", "`type: \"object\"` added to the root");
+        } else if types.len() > 1 && types.contains(&"object") {
+            let others: Vec<String> = types
+                .iter()
+                .filter(|t| **t != "object")
+                .map(|t| t.to_string())
+                .collect();
+            map.insert("type".into(), json!("object"));
+            report.loss(
+                "/type",
+                "type",
+                LossKind::Collapsed,
+                format!(
+                    "the root also accepted {}; providers take only an object",
+                    others.join(", ")
+                ),
+            );
+        }
+        match map.get("type") {
+            Some(Value::String(t)) if t == "object" => {}
+            other => {
+                let what = other.map_or("no `type`".to_owned(), |t| format!("`type: {t}`"));
+                report.fail(
+                    "",
+                    format!("the root has {what}; a tool's parameters must be an object"),
+                );
+            }
+        }
+    }
+}
+
+/// Removes combinators and `enum`/`not` at the root, which OpenAI (any mode) and Anthropic
+/// reject; each removal is a loss (the choice is no longer enforced).
+#[derive(Clone, Copy, Debug)]
+pub struct RootCombinators {
+    /// The keywords this provider refuses at the top level.
+    pub keywords: &'static [&'static str],
+}
+
+impl RootCombinators {
+    /// OpenAI: "must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level".
+    pub const OPENAI: RootCombinators = RootCombinators {
+        keywords: &["anyOf", "oneOf", "allOf", "enum", "not"],
+    };
+    /// Anthropic: "input_schema does not support oneOf, allOf, or anyOf at the top level".
+    pub const ANTHROPIC: RootCombinators = RootCombinators {
+        keywords: &["anyOf", "oneOf", "allOf"],
+    };
+}
+
+impl Rule for RootCombinators {
+    fn name(&self) -> &'static str {
+        "root-combinators"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        let Value::Object(map) = schema else { return };
+        for keyword in self.keywords {
+            if let Some(value) = map.shift_remove(*keyword) {
+                let n = value.as_array().map_or(1, Vec::len);
+                report.loss(
+                    &format!("/{keyword}"),
+                    keyword,
+                    LossKind::Dropped,
+                    format!("`{keyword}` ({n} entries) at the root is rejected by the provider; the server must check what it expressed"),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(rule: &mut dyn Rule, mut v: Value) -> (Value, Report) {
+        let mut r = Report::default();
+        rule.apply(&mut v, &mut r);
+        (v, r)
+    }
+
+    #[test]
+    fn roots() {
+        assert_eq!(
+            run(&mut ObjectRoot, json!(true)).0,
+            json!({"type": "object", "properties": {}})
+        );
+        let (v, r) = run(
+            &mut ObjectRoot,
+            json!({"$ref": "#/$defs/P", "description": "d", "$defs": {"P": {"type": "object", "properties": {"a": {}}}}}),
+        );
+        assert_eq!(v["type"], "object");
+        assert_eq!(v["description"], "d");
+        assert!(v.get("$ref").is_none() && r.failure.is_none());
+        assert_eq!(
+            run(&mut ObjectRoot, json!({"properties": {}})).0["type"],
+            "object"
+        );
+        assert!(
+            run(&mut ObjectRoot, json!({"type": "array"}))
+                .1
+                .failure
+                .is_some()
+        );
+        assert!(run(&mut ObjectRoot, json!(false)).1.failure.is_some());
+        let (v, r) = run(&mut ObjectRoot, json!({"type": ["object", "null"]}));
+        assert_eq!(v["type"], "object");
+        assert_eq!(r.losses[0].kind, LossKind::Collapsed);
+    }
+
+    #[test]
+    fn root_combinators_are_dropped_and_reported() {
+        let (v, r) = run(
+            &mut RootCombinators::OPENAI.clone(),
+            json!({"type": "object", "oneOf": [{}, {}], "enum": [{}]}),
+        );
+        assert_eq!(v, json!({"type": "object"}));
+        assert_eq!(r.losses.len(), 2);
+        let (v, _) = run(
+            &mut RootCombinators::ANTHROPIC.clone(),
+            json!({"type": "object", "enum": [{}]}),
+        );
+        assert_eq!(v, json!({"type": "object", "enum": [{}]}));
+    }
+}

@@ -1,0 +1,452 @@
+//! What strict modes cannot represent. A hit makes the strict attempt fail open: the tool is sent
+//! non-strict, never half-strict.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{Report, Rule, type_names};
+use crate::walk::{Step, Walk, pointer, resolve_local};
+
+/// OpenAI strict cannot close an open map (`additionalProperties` true or a schema, even `{}`),
+/// `patternProperties`, or an untyped subschema (`true`, `{}`) in a property, item, branch or
+/// definition. Runs first, before anything is stripped.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StrictPrecheck;
+
+fn untyped(v: &Value) -> bool {
+    match v {
+        Value::Bool(_) => true,
+        Value::Object(m) => m.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "description" | "title" | "default" | "examples" | "$comment"
+            )
+        }),
+        _ => false,
+    }
+}
+
+impl Rule for StrictPrecheck {
+    fn name(&self) -> &'static str {
+        "strict-precheck"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        let walk = Walk::new(schema);
+        for (index, (node, place)) in walk.nodes.iter().enumerate() {
+            let at = || pointer(&walk.steps(index));
+            if index > 0 && untyped(node) {
+                let slot = matches!(
+                    place.step,
+                    Some(
+                        Step::Name("properties" | "$defs", _)
+                            | Step::Keyword("items")
+                            | Step::Index(..)
+                    )
+                );
+                if slot {
+                    report.fail(&at(), "an untyped subschema (`true` or `{}`) has no strict form: strict mode needs a type on every node");
+                    return;
+                }
+            }
+            let Some(map) = node.as_object() else {
+                continue;
+            };
+            if map
+                .get("patternProperties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| !p.is_empty())
+            {
+                report.fail(
+                    &at(),
+                    "`patternProperties` has no strict form (objects must be closed)",
+                );
+                return;
+            }
+            match map.get("additionalProperties") {
+                Some(Value::Bool(true)) | Some(Value::Object(_)) => {
+                    report.fail(&at(), "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed");
+                    return;
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// After the strict rewrite: every node has a `type`, an `anyOf`, or a local `$ref` that
+/// resolves; no `allOf`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Typed;
+
+impl Rule for Typed {
+    fn name(&self) -> &'static str {
+        "typed"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        let walk = Walk::new(schema);
+        for (index, (node, place)) in walk.nodes.iter().enumerate() {
+            let at = || pointer(&walk.steps(index));
+            if closing(node, place.step) {
+                continue;
+            }
+            let Some(map) = node.as_object() else {
+                report.fail(&at(), "a boolean subschema has no strict form");
+                return;
+            };
+            if map.contains_key("allOf") {
+                report.fail(
+                    &at(),
+                    "`allOf` with several schemas is not supported in strict mode",
+                );
+                return;
+            }
+            if let Some(Value::String(r)) = map.get("$ref") {
+                if resolve_local(schema, r).is_none() {
+                    report.fail(&at(), format!("`$ref: {r}` does not resolve in this schema (external references are never fetched)"));
+                    return;
+                }
+            }
+            if !(map.contains_key("type") || map.contains_key("anyOf") || map.contains_key("$ref"))
+            {
+                report.fail(
+                    &at(),
+                    "a node with no type, combinator or `$ref` cannot be enforced in strict mode",
+                );
+                return;
+            }
+        }
+    }
+}
+
+/// OpenAI's documented strict limits: 5000 object properties in all, 10 levels of nesting, 1000
+/// enum values, 120,000 characters of property names, definition names and enum/const values,
+/// and for a string enum of more than 250 values, 15,000 characters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpenAiLimits;
+
+impl Rule for OpenAiLimits {
+    fn name(&self) -> &'static str {
+        "openai-limits"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        let walk = Walk::new(schema);
+        let (mut properties, mut enum_values, mut chars) = (0usize, 0usize, 0usize);
+        let mut depth: Vec<usize> = vec![0; walk.nodes.len()];
+        let mut deepest = (0usize, 0usize);
+        for (index, (node, place)) in walk.nodes.iter().enumerate() {
+            let parent = if place.parent == usize::MAX {
+                0
+            } else {
+                depth[place.parent]
+            };
+            let is_object = node
+                .as_object()
+                .is_some_and(|m| type_names(m).contains(&"object"));
+            depth[index] = parent + usize::from(is_object);
+            if depth[index] > deepest.0 {
+                deepest = (depth[index], index);
+            }
+            if let Some(Step::Name(kw, name)) = place.step {
+                if kw == "properties" || kw == "$defs" {
+                    chars += name.chars().count();
+                }
+                if kw == "properties" {
+                    properties += 1;
+                }
+            }
+            if let Some(Value::Array(values)) = node.get("enum") {
+                enum_values += values.len();
+                let len: usize = values
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|s| s.chars().count())
+                    .sum();
+                chars += len;
+                if values.len() > 250 && values.iter().all(Value::is_string) && len > 15_000 {
+                    report.fail(&pointer(&walk.steps(index)), format!("a string enum of {} values totals {len} characters; OpenAI allows 15,000 for enums over 250 values", values.len()));
+                    return;
+                }
+            }
+        }
+        let checks = [
+            (
+                properties > 5_000,
+                format!("{properties} object properties; OpenAI strict allows 5,000"),
+            ),
+            (
+                deepest.0 > 10,
+                format!(
+                    "{} levels of object nesting; OpenAI strict allows 10",
+                    deepest.0
+                ),
+            ),
+            (
+                enum_values > 1_000,
+                format!("{enum_values} enum values; OpenAI strict allows 1,000"),
+            ),
+            (
+                chars > 120_000,
+                format!(
+                    "{chars} characters of names and enum values; OpenAI strict allows 120,000"
+                ),
+            ),
+        ];
+        for (exceeded, reason) in checks {
+            if exceeded {
+                let at = if reason.contains("nesting") {
+                    pointer(&walk.steps(deepest.1))
+                } else {
+                    String::new()
+                };
+                report.fail(&at, reason);
+                return;
+            }
+        }
+    }
+}
+
+/// Anthropic strict tool use cannot represent recursion, external `$ref`, open maps,
+/// `patternProperties`, enums of objects or arrays, or untyped nodes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AnthropicStrictCheck;
+
+impl Rule for AnthropicStrictCheck {
+    fn name(&self) -> &'static str {
+        "anthropic-strict-check"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        let walk = Walk::new(schema);
+        let mut edges: HashMap<String, Vec<String>> = HashMap::new();
+        for (index, (node, place)) in walk.nodes.iter().enumerate() {
+            let at = || pointer(&walk.steps(index));
+            if closing(node, place.step) {
+                continue;
+            }
+            let Some(map) = node.as_object() else {
+                report.fail(&at(), "a boolean subschema has no strict form");
+                return;
+            };
+            if let Some(Value::String(r)) = map.get("$ref") {
+                if !r.starts_with('#') {
+                    report.fail(
+                        &at(),
+                        format!("external `$ref: {r}` is not supported in strict mode"),
+                    );
+                    return;
+                }
+                if resolve_local(schema, r).is_none() {
+                    report.fail(&at(), format!("`$ref: {r}` does not resolve"));
+                    return;
+                }
+                // The definition (or root) this node sits in refers to `r`.
+                let owner = definition_of(&walk, index);
+                edges.entry(owner).or_default().push(r.clone());
+            }
+            if map
+                .get("patternProperties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| !p.is_empty())
+            {
+                report.fail(&at(), "`patternProperties` is not supported in strict mode");
+                return;
+            }
+            if matches!(
+                map.get("additionalProperties"),
+                Some(Value::Bool(true)) | Some(Value::Object(_))
+            ) {
+                report.fail(
+                    &at(),
+                    "`additionalProperties` other than false is not supported in strict mode",
+                );
+                return;
+            }
+            if let Some(Value::Array(values)) = map.get("enum") {
+                if values.iter().any(|v| v.is_object() || v.is_array()) {
+                    report.fail(
+                        &at(),
+                        "an enum of objects or arrays is not supported in strict mode",
+                    );
+                    return;
+                }
+            }
+            let typed = ["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
+                .iter()
+                .any(|k| map.contains_key(*k));
+            if !typed
+                && index > 0
+                && place
+                    .step
+                    .is_some_and(|s| !matches!(s, Step::Keyword("not")))
+            {
+                report.fail(&at(), "an untyped node has no strict form");
+                return;
+            }
+        }
+        if let Some(cycle) = find_cycle(&edges) {
+            report.fail("", format!("recursive schemas are not supported in strict mode (`{cycle}` refers back to itself)"));
+        }
+    }
+}
+
+/// `false` where it closes something (`additionalProperties: false`, `items: false` after
+/// `prefixItems`): a keyword value, not a subschema to type.
+fn closing(node: &Value, step: Option<Step<'_>>) -> bool {
+    matches!(node, Value::Bool(false))
+        && matches!(
+            step,
+            Some(Step::Keyword(
+                "additionalProperties" | "unevaluatedProperties" | "items" | "unevaluatedItems"
+            ))
+        )
+}
+
+/// `#/$defs/X` for nodes inside definition X, `#` otherwise.
+fn definition_of(walk: &Walk<'_>, index: usize) -> String {
+    match walk.steps(index).first() {
+        Some(Step::Name(kw @ ("$defs" | "definitions"), name)) => {
+            format!("#/{kw}/{}", name.replace('~', "~0").replace('/', "~1"))
+        }
+        _ => "#".to_owned(),
+    }
+}
+
+fn find_cycle(edges: &HashMap<String, Vec<String>>) -> Option<String> {
+    // Iterative depth-first search with colours.
+    let mut state: HashMap<&str, u8> = HashMap::new();
+    let mut keys: Vec<&String> = edges.keys().collect();
+    keys.sort();
+    for start in keys {
+        if state.contains_key(start.as_str()) {
+            continue;
+        }
+        let mut stack: Vec<(&str, usize)> = vec![(start.as_str(), 0)];
+        state.insert(start, 1);
+        while let Some((node, i)) = stack.pop() {
+            let next = edges.get(node).and_then(|e| e.get(i));
+            match next {
+                Some(n) => {
+                    stack.push((node, i + 1));
+                    match state.get(n.as_str()) {
+                        Some(1) => return Some(n.clone()),
+                        Some(_) => {}
+                        None => {
+                            state.insert(n, 1);
+                            stack.push((n.as_str(), 0));
+                        }
+                    }
+                }
+                None => {
+                    state.insert(node, 2);
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fails(rule: &mut dyn Rule, mut v: Value) -> bool {
+        let mut r = Report::default();
+        rule.apply(&mut v, &mut r);
+        r.failure.is_some()
+    }
+
+    #[test]
+    fn openai_precheck() {
+        let ok = json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false});
+        assert!(!fails(&mut StrictPrecheck, ok));
+        assert!(fails(
+            &mut StrictPrecheck,
+            json!({"type": "object", "additionalProperties": {}})
+        ));
+        assert!(fails(
+            &mut StrictPrecheck,
+            json!({"type": "object", "patternProperties": {"^x": {}}})
+        ));
+        assert!(fails(
+            &mut StrictPrecheck,
+            json!({"type": "object", "properties": {"a": true}})
+        ));
+        assert!(fails(
+            &mut StrictPrecheck,
+            json!({"type": "object", "properties": {"a": {"type": "array", "items": {}}}})
+        ));
+        assert!(fails(
+            &mut StrictPrecheck,
+            json!({"type": "object", "properties": {"a": {"anyOf": [{}, {"type": "null"}]}}})
+        ));
+    }
+
+    #[test]
+    fn typed_and_limits() {
+        assert!(fails(
+            &mut Typed,
+            json!({"type": "object", "properties": {"a": {"enum": ["x", 1]}}})
+        ));
+        assert!(fails(
+            &mut Typed,
+            json!({"type": "object", "allOf": [{"type": "object"}, {"type": "object"}]})
+        ));
+        assert!(!fails(
+            &mut Typed,
+            json!({"type": "object", "properties": {"a": {"$ref": "#"}}})
+        ));
+        let mut deep = json!({"type": "string"});
+        for _ in 0..11 {
+            deep = json!({"type": "object", "properties": {"x": deep}});
+        }
+        assert!(fails(&mut OpenAiLimits, deep));
+        let props: serde_json::Map<String, Value> = (0..5_001)
+            .map(|i| (format!("p{i}"), json!({"type": "string"})))
+            .collect();
+        assert!(fails(
+            &mut OpenAiLimits,
+            json!({"type": "object", "properties": props})
+        ));
+        let values: Vec<Value> = (0..1_001).map(|i| json!(i)).collect();
+        assert!(fails(
+            &mut OpenAiLimits,
+            json!({"type": "object", "properties": {"a": {"type": "integer", "enum": values}}})
+        ));
+        let long: Vec<Value> = (0..300).map(|i| json!(format!("{i:0>60}"))).collect();
+        assert!(fails(
+            &mut OpenAiLimits,
+            json!({"type": "object", "properties": {"a": {"type": "string", "enum": long}}})
+        ));
+    }
+
+    #[test]
+    fn anthropic_strict_limits() {
+        let tree = json!({"type": "object", "properties": {"t": {"$ref": "#/$defs/T"}},
+            "$defs": {"T": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/T"}}}}}});
+        assert!(fails(&mut AnthropicStrictCheck, tree));
+        let dag = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"type": "string"}}});
+        assert!(!fails(&mut AnthropicStrictCheck, dag));
+        assert!(fails(
+            &mut AnthropicStrictCheck,
+            json!({"type": "object", "properties": {"a": {"$ref": "other.json"}}})
+        ));
+        assert!(fails(
+            &mut AnthropicStrictCheck,
+            json!({"type": "object", "properties": {"a": {"enum": [[1]]}}})
+        ));
+        assert!(fails(
+            &mut AnthropicStrictCheck,
+            json!({"type": "object", "properties": {"a": {}}})
+        ));
+        assert!(fails(
+            &mut AnthropicStrictCheck,
+            json!({"type": "object", "properties": {"self": {"$ref": "#"}}})
+        ));
+    }
+}

@@ -1,0 +1,158 @@
+//! Type arrays as unions, for strict modes that want one type per node.
+
+use serde_json::{Map, Value, json};
+
+use super::{Report, Rule};
+use crate::adapt::visit::{Order, visit};
+
+/// `type: ["string", "null"]` → `anyOf: [{type: string, ...}, {type: null}]`: one branch per
+/// type, each keeping only the keywords of its type, with `enum` narrowed per type and the
+/// description on the union. Same meaning; a change.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SplitTypeArrays;
+
+const OBJECT_ONLY: &[&str] = &[
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "unevaluatedProperties",
+];
+const ARRAY_ONLY: &[&str] = &[
+    "items",
+    "prefixItems",
+    "contains",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "unevaluatedItems",
+    "minContains",
+    "maxContains",
+];
+const STRING_ONLY: &[&str] = &[
+    "pattern",
+    "minLength",
+    "maxLength",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+];
+const NUMBER_ONLY: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+];
+
+fn fits(t: &str, v: &Value) -> bool {
+    match t {
+        "null" => v.is_null(),
+        "boolean" => v.is_boolean(),
+        "string" => v.is_string(),
+        "number" => v.is_number(),
+        "integer" => v.as_f64().is_some_and(|f| f.fract() == 0.0),
+        "array" => v.is_array(),
+        "object" => v.is_object(),
+        _ => false,
+    }
+}
+
+fn variant(base: &Map<String, Value>, t: &str) -> Option<Value> {
+    let mut v = base.clone();
+    let drop: Vec<&&str> = [
+        (t != "object", OBJECT_ONLY),
+        (t != "array", ARRAY_ONLY),
+        (t != "string", STRING_ONLY),
+        (t != "number" && t != "integer", NUMBER_ONLY),
+    ]
+    .iter()
+    .filter(|(yes, _)| *yes)
+    .flat_map(|(_, keys)| keys.iter())
+    .collect();
+    for k in drop {
+        v.shift_remove(*k);
+    }
+    if let Some(Value::Array(values)) = v.get_mut("enum") {
+        values.retain(|x| fits(t, x));
+        if values.is_empty() {
+            return None;
+        }
+    }
+    v.insert("type".into(), json!(t));
+    Some(Value::Object(v))
+}
+
+impl Rule for SplitTypeArrays {
+    fn name(&self) -> &'static str {
+        "split-type-arrays"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            let Some(Value::Array(types)) = map.get("type") else {
+                return;
+            };
+            let types: Vec<String> = types
+                .iter()
+                .filter_map(|t| t.as_str().map(str::to_owned))
+                .collect();
+            let mut base = std::mem::take(map);
+            base.shift_remove("type");
+            let description = base.shift_remove("description");
+            let mut variants: Vec<Value> = types.iter().filter_map(|t| variant(&base, t)).collect();
+            let mut out = match variants.len() {
+                0 => base,
+                1 => match variants.remove(0) {
+                    Value::Object(m) => m,
+                    _ => unreachable!(),
+                },
+                _ => {
+                    let mut m = Map::new();
+                    m.insert("anyOf".into(), Value::Array(variants));
+                    m
+                }
+            };
+            if let Some(d) = description {
+                out.insert("description".into(), d);
+            }
+            *map = out;
+            report.change(
+                &path.pointer(),
+                "split-type-arrays",
+                format!("`type: {types:?}` → one branch per type"),
+            );
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_and_narrows() {
+        let mut v = json!({"type": ["string", "null"], "enum": ["a", null], "minLength": 1, "description": "d"});
+        SplitTypeArrays.apply(&mut v, &mut Report::default());
+        assert_eq!(
+            v,
+            json!({"anyOf": [
+            {"type": "string", "enum": ["a"], "minLength": 1},
+            {"type": "null", "enum": [null]}
+        ], "description": "d"})
+        );
+        let mut v = json!({"type": ["integer", "string"], "enum": [1]});
+        SplitTypeArrays.apply(&mut v, &mut Report::default());
+        assert_eq!(v, json!({"type": "integer", "enum": [1]}));
+        let mut v = json!({"type": ["object", "null"], "properties": {"a": {}}});
+        SplitTypeArrays.apply(&mut v, &mut Report::default());
+        assert_eq!(v["anyOf"][0]["properties"], json!({"a": {}}));
+        assert_eq!(v["anyOf"][1], json!({"type": "null"}));
+    }
+}

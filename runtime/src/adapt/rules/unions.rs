@@ -1,0 +1,219 @@
+//! Union forms strict providers accept: `anyOf` only, without nested pure unions.
+
+use serde_json::{Map, Value};
+
+use super::{Report, Rule, is_pure_any_of};
+use crate::adapt::report::LossKind;
+use crate::adapt::visit::{Order, visit};
+
+/// `oneOf` → `anyOf` (OpenAI strict supports only `anyOf`). When the branches are provably
+/// exclusive (disjoint types, disjoint enums, or a shared required tag with disjoint values)
+/// nothing changes in meaning; otherwise a value matching two branches is now accepted, which
+/// is reported as widened.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OneOfToAnyOf;
+
+fn type_set(m: &Map<String, Value>) -> Option<Vec<String>> {
+    let mut ts: Vec<String> = match m.get("type")? {
+        Value::String(t) => vec![t.clone()],
+        Value::Array(ts) => ts
+            .iter()
+            .filter_map(|t| t.as_str().map(str::to_owned))
+            .collect(),
+        _ => return None,
+    };
+    if ts.iter().any(|t| t == "number") {
+        ts.push("integer".into());
+    }
+    Some(ts)
+}
+
+fn values_of(s: &Value) -> Option<Vec<&Value>> {
+    if let Some(c) = s.get("const") {
+        return Some(vec![c]);
+    }
+    s.get("enum")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().collect())
+}
+
+fn disjoint(a: &[&Value], b: &[&Value]) -> bool {
+    a.iter().all(|x| !b.contains(x))
+}
+
+fn resolve<'a>(root: &'a Value, v: &'a Value) -> &'a Value {
+    match v.get("$ref").and_then(Value::as_str) {
+        Some(r) => crate::walk::resolve_local(root, r).unwrap_or(v),
+        None => v,
+    }
+}
+
+/// Whether no value can match both schemas, as far as a cheap look can tell.
+fn exclusive(a: &Value, b: &Value) -> bool {
+    let (Some(ma), Some(mb)) = (a.as_object(), b.as_object()) else {
+        return false;
+    };
+    if let (Some(ta), Some(tb)) = (type_set(ma), type_set(mb)) {
+        if ta.iter().all(|t| !tb.contains(t)) {
+            return true;
+        }
+    }
+    if let (Some(va), Some(vb)) = (values_of(a), values_of(b)) {
+        if disjoint(&va, &vb) {
+            return true;
+        }
+    }
+    // A tag: a property required by both whose values are disjoint.
+    let required = |m: &Map<String, Value>| -> Vec<String> {
+        m.get("required")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(|x| x.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (ra, rb) = (required(ma), required(mb));
+    for name in ra.iter().filter(|n| rb.contains(n)) {
+        let pa = ma.get("properties").and_then(|p| p.get(name));
+        let pb = mb.get("properties").and_then(|p| p.get(name));
+        if let (Some(pa), Some(pb)) = (pa.and_then(values_of), pb.and_then(values_of)) {
+            if disjoint(&pa, &pb) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+impl Rule for OneOfToAnyOf {
+    fn name(&self) -> &'static str {
+        "oneof-to-anyof"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        // Exclusivity is judged on the document before the rewrite (branches may be `$ref`s).
+        let root = schema.clone();
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            let Some(Value::Array(branches)) = map.shift_remove("oneOf") else {
+                return;
+            };
+            let resolved: Vec<&Value> = branches.iter().map(|b| resolve(&root, b)).collect();
+            let all_exclusive = (0..resolved.len())
+                .all(|i| (i + 1..resolved.len()).all(|j| exclusive(resolved[i], resolved[j])));
+            let at = path.pointer();
+            match map.get_mut("anyOf") {
+                // Both present: a value must match the `anyOf` and the former `oneOf`, so the
+                // latter becomes an `anyOf` inside an `allOf` (which strict checks then judge).
+                Some(_) => {
+                    let all = map
+                        .entry("allOf")
+                        .or_insert_with(|| Value::Array(Vec::new()));
+                    if let Value::Array(all) = all {
+                        let mut inner = Map::new();
+                        inner.insert("anyOf".into(), Value::Array(branches));
+                        all.push(Value::Object(inner));
+                    }
+                }
+                None => {
+                    map.insert("anyOf".into(), Value::Array(branches));
+                }
+            }
+            if all_exclusive {
+                report.change(
+                    &at,
+                    "oneof-to-anyof",
+                    "`oneOf` → `anyOf` (the branches are exclusive)",
+                );
+            } else {
+                report.loss(&at, "oneOf", LossKind::Widened, "`oneOf` → `anyOf`: the branches may overlap, and a value matching several is no longer rejected");
+            }
+        });
+    }
+}
+
+/// A pure `anyOf` branch of an `anyOf` is spliced into its parent (`(A ∨ B) ∨ C` → `A ∨ B ∨ C`);
+/// its description moves up when the parent has none. Same meaning; a change.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SpliceNestedAnyOf;
+
+impl Rule for SpliceNestedAnyOf {
+    fn name(&self) -> &'static str {
+        "splice-nested-anyof"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Post, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            let Some(Value::Array(branches)) = map.get_mut("anyOf") else {
+                return;
+            };
+            if !branches.iter().any(is_pure_any_of) {
+                return;
+            }
+            let mut hoisted = None;
+            let mut out = Vec::with_capacity(branches.len());
+            for b in std::mem::take(branches) {
+                if is_pure_any_of(&b) {
+                    let Value::Object(mut inner) = b else {
+                        unreachable!()
+                    };
+                    if let Some(d) = inner.shift_remove("description") {
+                        hoisted.get_or_insert(d);
+                    }
+                    if let Some(Value::Array(nested)) = inner.shift_remove("anyOf") {
+                        out.extend(nested);
+                    }
+                } else {
+                    out.push(b);
+                }
+            }
+            *branches = out;
+            if let Some(d) = hoisted {
+                map.entry("description").or_insert(d);
+            }
+            report.change(
+                &path.pointer(),
+                "splice-nested-anyof",
+                "nested `anyOf` spliced into its parent",
+            );
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn one_of_exclusivity() {
+        let mut v = json!({"type": "object", "properties": {
+            "tagged": {"oneOf": [
+                {"type": "object", "properties": {"kind": {"const": "a"}}, "required": ["kind"]},
+                {"type": "object", "properties": {"kind": {"const": "b"}}, "required": ["kind"]}
+            ]},
+            "types": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+            "overlap": {"oneOf": [{"type": "number"}, {"type": "integer"}]}
+        }});
+        let mut r = Report::default();
+        OneOfToAnyOf.apply(&mut v, &mut r);
+        assert!(v["properties"]["tagged"].get("anyOf").is_some());
+        assert_eq!(r.losses.len(), 1);
+        assert_eq!(r.losses[0].pointer, "/properties/overlap");
+        assert_eq!(r.losses[0].kind, LossKind::Widened);
+        assert_eq!(r.changes.len(), 2);
+    }
+
+    #[test]
+    fn splices_pure_unions() {
+        let mut v = json!({"anyOf": [{"anyOf": [{"type": "string"}, {"anyOf": [{"type": "integer"}], "description": "inner"}]}, {"type": "null"}]});
+        SpliceNestedAnyOf.apply(&mut v, &mut Report::default());
+        assert_eq!(
+            v,
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}], "description": "inner"})
+        );
+    }
+}

@@ -1,0 +1,146 @@
+//! A mutable walk over the schema positions of a document, with each node's JSON Pointer.
+//!
+//! Only schema positions are visited (the same positions as [`crate::walk`]): the keys of a
+//! `properties` map are names, never keywords. Recursion grows the stack on the heap when it
+//! runs low (`stacker`), so nesting depth is bounded by memory, not by the thread's stack.
+
+use serde_json::Value;
+
+use crate::walk::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, is_schema};
+
+/// The pointer of the node being visited, kept as segments; rendered on demand.
+#[derive(Clone, Debug, Default)]
+pub struct Path {
+    segments: Vec<String>,
+}
+
+impl Path {
+    /// The JSON Pointer (RFC 6901).
+    pub fn pointer(&self) -> String {
+        let mut out = String::new();
+        for s in &self.segments {
+            out.push('/');
+            out.push_str(&s.replace('~', "~0").replace('/', "~1"));
+        }
+        out
+    }
+
+    /// The pointer of a child keyword of this node.
+    pub fn child(&self, keyword: &str) -> String {
+        let mut p = self.pointer();
+        p.push('/');
+        p.push_str(&keyword.replace('~', "~0").replace('/', "~1"));
+        p
+    }
+
+    fn push(&mut self, s: String) {
+        self.segments.push(s);
+    }
+
+    fn pop(&mut self) {
+        self.segments.pop();
+    }
+}
+
+/// When the callback runs relative to the node's children.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Before: the callback may replace the node, and the children of the new node are visited.
+    Pre,
+    /// After: the children are already processed.
+    Post,
+}
+
+/// Visits every schema node under `root` (the root included).
+pub fn visit(root: &mut Value, order: Order, f: &mut dyn FnMut(&mut Value, &Path)) {
+    let mut path = Path::default();
+    walk(root, &mut path, order, f);
+}
+
+fn walk(node: &mut Value, path: &mut Path, order: Order, f: &mut dyn FnMut(&mut Value, &Path)) {
+    stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
+        if order == Order::Pre {
+            f(node, path);
+        }
+        if let Value::Object(map) = node {
+            for (key, value) in map.iter_mut() {
+                let key = key.as_str();
+                if SCHEMA_MAP_KEYWORDS.contains(&key) {
+                    if let Value::Object(entries) = value {
+                        for (name, sub) in entries.iter_mut() {
+                            if is_schema(sub) {
+                                path.push(key.to_owned());
+                                path.push(name.clone());
+                                walk(sub, path, order, f);
+                                path.pop();
+                                path.pop();
+                            }
+                        }
+                    }
+                } else if SCHEMA_ARRAY_KEYWORDS.contains(&key) && value.is_array() {
+                    if let Value::Array(items) = value {
+                        for (i, sub) in items.iter_mut().enumerate() {
+                            if is_schema(sub) {
+                                path.push(key.to_owned());
+                                path.push(i.to_string());
+                                walk(sub, path, order, f);
+                                path.pop();
+                                path.pop();
+                            }
+                        }
+                    }
+                } else if SINGLE_SCHEMA_KEYWORDS.contains(&key) && is_schema(value) {
+                    path.push(key.to_owned());
+                    walk(value, path, order, f);
+                    path.pop();
+                }
+            }
+        }
+        if order == Order::Post {
+            f(node, path);
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn visits_schema_positions_with_pointers() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {"a/b": {"type": "array", "items": {"type": "string"}}, "enum": {"const": 1}},
+            "$defs": {"X": {"anyOf": [{"type": "null"}]}},
+            "enum": [{"type": "object"}]
+        });
+        let mut seen = Vec::new();
+        visit(&mut schema, Order::Pre, &mut |_, p| seen.push(p.pointer()));
+        assert_eq!(
+            seen,
+            vec![
+                "",
+                "/properties/a~1b",
+                "/properties/a~1b/items",
+                "/properties/enum",
+                "/$defs/X",
+                "/$defs/X/anyOf/0",
+            ]
+        );
+    }
+
+    #[test]
+    fn very_deep_documents_do_not_overflow() {
+        let mut schema = json!({"type": "string"});
+        for _ in 0..50_000 {
+            let mut node = serde_json::Map::new();
+            node.insert("items".into(), schema);
+            schema = Value::Object(node);
+        }
+        let mut count = 0;
+        visit(&mut schema, Order::Post, &mut |_, _| count += 1);
+        assert_eq!(count, 50_001);
+        std::mem::forget(schema);
+    }
+}
