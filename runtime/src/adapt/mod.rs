@@ -371,9 +371,39 @@ fn non_strict(target: Target, input: &Value) -> (Value, Report) {
     (schema, report)
 }
 
+/// JSON nesting depth, counted without recursion.
+fn json_depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 1usize)];
+    while let Some((v, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, d + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|i| (i, d + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 /// Adapts one tool's parameter schema for `target`. Never panics; recursive, deep and hostile
 /// schemas are ordinary input.
+///
+/// serde_json clones and drops values recursively, so for deeply nested input the work runs on
+/// a stack sized for it (`stacker`). The caller still drops the result on its own stack.
 pub fn adapt(schema: &Value, target: Target) -> Adapted {
+    let depth = json_depth(schema);
+    if depth > 128 {
+        stacker::grow(
+            depth.saturating_mul(16 * 1024).saturating_add(1 << 20),
+            || adapt_on_this_stack(schema, target),
+        )
+    } else {
+        adapt_on_this_stack(schema, target)
+    }
+}
+
+fn adapt_on_this_stack(schema: &Value, target: Target) -> Adapted {
     let strict_flag = |ok: bool| target.has_strict_flag().then_some(ok);
     let mut bypass = None;
     if target.wants_strict() {

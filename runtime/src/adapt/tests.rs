@@ -1,1 +1,372 @@
+//! Whole-target behaviour: pipelines, fail-open, fallbacks and hostile input.
 
+use serde_json::{Value, json};
+
+use super::*;
+
+fn kinds(a: &Adapted) -> Vec<(String, LossKind)> {
+    a.losses
+        .iter()
+        .map(|l| (l.keyword.clone(), l.kind))
+        .collect()
+}
+
+/// What schemars publishes for a typical tool (draft 2020-12).
+fn schemars_like() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Search",
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1, "description": "What to find"},
+            "limit": {"type": ["integer", "null"], "format": "uint32", "minimum": 0, "default": 10},
+            "mode": {"oneOf": [
+                {"type": "string", "const": "fast", "description": "quick"},
+                {"type": "string", "const": "deep", "description": "slow"}
+            ]},
+            "filter": {"$ref": "#/$defs/Filter", "description": "Optional filter"},
+            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 5}
+        },
+        "required": ["query", "mode"],
+        "$defs": {
+            "Filter": {"type": "object", "properties": {"field": {"type": "string"}}, "required": ["field"]}
+        }
+    })
+}
+
+#[test]
+fn openai_strict_follows_seed_section_2() {
+    let a = adapt(&schemars_like(), Target::OpenAiStrict);
+    assert_eq!(a.strict, Some(true), "{:#?}", a.losses);
+    assert!(!a.fallback);
+    let s = &a.schema;
+    assert!(s.get("$schema").is_none() && s.get("title").is_none());
+    assert_eq!(s["additionalProperties"], json!(false));
+    assert_eq!(
+        s["required"],
+        json!(["query", "limit", "mode", "filter", "tags"])
+    );
+    // Spilled constraints, default in the description.
+    assert_eq!(
+        s["properties"]["query"],
+        json!({"type": "string", "description": "What to find\n\n{minLength: 1}"})
+    );
+    let limit = &s["properties"]["limit"];
+    assert_eq!(
+        limit["anyOf"],
+        json!([{"type": "integer"}, {"type": "null"}])
+    );
+    assert_eq!(
+        limit["description"],
+        "(default: 10)\n\n{format: \"uint32\", minimum: 0}"
+    );
+    // oneOf of exclusive consts → anyOf, const → enum.
+    assert_eq!(
+        s["properties"]["mode"]["anyOf"][0],
+        json!({"type": "string", "description": "quick", "enum": ["fast"]})
+    );
+    // `$ref` with a description: inlined, closed, and nullable because optional.
+    let filter = &s["properties"]["filter"];
+    assert_eq!(filter["description"], "Optional filter");
+    assert_eq!(filter["anyOf"][0]["additionalProperties"], json!(false));
+    assert_eq!(filter["anyOf"][1], json!({"type": "null"}));
+    // `$defs` are kept, closed too.
+    assert_eq!(s["$defs"]["Filter"]["additionalProperties"], json!(false));
+    let lost: Vec<(String, LossKind)> = kinds(&a);
+    for expected in [
+        ("minLength", LossKind::Spilled),
+        ("format", LossKind::Spilled),
+        ("default", LossKind::Spilled),
+        ("maxItems", LossKind::Spilled),
+        ("title", LossKind::Dropped),
+    ] {
+        assert!(
+            lost.contains(&(expected.0.to_owned(), expected.1)),
+            "{expected:?} in {lost:?}"
+        );
+    }
+    assert!(
+        a.changes
+            .iter()
+            .any(|c| c.rule == "nullable-required" && c.pointer == "/properties/limit")
+    );
+}
+
+#[test]
+fn strict_fails_open_to_the_non_strict_output() {
+    let open_map = json!({"type": "object", "properties": {"labels": {"type": "object", "additionalProperties": {"type": "string"}}}});
+    for (strict, relaxed) in [
+        (Target::OpenAiStrict, Target::OpenAi),
+        (Target::AnthropicStrict, Target::Anthropic),
+    ] {
+        let a = adapt(&open_map, strict);
+        assert_eq!(a.strict, Some(false));
+        assert!(!a.fallback);
+        assert_eq!(
+            a.schema,
+            adapt(&open_map, relaxed).schema,
+            "never half-strict"
+        );
+        assert_eq!(a.losses[0].kind, LossKind::Fallback);
+        assert_eq!(a.losses[0].keyword, "strict");
+        assert!(
+            a.losses[0].detail.contains("/properties/labels"),
+            "{}",
+            a.losses[0].detail
+        );
+    }
+    let r = adapt(&open_map, Target::OpenAiResponses);
+    assert_eq!(r.strict, Some(false));
+}
+
+#[test]
+fn non_object_roots_fall_back_per_tool() {
+    for root in [
+        json!({"type": "array"}),
+        json!(false),
+        json!({"anyOf": [{"type": "string"}]}),
+    ] {
+        for target in Target::ALL {
+            let a = adapt(&root, target);
+            assert!(a.fallback, "{target} {root}");
+            assert_eq!(a.schema, json!({"type": "object", "properties": {}}));
+            assert_eq!(a.losses.len(), 1);
+            assert_eq!(a.losses[0].kind, LossKind::Fallback);
+        }
+    }
+    // `true` and `{}` are the permissive object: a change, not a fallback.
+    assert!(!adapt(&json!(true), Target::OpenAi).fallback);
+}
+
+#[test]
+fn keyword_named_properties_survive_every_target() {
+    let names = [
+        "const",
+        "nullable",
+        "$defs",
+        "definitions",
+        "pattern",
+        "properties",
+        "default",
+        "type",
+        "enum",
+        "anyOf",
+        "$ref",
+        "items",
+        "required",
+        "title",
+    ];
+    let mut props = serde_json::Map::new();
+    for n in names {
+        props.insert(n.to_owned(), json!({"type": "string", "description": n}));
+    }
+    let schema = json!({"type": "object", "properties": props, "required": ["const"], "$defs": {"Unused": {"type": "string"}}});
+    for target in Target::ALL {
+        let a = adapt(&schema, target);
+        let out = a.schema["properties"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{target}: {}", a.schema));
+        for n in names {
+            let p = &out[n];
+            let inner = if p.get("anyOf").is_some() {
+                &p["anyOf"][0]
+            } else {
+                p
+            };
+            assert_eq!(
+                inner["type"], "string",
+                "{target}: property `{n}` became {p}"
+            );
+        }
+        assert!(out.get("enum").is_some_and(|e| e.is_object()), "{target}");
+    }
+}
+
+#[test]
+fn mcp_changes_only_schema_uri_and_order() {
+    let input = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"v": {"anyOf": [{"const": "all"}, {"type": "array", "items": {"type": "string"}}], "minLength": 3}},
+        "definitions": {"Old": {"type": ["string", "null"]}}
+    });
+    let a = adapt(&input, Target::Mcp);
+    assert_eq!(a.strict, None);
+    assert!(a.losses.is_empty(), "{:?}", a.losses);
+    let mut expected = input.clone();
+    expected.as_object_mut().unwrap().shift_remove("$schema");
+    expected["properties"]["v"]["anyOf"] =
+        json!([{"type": "array", "items": {"type": "string"}}, {"const": "all"}]);
+    assert_eq!(a.schema, expected);
+    let rules: Vec<&str> = a.changes.iter().map(|c| c.rule).collect();
+    assert_eq!(rules, ["remove-schema-uri", "structured-first"]);
+}
+
+#[test]
+fn anthropic_strict_spills_what_its_grammar_lacks() {
+    let schema = json!({"type": "object", "properties": {
+        "n": {"type": "integer", "minimum": 1, "maximum": 9},
+        "s": {"type": "string", "maxLength": 5, "format": "email"},
+        "u": {"type": "string", "format": "uint32", "pattern": "^(?!x)"},
+        "one": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3},
+        "opt": {"type": "boolean"}
+    }, "required": ["n", "s", "u", "one"]});
+    let a = adapt(&schema, Target::AnthropicStrict);
+    assert_eq!(a.strict, Some(true), "{:#?}", a.losses);
+    let p = &a.schema["properties"];
+    assert_eq!(
+        p["n"],
+        json!({"type": "integer", "description": "{minimum: 1, maximum: 9}"})
+    );
+    assert_eq!(p["s"]["format"], "email");
+    assert!(p["u"].get("format").is_none() && p["u"].get("pattern").is_none());
+    assert_eq!(p["one"]["minItems"], 1);
+    assert!(p["one"].get("maxItems").is_none());
+    assert_eq!(
+        a.schema["required"],
+        json!(["n", "s", "u", "one"]),
+        "optional stays optional"
+    );
+    assert_eq!(a.schema["additionalProperties"], json!(false));
+    // minimum, maximum, maxLength, format uint32, the lookaround pattern, maxItems.
+    assert_eq!(
+        a.losses
+            .iter()
+            .filter(|l| l.kind == LossKind::Spilled)
+            .count(),
+        6
+    );
+}
+
+#[test]
+fn responses_prepass_then_strict() {
+    let schema = json!({"type": "object", "properties": {
+        "code": {"type": "string", "pattern": "^(?!bad$)[a-z]+$"},
+        "target": {"oneOf": [{"type": "string"}, {"type": "integer"}]}
+    }, "required": ["code", "target"]});
+    let a = adapt(&schema, Target::OpenAiResponses);
+    assert_eq!(a.strict, Some(true));
+    assert!(a.schema["properties"]["target"].get("oneOf").is_none());
+    assert!(
+        a.losses
+            .iter()
+            .any(|l| l.keyword == "pattern" && l.kind == LossKind::Dropped)
+    );
+}
+
+/// `levels` nested objects, each requiring `x` (so strict adds no per-level change: the report
+/// would otherwise hold one full-length pointer per level, quadratic text by nature).
+fn nested(levels: usize) -> Value {
+    let mut node = json!({"type": "string", "minLength": 1});
+    for _ in 0..levels {
+        let mut props = serde_json::Map::new();
+        props.insert("x".into(), node);
+        let mut obj = serde_json::Map::new();
+        obj.insert("type".into(), json!("object"));
+        obj.insert("properties".into(), Value::Object(props));
+        obj.insert("required".into(), json!(["x"]));
+        node = Value::Object(obj);
+    }
+    node
+}
+
+#[test]
+fn hostile_inputs_never_panic() {
+    let cases = vec![
+        (
+            "root recursion",
+            json!({"type": "object", "properties": {"child": {"$ref": "#"}}}),
+        ),
+        (
+            "defs cycle",
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}}),
+        ),
+        (
+            "dangling ref",
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope", "description": "x"}}}),
+        ),
+        (
+            "external ref",
+            json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/s.json"}}}),
+        ),
+        (
+            "booleans",
+            json!({"type": "object", "properties": {"t": true, "f": false}, "additionalProperties": false}),
+        ),
+        (
+            "weird values",
+            json!({"type": "object", "properties": {"a": {"type": 7, "enum": "x", "required": 3, "anyOf": {}}}, "required": "a"}),
+        ),
+        ("200 levels", nested(200)),
+    ];
+    for (name, schema) in cases {
+        for target in Target::ALL {
+            let a = adapt(&schema, target);
+            assert_eq!(
+                a.schema["type"], "object",
+                "{name} / {target}: {}",
+                a.schema
+            );
+            if target.wants_strict() && a.strict == Some(false) {
+                assert_eq!(a.losses[0].kind, LossKind::Fallback, "{name} / {target}");
+            }
+        }
+    }
+    // Deep nesting exceeds OpenAI's 10 levels: fails open with the reason.
+    let a = adapt(&nested(200), Target::OpenAiStrict);
+    assert_eq!(a.strict, Some(false));
+    assert!(
+        a.losses[0].detail.contains("levels of object nesting"),
+        "{}",
+        a.losses[0].detail
+    );
+    // Recursion is fine for OpenAI strict, not for Anthropic strict.
+    let tree = json!({"type": "object", "properties": {"child": {"$ref": "#"}, "name": {"type": "string"}}, "required": ["name"]});
+    assert_eq!(adapt(&tree, Target::OpenAiStrict).strict, Some(true));
+    assert_eq!(adapt(&tree, Target::AnthropicStrict).strict, Some(false));
+    assert_eq!(
+        adapt(&tree, Target::OpenAiStrict).schema["properties"]["child"],
+        json!({"anyOf": [{"$ref": "#"}, {"type": "null"}]})
+    );
+    // A dangling reference is never strict.
+    let dangling =
+        json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}, "required": ["a"]});
+    assert_eq!(adapt(&dangling, Target::OpenAiStrict).strict, Some(false));
+}
+
+#[test]
+fn huge_schemas_are_linear_enough_to_finish() {
+    let props: serde_json::Map<String, Value> = (0..5_000)
+        .map(|i| {
+            (
+                format!("p{i}"),
+                json!({"type": ["string", "null"], "maxLength": 10}),
+            )
+        })
+        .collect();
+    let wide = json!({"type": "object", "properties": props});
+    let a = adapt(&wide, Target::OpenAiStrict);
+    assert_eq!(a.strict, Some(true));
+    assert_eq!(a.schema["required"].as_array().unwrap().len(), 5_000);
+    let deep = nested(2_000);
+    for target in Target::ALL {
+        let a = adapt(&deep, target);
+        assert!(!a.fallback, "{target}");
+        std::mem::forget(a);
+    }
+    std::mem::forget(deep);
+}
+
+#[test]
+fn target_names_round_trip() {
+    for t in Target::ALL {
+        assert_eq!(t.as_str().parse::<Target>(), Ok(t));
+        assert_eq!(serde_json::to_value(t).unwrap(), json!(t.as_str()));
+    }
+    assert!(
+        "gemini"
+            .parse::<Target>()
+            .unwrap_err()
+            .contains("expected one of")
+    );
+}

@@ -28,11 +28,11 @@ impl Rule for UpgradeDraft07 {
     fn apply(&mut self, schema: &mut Value, report: &mut Report) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            let here = path.pointer();
+            let here = || path.pointer();
             if let Some(Value::String(uri)) = map.get("$schema") {
                 if is_draft07(uri) {
                     map.insert("$schema".into(), json!(DRAFT_2020_12));
-                    report.change(&here, "upgrade-draft-07", "`$schema` draft-07 → 2020-12");
+                    report.change(&here(), "upgrade-draft-07", "`$schema` draft-07 → 2020-12");
                 }
             }
             if let Some(Value::Object(defs)) = map.shift_remove("definitions") {
@@ -44,7 +44,7 @@ impl Rule for UpgradeDraft07 {
                         target.entry(k).or_insert(v);
                     }
                 }
-                report.change(&here, "upgrade-draft-07", "`definitions` → `$defs`");
+                report.change(&here(), "upgrade-draft-07", "`definitions` → `$defs`");
             }
             if let Some(Value::String(r)) = map.get_mut("$ref") {
                 if let Some(rest) = r.strip_prefix("#/definitions/") {
@@ -62,7 +62,7 @@ impl Rule for UpgradeDraft07 {
                         map.insert("items".into(), rest);
                     }
                 }
-                report.change(&here, "upgrade-draft-07", "array `items` → `prefixItems`");
+                report.change(&here(), "upgrade-draft-07", "array `items` → `prefixItems`");
             }
             if let Some(Value::Object(deps)) = map.shift_remove("dependencies") {
                 for (name, dep) in deps {
@@ -77,7 +77,7 @@ impl Rule for UpgradeDraft07 {
                     }
                 }
                 report.change(
-                    &here,
+                    &here(),
                     "upgrade-draft-07",
                     "`dependencies` → `dependentRequired`/`dependentSchemas`",
                 );
@@ -86,12 +86,12 @@ impl Rule for UpgradeDraft07 {
                 Some(Value::Bool(true)) => {
                     make_nullable(map);
                     report.change(
-                        &here,
+                        &here(),
                         "upgrade-draft-07",
                         "`nullable: true` → a `null` type",
                     );
                 }
-                Some(_) => report.change(&here, "upgrade-draft-07", "`nullable: false` removed"),
+                Some(_) => report.change(&here(), "upgrade-draft-07", "`nullable: false` removed"),
                 None => {}
             }
         });

@@ -79,14 +79,14 @@ impl Rule for CloseObjects {
             if map.get("type").and_then(Value::as_str) != Some("object") {
                 return;
             }
-            let at = path.pointer();
+            let at = || path.pointer();
             match map.get("additionalProperties") {
                 None => {
                     map.insert("additionalProperties".into(), json!(false));
                 }
                 Some(Value::Bool(false)) => {}
                 Some(other) => {
-                    report.fail(&at, format!("an open map (`additionalProperties: {other}`) cannot be a closed object"));
+                    report.fail(&at(), format!("an open map (`additionalProperties: {other}`) cannot be a closed object"));
                     return;
                 }
             }
@@ -99,7 +99,7 @@ impl Rule for CloseObjects {
                 .keys()
                 .cloned()
                 .collect();
-            let required: Vec<String> = map
+            let required: std::collections::HashSet<String> = map
                 .get("required")
                 .and_then(Value::as_array)
                 .map(|r| {
@@ -108,9 +108,13 @@ impl Rule for CloseObjects {
                         .collect()
                 })
                 .unwrap_or_default();
-            for stale in required.iter().filter(|r| !names.contains(r)) {
+            let name_set: std::collections::HashSet<&String> = names.iter().collect();
+            let mut stale: Vec<&String> =
+                required.iter().filter(|r| !name_set.contains(r)).collect();
+            stale.sort();
+            for stale in stale {
                 report.loss(
-                    &format!("{at}/required"),
+                    &format!("{}/required", at()),
                     "required",
                     LossKind::Dropped,
                     format!(
@@ -120,11 +124,19 @@ impl Rule for CloseObjects {
             }
             match optional {
                 Optional::Keep => {
-                    let kept: Vec<Value> = required
-                        .iter()
-                        .filter(|r| names.contains(r))
-                        .map(|r| json!(r))
-                        .collect();
+                    // The original order of `required`, without names that are not properties.
+                    let kept: Vec<Value> = map
+                        .get("required")
+                        .and_then(Value::as_array)
+                        .map(|r| {
+                            r.iter()
+                                .filter(|x| {
+                                    x.as_str().is_some_and(|x| name_set.contains(&x.to_owned()))
+                                })
+                                .cloned()
+                                .collect()
+                        })
+                        .unwrap_or_default();
                     if map.contains_key("required") {
                         map.insert("required".into(), Value::Array(kept));
                     }
@@ -148,7 +160,8 @@ impl Rule for CloseObjects {
                         };
                         report.change(
                             &format!(
-                                "{at}/properties/{}",
+                                "{}/properties/{}",
+                                at(),
                                 name.replace('~', "~0").replace('/', "~1")
                             ),
                             "nullable-required",

@@ -43,11 +43,11 @@ impl Rule for ResponsesPrepass {
     fn apply(&mut self, schema: &mut Value, report: &mut Report) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            let at = path.pointer();
+            let at = || path.pointer();
             if type_names(map).contains(&"object") && !map.contains_key("properties") {
                 map.insert("properties".into(), json!({}));
                 report.change(
-                    &at,
+                    &at(),
                     "responses-prepass",
                     "`properties: {}` added to an object",
                 );
@@ -87,7 +87,7 @@ impl Rule for ResponsesPrepass {
                         }
                     };
                     pp.insert(".*".into(), merged);
-                    report.loss(&format!("{at}/patternProperties"), "patternProperties", LossKind::Widened, format!("the key pattern {key:?} uses a lookaround; its schema now applies to every name (`.*`)"));
+                    report.loss(&format!("{}/patternProperties", at()), "patternProperties", LossKind::Widened, format!("the key pattern {key:?} uses a lookaround; its schema now applies to every name (`.*`)"));
                 }
             }
         });

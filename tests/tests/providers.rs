@@ -1,0 +1,206 @@
+//! Every fixture catalog (the schemars output of types covering every serde representation and
+//! std type, plus the real MCP catalogs) converted for every target:
+//! - each tool's schema passes the target's validator, written from the provider rules
+//!   (`support/validators.rs`), or is a reported fallback;
+//! - every constraint of the input is either still in the output or has a loss entry;
+//! - the declarations and report are snapshotted (`tests/snapshots`, reviewed like code:
+//!   regenerate with `INSTA_UPDATE=always cargo test -p toolschema-tests --test providers`).
+
+mod support;
+
+use serde_json::{Value, json};
+use toolschema::Target;
+use toolschema::adapt::{LossKind, convert};
+use toolschema::walk::{Walk, pointer};
+
+use support::{all_catalogs, validators::validate};
+
+/// Keywords that constrain or describe values: each must survive or be reported.
+const ACCOUNTED: &[&str] = &[
+    "pattern",
+    "format",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "default",
+    "examples",
+    "not",
+    "if",
+    "then",
+    "else",
+    "patternProperties",
+    "propertyNames",
+    "dependentSchemas",
+    "dependentRequired",
+    "title",
+];
+
+fn occurrences(schema: &Value) -> Vec<(String, String, Value)> {
+    let walk = Walk::new(schema);
+    let mut out = Vec::new();
+    for (i, (node, _)) in walk.nodes.iter().enumerate() {
+        let Some(m) = node.as_object() else { continue };
+        for k in ACCOUNTED {
+            if let Some(v) = m.get(*k) {
+                out.push((pointer(&walk.steps(i)), (*k).to_owned(), v.clone()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_catalog_converts_for_every_target() {
+    let mut checked = 0;
+    for (name, catalog) in all_catalogs() {
+        for target in Target::ALL {
+            let converted = convert(&catalog, target);
+            assert_eq!(converted.adapted.len(), catalog.tools.len());
+            for ((tool, adapted), input) in converted
+                .report
+                .tools
+                .iter()
+                .zip(&converted.adapted)
+                .zip(&catalog.tools)
+            {
+                let context = format!("{name} / {target} / {}", tool.tool);
+                if adapted.fallback {
+                    assert!(
+                        adapted.losses.iter().any(|l| l.kind == LossKind::Fallback),
+                        "{context}: fallback without a loss entry"
+                    );
+                } else {
+                    let problems = validate(target, &adapted.schema, adapted.strict);
+                    assert!(
+                        problems.is_empty(),
+                        "{context}: {problems:#?}\n{:#}",
+                        adapted.schema
+                    );
+                }
+                if adapted.strict == Some(false) && target.wants_strict() && !adapted.fallback {
+                    assert!(
+                        adapted
+                            .losses
+                            .iter()
+                            .any(|l| l.kind == LossKind::Fallback && l.keyword == "strict"),
+                        "{context}"
+                    );
+                }
+                // Nothing is lost without an entry.
+                let output = occurrences(&adapted.schema);
+                for (at, key, value) in occurrences(&input.schema) {
+                    let kept = output.iter().any(|(_, k, v)| *k == key && *v == value);
+                    let reported = adapted
+                        .losses
+                        .iter()
+                        .any(|l| l.keyword == key && l.pointer == format!("{at}/{key}"))
+                        || adapted
+                            .losses
+                            .iter()
+                            .any(|l| l.kind == LossKind::Fallback && l.keyword == "root");
+                    assert!(
+                        kept || reported,
+                        "{context}: `{key}` at `{at}` vanished without a loss entry"
+                    );
+                }
+                checked += 1;
+            }
+            let snapshot =
+                json!({"declarations": converted.declarations, "report": converted.report});
+            insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false, omit_expression => true}, {
+                insta::assert_json_snapshot!(format!("{name}@{target}"), snapshot);
+            });
+        }
+    }
+    // 6 fixture types + 206 real tools, for 6 targets.
+    assert_eq!(checked, (6 + 206) * 6);
+}
+
+#[test]
+fn strict_flags_follow_enforcement() {
+    let (_, github) = all_catalogs()
+        .into_iter()
+        .find(|(n, _)| n == "github-mcp-server")
+        .unwrap();
+    let converted = convert(&github, Target::OpenAiStrict);
+    let flags: Vec<Option<bool>> = converted
+        .declarations
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["function"].get("strict").and_then(Value::as_bool))
+        .collect();
+    // A mixed catalog: `true` only where enforced, an explicit `false` elsewhere.
+    assert!(flags.iter().all(Option::is_some));
+    for (flag, adapted) in flags.iter().zip(&converted.adapted) {
+        assert_eq!(*flag, adapted.strict);
+    }
+    assert!(flags.contains(&Some(false)) && flags.contains(&Some(true)));
+    // Non-strict targets never send the flag.
+    let plain = convert(&github, Target::OpenAi);
+    assert!(
+        plain
+            .declarations
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|d| d["function"].get("strict").is_none())
+    );
+}
+
+#[test]
+fn anthropic_strict_budget_is_shared_by_the_catalog() {
+    let (_, playwright) = all_catalogs()
+        .into_iter()
+        .find(|(n, _)| n == "playwright-mcp")
+        .unwrap();
+    let converted = convert(&playwright, Target::AnthropicStrict);
+    let strict = converted
+        .adapted
+        .iter()
+        .filter(|a| a.strict == Some(true))
+        .count();
+    assert_eq!(strict, 20, "20 strict tools per request");
+    let demoted = converted
+        .report
+        .tools
+        .iter()
+        .filter(|t| t.losses.iter().any(|l| l.detail.contains("per request")))
+        .count();
+    assert!(demoted > 0);
+}
+
+#[test]
+fn tool_names_are_rewritten_for_the_provider() {
+    let catalog = toolschema::catalog::Catalog::from_value(json!([
+        {"name": "fs.read", "inputSchema": {"type": "object"}},
+        {"name": "fs_read", "inputSchema": {"type": "object"}},
+        {"name": "ok-name", "inputSchema": {"type": "object"}}
+    ]))
+    .unwrap();
+    let converted = convert(&catalog, Target::Anthropic);
+    let names: Vec<&str> = converted
+        .declarations
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["fs_read", "fs_read_2", "ok-name"]);
+    assert_eq!(
+        converted.report.tools[0].renamed_from.as_deref(),
+        Some("fs.read")
+    );
+    // MCP has no such rule: names pass through.
+    let mcp = convert(&catalog, Target::Mcp);
+    assert_eq!(mcp.declarations["tools"][0]["name"], "fs.read");
+}

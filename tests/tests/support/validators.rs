@@ -1,0 +1,312 @@
+//! What each provider accepts, written from the provider rules (the project's `providers.md`
+//! notes, sections 1, 4 and 5), not from the adapters: an independent check of their output.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+use toolschema::Target;
+use toolschema::walk::{Step, Walk, dotted, resolve_local};
+
+/// Problems with `schema` as the `parameters`/`input_schema`/`inputSchema` of `target`, sent
+/// with the given strict flag. Empty when the provider accepts it.
+pub fn validate(target: Target, schema: &Value, strict: Option<bool>) -> Vec<String> {
+    let mut out = Vec::new();
+    root_object(schema, &mut out);
+    match target {
+        Target::Mcp => mcp(schema, &mut out),
+        Target::OpenAi => openai(schema, &mut out),
+        Target::OpenAiStrict | Target::OpenAiResponses => {
+            openai(schema, &mut out);
+            if target == Target::OpenAiResponses {
+                objects_have_properties(schema, &mut out);
+            }
+            if strict == Some(true) {
+                openai_strict(schema, &mut out);
+            }
+        }
+        Target::Anthropic => anthropic(schema, &mut out),
+        Target::AnthropicStrict => {
+            anthropic(schema, &mut out);
+            if strict == Some(true) {
+                anthropic_strict(schema, &mut out);
+            }
+        }
+        _ => out.push(format!("no validator for {target}")),
+    }
+    out
+}
+
+fn root_object(schema: &Value, out: &mut Vec<String>) {
+    if schema.get("type").and_then(Value::as_str) != Some("object") {
+        out.push("root: `type` must be \"object\" (every provider; Anthropic: `input_schema.type: Field required`)".into());
+    }
+}
+
+/// MCP: `inputSchema` is an object schema; we also promise no `$schema` URI.
+fn mcp(schema: &Value, out: &mut Vec<String>) {
+    for (node, path) in nodes(schema) {
+        if node.get("$schema").is_some() {
+            out.push(format!("{path}: `$schema` left in"));
+        }
+    }
+}
+
+/// OpenAI, any mode: "schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level".
+fn openai(schema: &Value, out: &mut Vec<String>) {
+    for k in ["oneOf", "anyOf", "allOf", "enum", "not"] {
+        if schema.get(k).is_some() {
+            out.push(format!("root: `{k}` at the top level"));
+        }
+    }
+}
+
+fn objects_have_properties(schema: &Value, out: &mut Vec<String>) {
+    for (node, path) in nodes(schema) {
+        if node.get("type").and_then(Value::as_str) == Some("object")
+            && node.get("properties").is_none()
+        {
+            out.push(format!("{path}: object without `properties`"));
+        }
+    }
+}
+
+/// OpenAI Structured Outputs, `strict: true` (providers.md section 1).
+fn openai_strict(schema: &Value, out: &mut Vec<String>) {
+    let unsupported = [
+        "allOf",
+        "not",
+        "dependentRequired",
+        "dependentSchemas",
+        "if",
+        "then",
+        "else",
+        "oneOf",
+        "default",
+        "propertyNames",
+        "patternProperties",
+        "unevaluatedProperties",
+        "const",
+        "nullable",
+    ];
+    let formats = [
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    ];
+    let mut properties = 0usize;
+    let mut enum_values = 0usize;
+    for (node, path) in nodes(schema) {
+        let Some(m) = node.as_object() else {
+            if node != &Value::Bool(false) {
+                out.push(format!("{path}: boolean subschema"));
+            }
+            continue;
+        };
+        for k in unsupported {
+            if m.contains_key(k) {
+                out.push(format!("{path}: `{k}` is not permitted in strict mode"));
+            }
+        }
+        if let Some(f) = m.get("format").and_then(Value::as_str) {
+            if !formats.contains(&f) {
+                out.push(format!("{path}: '{f}' is not a valid format"));
+            }
+        }
+        if m.contains_key("$ref") && m.len() > 1 {
+            out.push(format!("{path}: $ref cannot have keywords"));
+        }
+        if !(m.contains_key("type") || m.contains_key("anyOf") || m.contains_key("$ref")) {
+            out.push(format!("{path}: untyped node"));
+        }
+        if m.get("type").and_then(Value::as_str) == Some("object") {
+            if m.get("additionalProperties") != Some(&Value::Bool(false)) {
+                out.push(format!(
+                    "{path}: 'additionalProperties' is required to be supplied and to be false"
+                ));
+            }
+            let props: Vec<&String> = m
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().collect())
+                .unwrap_or_default();
+            if m.get("properties").is_none() {
+                out.push(format!("{path}: object schema missing properties"));
+            }
+            properties += props.len();
+            let required: HashSet<&str> = m
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            for p in &props {
+                if !required.contains(p.as_str()) {
+                    out.push(format!("{path}: 'required' is required to be supplied and to be an array including every key in properties. Missing '{p}'"));
+                }
+            }
+        }
+        if m.get("type").and_then(Value::as_str) == Some("array")
+            && m.get("items").is_none()
+            && m.get("prefixItems").is_none()
+        {
+            out.push(format!("{path}: array without `items`"));
+        }
+        if let Some(Value::Array(v)) = m.get("enum") {
+            enum_values += v.len();
+        }
+    }
+    if properties > 5_000 {
+        out.push(format!("{properties} properties (limit 5,000)"));
+    }
+    if enum_values > 1_000 {
+        out.push(format!("{enum_values} enum values (limit 1,000)"));
+    }
+}
+
+/// Anthropic `input_schema`: "does not support oneOf, allOf, or anyOf at the top level".
+fn anthropic(schema: &Value, out: &mut Vec<String>) {
+    for k in ["oneOf", "anyOf", "allOf"] {
+        if schema.get(k).is_some() {
+            out.push(format!("root: `{k}` at the top level"));
+        }
+    }
+}
+
+/// Anthropic strict tool use (providers.md section 4: supported and not supported).
+fn anthropic_strict(schema: &Value, out: &mut Vec<String>) {
+    let unsupported = [
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "maxItems",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "patternProperties",
+    ];
+    let formats = [
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "uri",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    ];
+    let mut refs: HashMap<String, Vec<String>> = HashMap::new();
+    for (node, path) in nodes(schema) {
+        let Some(m) = node.as_object() else { continue };
+        for k in unsupported {
+            if m.contains_key(k) {
+                out.push(format!("{path}: `{k}` is not supported"));
+            }
+        }
+        if let Some(n) = m.get("minItems").and_then(Value::as_u64) {
+            if n > 1 {
+                out.push(format!("{path}: minItems {n} (only 0 and 1)"));
+            }
+        }
+        if let Some(f) = m.get("format").and_then(Value::as_str) {
+            if !formats.contains(&f) {
+                out.push(format!("{path}: format '{f}' is not supported"));
+            }
+        }
+        if let Some(p) = m.get("pattern").and_then(Value::as_str) {
+            if ["(?=", "(?!", "(?<=", "(?<!", "\\b"]
+                .iter()
+                .any(|x| p.contains(x))
+            {
+                out.push(format!("{path}: pattern feature not supported"));
+            }
+        }
+        if m.get("type").and_then(Value::as_str) == Some("object")
+            && m.get("additionalProperties") != Some(&Value::Bool(false))
+        {
+            out.push(format!("{path}: `additionalProperties` must be false"));
+        }
+        if let Some(Value::Array(v)) = m.get("enum") {
+            if v.iter().any(|x| x.is_object() || x.is_array()) {
+                out.push(format!("{path}: complex types within enums"));
+            }
+        }
+        if let Some(r) = m.get("$ref").and_then(Value::as_str) {
+            if !r.starts_with('#') || resolve_local(schema, r).is_none() {
+                out.push(format!("{path}: external or dangling `$ref`"));
+            }
+            let owner = path.split('.').take(2).collect::<Vec<_>>().join(".");
+            refs.entry(owner).or_default().push(r.to_owned());
+        }
+    }
+    // Recursion: a definition (or the root) reachable from itself.
+    let key = |r: &str| -> String {
+        if r == "#" {
+            String::new()
+        } else {
+            r.trim_start_matches("#/").replace('/', ".")
+        }
+    };
+    let mut graph: HashMap<String, Vec<String>> = HashMap::new();
+    for (owner, targets) in &refs {
+        let owner = if owner.starts_with("$defs.") {
+            owner.clone()
+        } else {
+            String::new()
+        };
+        graph
+            .entry(owner)
+            .or_default()
+            .extend(targets.iter().map(|t| key(t)));
+    }
+    for start in graph.keys() {
+        let mut seen = HashSet::new();
+        let mut stack = graph[start].clone();
+        while let Some(n) = stack.pop() {
+            if &n == start {
+                out.push(format!("recursive schema through `{start}`"));
+                break;
+            }
+            if seen.insert(n.clone()) {
+                stack.extend(graph.get(&n).cloned().unwrap_or_default());
+            }
+        }
+    }
+}
+
+fn nodes(schema: &Value) -> Vec<(&Value, String)> {
+    let walk = Walk::new(schema);
+    (0..walk.nodes.len())
+        .map(|i| {
+            let steps = walk.steps(i);
+            // `additionalProperties: false` and `items: false` are keyword values here.
+            let closing = matches!(
+                steps.last(),
+                Some(Step::Keyword(
+                    "additionalProperties" | "items" | "unevaluatedProperties"
+                ))
+            );
+            (
+                walk.nodes[i].0,
+                if closing {
+                    format!("{}#closing", dotted(&steps))
+                } else {
+                    dotted(&steps)
+                },
+            )
+        })
+        .filter(|(v, p)| !(p.ends_with("#closing") && v.is_boolean()))
+        .collect()
+}
