@@ -250,33 +250,50 @@ fn remove_schema_uri() -> RemoveSchemaUri {
     RemoveSchemaUri
 }
 
+/// OpenAI strict, first stage (the reference's `sanitizeSchemaForStrictMode`): keyword
+/// stripping and spilling, `$ref`/`allOf` forms, `const`, type arrays and type inference.
+pub fn openai_strict_sanitize() -> Vec<Box<dyn Rule>> {
+    vec![
+        Box::new(MergeSingleAllOf),
+        Box::new(ResolveRefSiblings),
+        Box::new(DefaultToDescription),
+        Box::new(StripKeywords {
+            name: "strip-non-structural",
+            keywords: OPENAI_STRICT_STRIP,
+            spill: HUMAN_READABLE,
+            why: "not structural: OpenAI strict mode rejects it",
+            keep: keep_none,
+        }),
+        Box::new(ConstToEnum),
+        Box::new(SplitTypeArrays),
+        Box::new(InferType),
+    ]
+}
+
+/// OpenAI strict, second stage (the reference's `enforceStrictSchema`): `anyOf` only, closed
+/// objects with every property required (optional ones nullable), nested unions spliced, and
+/// the representability and size checks.
+pub fn openai_strict_enforce() -> Vec<Box<dyn Rule>> {
+    vec![
+        Box::new(InferType),
+        Box::new(OneOfToAnyOf),
+        Box::new(CloseObjects {
+            optional: Optional::NullableRequired,
+        }),
+        Box::new(SpliceNestedAnyOf),
+        Box::new(StructuredFirst),
+        Box::new(Typed),
+        Box::new(OpenAiLimits),
+    ]
+}
+
 /// The rules of a target's main attempt (strict when it wants strict).
 pub fn pipeline(target: Target) -> Vec<Box<dyn Rule>> {
     let openai_strict = || -> Vec<Box<dyn Rule>> {
-        vec![
-            Box::new(StrictPrecheck),
-            Box::new(MergeSingleAllOf),
-            Box::new(ResolveRefSiblings),
-            Box::new(DefaultToDescription),
-            Box::new(StripKeywords {
-                name: "strip-non-structural",
-                keywords: OPENAI_STRICT_STRIP,
-                spill: HUMAN_READABLE,
-                why: "not structural: OpenAI strict mode rejects it",
-                keep: keep_none,
-            }),
-            Box::new(ConstToEnum),
-            Box::new(SplitTypeArrays),
-            Box::new(InferEnumType),
-            Box::new(OneOfToAnyOf),
-            Box::new(CloseObjects {
-                optional: Optional::NullableRequired,
-            }),
-            Box::new(SpliceNestedAnyOf),
-            Box::new(StructuredFirst),
-            Box::new(Typed),
-            Box::new(OpenAiLimits),
-        ]
+        let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(StrictPrecheck)];
+        rules.extend(openai_strict_sanitize());
+        rules.extend(openai_strict_enforce());
+        rules
     };
     let mut rules: Vec<Box<dyn Rule>> = Vec::new();
     if target != Target::Mcp {
@@ -323,6 +340,11 @@ pub fn pipeline(target: Target) -> Vec<Box<dyn Rule>> {
         }
     }
     rules
+}
+
+/// Runs rules in order on a document, stopping at the first that finds it unrepresentable.
+pub fn run_rules(rules: Vec<Box<dyn Rule>>, schema: &mut Value) -> Report {
+    run(rules, schema)
 }
 
 /// The non-strict form of a strict target (its fail-open output).

@@ -59,14 +59,15 @@ pub(crate) fn homogeneous_type(values: &[Value]) -> Option<&'static str> {
     found.filter(|t| !matches!(*t, "array" | "object"))
 }
 
-/// A node with an `enum` of one primitive type and no `type` (nor combinator or `$ref`) gets
-/// that type. Same meaning; a change.
+/// A node with no `type` (nor combinator or `$ref`) gets the one its other keywords imply:
+/// `object` with `properties`, `array` with `items`/`prefixItems`, or the primitive type of a
+/// homogeneous `enum`. Same meaning for every value a strict provider can produce; a change.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct InferEnumType;
+pub struct InferType;
 
-impl Rule for InferEnumType {
+impl Rule for InferType {
     fn name(&self) -> &'static str {
-        "infer-enum-type"
+        "infer-type"
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut Report) {
@@ -79,18 +80,38 @@ impl Rule for InferEnumType {
             {
                 return;
             }
-            let Some(Value::Array(values)) = map.get("enum") else {
+            if map.get("properties").is_some_and(Value::is_object) {
+                map.insert("type".into(), json!("object"));
+                report.change(
+                    &path.pointer(),
+                    "infer-type",
+                    "`type: \"object\"` inferred from `properties`",
+                );
                 return;
+            }
+            if map.contains_key("items") || map.contains_key("prefixItems") {
+                map.insert("type".into(), json!("array"));
+                report.change(
+                    &path.pointer(),
+                    "infer-type",
+                    "`type: \"array\"` inferred from `items`",
+                );
+                return;
+            }
+            let values: Vec<Value> = match (map.get("enum"), map.get("const")) {
+                (Some(Value::Array(values)), _) => values.clone(),
+                (None, Some(c)) => vec![c.clone()],
+                _ => return,
             };
             if values.is_empty() {
                 return;
             }
-            if let Some(t) = homogeneous_type(values) {
+            if let Some(t) = homogeneous_type(&values) {
                 map.insert("type".into(), json!(t));
                 report.change(
                     &path.pointer(),
-                    "infer-enum-type",
-                    format!("`type: \"{t}\"` inferred from the enum"),
+                    "infer-type",
+                    format!("`type: \"{t}\"` inferred from the enum or const"),
                 );
             }
         });
@@ -109,7 +130,7 @@ mod tests {
         }});
         let mut r = Report::default();
         ConstToEnum.apply(&mut v, &mut r);
-        InferEnumType.apply(&mut v, &mut r);
+        InferType.apply(&mut v, &mut r);
         let p = &v["properties"];
         assert_eq!(p["a"], json!({"enum": ["x"], "type": "string"}));
         assert_eq!(p["b"]["type"], "integer");

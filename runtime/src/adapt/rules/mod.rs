@@ -4,6 +4,7 @@
 
 mod draft;
 mod enums;
+pub(crate) use enums::value_type;
 pub mod keywords;
 mod objects;
 mod order;
@@ -15,7 +16,7 @@ mod types;
 mod unions;
 
 pub use draft::UpgradeDraft07;
-pub use enums::{ConstToEnum, InferEnumType};
+pub use enums::{ConstToEnum, InferType};
 pub use keywords::{DefaultToDescription, StripKeywords};
 pub use objects::{CloseObjects, Optional};
 pub use order::StructuredFirst;

@@ -150,9 +150,11 @@ impl Rule for CloseObjects {
                         if required.contains(name) {
                             continue;
                         }
-                        let v = props.shift_remove(name).expect("listed");
+                        // In place: the property keeps its position.
+                        let slot = props.get_mut(name).expect("listed");
+                        let v = std::mem::take(slot);
                         let was_nullable = is_nullable(&v);
-                        props.insert(name.clone(), nullable(v));
+                        *slot = nullable(v);
                         let detail = if was_nullable {
                             "optional property made required (it already accepts null)"
                         } else {
@@ -168,8 +170,7 @@ impl Rule for CloseObjects {
                             detail,
                         );
                     }
-                    // `properties` is a BTreeMap unless serde_json preserves order; `required`
-                    // follows the map's order either way.
+                    // `required` lists every property, in the properties' order.
                     map.insert(
                         "required".into(),
                         Value::Array(names.iter().map(|n| json!(n)).collect()),

@@ -117,6 +117,22 @@ impl Rule for Typed {
                 );
                 return;
             }
+            // An enum value of another type than the node's: OpenAI rejects the whole tool.
+            if let (Some(Value::String(t)), Some(Value::Array(values))) =
+                (map.get("type"), map.get("enum"))
+            {
+                let fits = |v: &Value| {
+                    let vt = super::value_type(v);
+                    vt == t || (t == "number" && vt == "integer")
+                };
+                if let Some(bad) = values.iter().find(|v| !fits(v)) {
+                    report.fail(
+                        &at(),
+                        format!("the enum value {bad} is not of the node's type `{t}`"),
+                    );
+                    return;
+                }
+            }
         }
     }
 }
@@ -388,6 +404,15 @@ mod tests {
 
     #[test]
     fn typed_and_limits() {
+        // The reference's quarantine case: an enum that its own type rejects.
+        assert!(fails(
+            &mut Typed,
+            json!({"type": "object", "properties": {"c": {"type": "null", "enum": ["A", "B"]}}})
+        ));
+        assert!(!fails(
+            &mut Typed,
+            json!({"type": "object", "properties": {"c": {"type": "number", "enum": [1, 2.5]}}})
+        ));
         assert!(fails(
             &mut Typed,
             json!({"type": "object", "properties": {"a": {"enum": ["x", 1]}}})

@@ -93,17 +93,36 @@ impl Rule for OneOfToAnyOf {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut Report) {
-        // Exclusivity is judged on the document before the rewrite (branches may be `$ref`s).
-        let root = schema.clone();
+        // Exclusivity is judged on the document before the rewrite (branches may be `$ref`s):
+        // decide first, on the immutable document, then rewrite.
+        let mut exclusive_at: std::collections::HashMap<String, bool> =
+            std::collections::HashMap::new();
+        {
+            let walk = crate::walk::Walk::new(schema);
+            for (index, (node, _)) in walk.nodes.iter().enumerate() {
+                let Some(Value::Array(branches)) = node.get("oneOf") else {
+                    continue;
+                };
+                let resolved: Vec<&Value> = branches.iter().map(|b| resolve(schema, b)).collect();
+                let all = (0..resolved.len())
+                    .all(|i| (i + 1..resolved.len()).all(|j| exclusive(resolved[i], resolved[j])));
+                exclusive_at.insert(crate::walk::pointer(&walk.steps(index)), all);
+            }
+        }
+        if exclusive_at.is_empty() {
+            return;
+        }
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            let Some(Value::Array(branches)) = map.shift_remove("oneOf") else {
+            // A non-array `oneOf` is not a schema keyword use we understand: left as it is.
+            if !map.get("oneOf").is_some_and(Value::is_array) {
                 return;
-            };
-            let resolved: Vec<&Value> = branches.iter().map(|b| resolve(&root, b)).collect();
-            let all_exclusive = (0..resolved.len())
-                .all(|i| (i + 1..resolved.len()).all(|j| exclusive(resolved[i], resolved[j])));
+            }
             let at = path.pointer();
+            let all_exclusive = exclusive_at.get(&at).copied().unwrap_or(false);
+            let Some(Value::Array(branches)) = map.shift_remove("oneOf") else {
+                unreachable!("checked above")
+            };
             match map.get_mut("anyOf") {
                 // Both present: a value must match the `anyOf` and the former `oneOf`, so the
                 // latter becomes an `anyOf` inside an `allOf` (which strict checks then judge).

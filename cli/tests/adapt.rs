@@ -1,0 +1,161 @@
+//! `toolschema adapt` and `toolschema convert` as a user runs them.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/tools")
+        .join(name)
+}
+
+fn run(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolschema"));
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let input = stdin.to_owned();
+    let mut pipe = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn json_out(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+const SCHEMA: &str = r#"{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+  "properties": {"q": {"type": "string", "maxLength": 10}, "n": {"type": "integer", "default": 5}},
+  "required": ["q"]}"#;
+
+#[test]
+fn adapt_prints_the_schema_or_the_report() {
+    let out = run(&["adapt", "--to", "openai-strict"], SCHEMA, &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let schema = json_out(&out);
+    assert_eq!(schema["additionalProperties"], json!(false));
+    assert_eq!(schema["required"], json!(["q", "n"]));
+
+    let out = run(
+        &["adapt", "--to", "openai-strict", "--report", "-"],
+        SCHEMA,
+        &[],
+    );
+    let report = json_out(&out);
+    assert_eq!(report["target"], "openai-strict");
+    assert_eq!(report["strict"], json!(true));
+    assert_eq!(report["fallback"], json!(false));
+    let losses = report["losses"].as_array().unwrap();
+    assert!(
+        losses
+            .iter()
+            .any(|l| l["pointer"] == "/properties/q/maxLength"
+                && l["kind"] == "spilled"
+                && l["keyword"] == "maxLength")
+    );
+    assert!(
+        losses
+            .iter()
+            .all(|l| l["detail"].as_str().is_some_and(|d| !d.is_empty()))
+    );
+    // MCP has no strict flag.
+    let report = json_out(&run(&["adapt", "--to", "mcp", "--report"], SCHEMA, &[]));
+    assert_eq!(report["strict"], Value::Null);
+}
+
+#[test]
+fn no_strict_environment_variable_disables_strict() {
+    for value in ["1", "true", "yes", "on"] {
+        let report = json_out(&run(
+            &["adapt", "--to", "openai-strict", "--report"],
+            SCHEMA,
+            &[("TOOLSCHEMA_NO_STRICT", value)],
+        ));
+        assert_eq!(report["strict"], json!(false), "{value}");
+        assert_eq!(report["losses"][0]["keyword"], "strict");
+        assert!(
+            report["losses"][0]["detail"]
+                .as_str()
+                .unwrap()
+                .contains("TOOLSCHEMA_NO_STRICT")
+        );
+    }
+    let report = json_out(&run(
+        &["adapt", "--to", "openai-strict", "--report"],
+        SCHEMA,
+        &[("TOOLSCHEMA_NO_STRICT", "0")],
+    ));
+    assert_eq!(report["strict"], json!(true));
+}
+
+#[test]
+fn convert_writes_each_wire_format() {
+    let path = fixture("mcp-server-filesystem.json");
+    let path = path.to_str().unwrap();
+    let openai = json_out(&run(&["convert", "--to", "openai-strict", path], "", &[]));
+    let first = &openai[0];
+    assert_eq!(first["type"], "function");
+    assert!(first["function"]["parameters"].is_object());
+    assert_eq!(first["function"]["strict"], json!(true));
+    let responses = json_out(&run(
+        &["convert", "--to", "openai-responses", path],
+        "",
+        &[],
+    ));
+    assert!(responses[0]["name"].is_string() && responses[0]["parameters"].is_object());
+    let anthropic = json_out(&run(&["convert", "--to", "anthropic", path], "", &[]));
+    assert!(anthropic[0]["input_schema"].is_object());
+    assert!(anthropic[0].get("strict").is_none());
+    let mcp = json_out(&run(&["convert", "--to", "mcp", path], "", &[]));
+    assert_eq!(mcp["tools"].as_array().unwrap().len(), 14);
+    assert!(mcp["tools"][0]["inputSchema"].is_object());
+    let with_report = json_out(&run(
+        &["convert", "--to", "anthropic-strict", "--report", path],
+        "",
+        &[],
+    ));
+    assert_eq!(with_report["report"]["tools"].as_array().unwrap().len(), 14);
+    assert_eq!(with_report["report"]["target"], "anthropic-strict");
+}
+
+#[test]
+fn bad_input_exits_2_never_panics() {
+    let out = run(&["adapt", "--to", "gemini"], SCHEMA, &[]);
+    assert_eq!(out.status.code(), Some(2), "clap rejects an unknown target");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected one of"));
+    let out = run(&["adapt", "--to", "openai"], "{nope", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(
+        &["adapt", "--to", "openai"],
+        r#"[{"name": "a", "inputSchema": {"type": "object"}}]"#,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("use `toolschema convert`"));
+    let out = run(&["convert", "--to", "openai"], "12", &[]);
+    assert_eq!(out.status.code(), Some(2));
+    // A non-object root is not an error: that tool falls back, and the report says so.
+    let report = json_out(&run(
+        &["adapt", "--to", "openai", "--report"],
+        r#"{"type": "array"}"#,
+        &[],
+    ));
+    assert_eq!(report["fallback"], json!(true));
+    assert_eq!(
+        report["schema"],
+        json!({"type": "object", "properties": {}})
+    );
+}

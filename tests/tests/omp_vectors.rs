@@ -1,0 +1,140 @@
+//! The reference implementation's vectors (strict, responses and mcp paths), run through the
+//! matching stage of our adapters and compared with the reference output. Every difference must
+//! be listed, with its reason, in `docs/omp-differences.md`; a listed vector that no longer
+//! differs fails too, so the table cannot go stale.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use toolschema::Target;
+use toolschema::adapt::rules::{OneOfToAnyOf, ResponsesPrepass, Rule, UpgradeDraft07};
+use toolschema::adapt::{adapt, openai_strict_enforce, openai_strict_sanitize, run_rules};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn vectors() -> Vec<Value> {
+    serde_json::from_str(
+        &std::fs::read_to_string(root().join("fixtures/omp/vectors.json")).unwrap(),
+    )
+    .unwrap()
+}
+
+/// `| vector name | reason |` rows of the differences table.
+fn listed() -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(root().join("../docs/omp-differences.md")).unwrap();
+    text.lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            (cells[0].trim_matches('`').to_owned(), cells[1].to_owned())
+        })
+        .collect()
+}
+
+fn not_json(v: &Value) -> bool {
+    let text = v.to_string();
+    text.contains("$nonJson") || text.contains("$cycle")
+}
+
+/// What our matching stage produces for a vector, or why there is no matching stage.
+fn ours(vector: &Value) -> Result<Value, &'static str> {
+    let input = &vector["input"];
+    if not_json(input) {
+        return Err("not-json");
+    }
+    let call = vector["call"].as_str().unwrap_or("");
+    let stage = |rules: Vec<Box<dyn Rule>>| {
+        let mut schema = input.clone();
+        let report = run_rules(rules, &mut schema);
+        (schema, report.failure.is_none())
+    };
+    match vector["fn"].as_str().unwrap() {
+        // Our sanitize stage runs after the draft upgrade, which handles `nullable` (the
+        // reference's sanitizer does that itself).
+        "sanitizeSchemaForStrictMode" => {
+            let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(UpgradeDraft07)];
+            rules.extend(openai_strict_sanitize());
+            Ok(stage(rules).0)
+        }
+        "enforceStrictSchema" => {
+            let (schema, ok) = stage(openai_strict_enforce());
+            Ok(if ok { schema } else { json!({"$throws": true}) })
+        }
+        "tryEnforceStrictSchema" => {
+            let a = adapt(input, Target::OpenAiStrict);
+            Ok(json!({"schema": a.schema, "strict": a.strict == Some(true)}))
+        }
+        "adaptSchemaForStrict" => {
+            if call.contains(", false)") {
+                let mut schema = input.clone();
+                run_rules(vec![Box::new(UpgradeDraft07)], &mut schema);
+                Ok(json!({"schema": schema, "strict": false}))
+            } else {
+                let a = adapt(input, Target::OpenAiStrict);
+                Ok(json!({"schema": a.schema, "strict": a.strict == Some(true)}))
+            }
+        }
+        "sanitizeSchemaForOpenAIResponses" => {
+            Ok(stage(vec![Box::new(ResponsesPrepass), Box::new(OneOfToAnyOf)]).0)
+        }
+        "normalizeSchemaForMCP" => Ok(adapt(input, Target::Mcp).schema),
+        _ => Err("provider-call"),
+    }
+}
+
+#[test]
+fn reference_vectors_match_or_are_listed_with_a_reason() {
+    let vectors = vectors();
+    assert_eq!(vectors.len(), 98);
+    let listed = listed();
+    let mut differing = BTreeMap::new();
+    let mut matching = 0;
+    for v in &vectors {
+        let name = v["name"].as_str().unwrap().to_owned();
+        let expected = if v["assertions"]
+            .to_string()
+            .contains("evaluating the call throws")
+        {
+            json!({"$throws": true})
+        } else {
+            v["oracle_output"].clone()
+        };
+        match ours(v) {
+            Ok(out) if out == expected => matching += 1,
+            Ok(out) => {
+                differing.insert(name, format!("ours: {out}\nreference: {expected}"));
+            }
+            Err(why) => {
+                differing.insert(name, why.to_owned());
+            }
+        }
+    }
+    let unlisted: Vec<(&String, &String)> = differing
+        .iter()
+        .filter(|(n, _)| !listed.contains_key(*n))
+        .collect();
+    assert!(
+        unlisted.is_empty(),
+        "{} differences not in docs/omp-differences.md:\n{unlisted:#?}",
+        unlisted.len()
+    );
+    let stale: Vec<&String> = listed
+        .keys()
+        .filter(|n| !differing.contains_key(*n))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "listed in docs/omp-differences.md but no longer different: {stale:#?}"
+    );
+    for (name, reason) in &listed {
+        assert!(reason.len() > 10, "`{name}` needs a reason");
+    }
+    println!(
+        "{matching} of {} reference vectors match exactly; {} differ, each listed",
+        vectors.len(),
+        differing.len()
+    );
+}
