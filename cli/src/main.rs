@@ -35,7 +35,8 @@ enum Command {
 
 #[derive(clap::Args)]
 struct AdaptArgs {
-    /// mcp, openai, openai-strict, openai-responses, anthropic, anthropic-strict.
+    /// mcp, openai, openai-strict, openai-responses, anthropic, anthropic-strict, gemini,
+    /// gemini-openapi, cca-claude.
     #[arg(long, value_name = "TARGET", value_parser = adapt::parse_target)]
     to: toolschema::Target,
     /// Print `{"target", "schema", "strict", "fallback", "losses", "changes"}`.
@@ -48,7 +49,8 @@ struct AdaptArgs {
 
 #[derive(clap::Args)]
 struct ConvertArgs {
-    /// mcp, openai, openai-strict, openai-responses, anthropic, anthropic-strict.
+    /// mcp, openai, openai-strict, openai-responses, anthropic, anthropic-strict, gemini,
+    /// gemini-openapi, cca-claude.
     #[arg(long, value_name = "TARGET", value_parser = adapt::parse_target)]
     to: toolschema::Target,
     /// Print `{"declarations", "report"}` with each tool's strict flag, fallback, renames and losses.

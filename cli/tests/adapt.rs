@@ -133,7 +133,7 @@ fn convert_writes_each_wire_format() {
 
 #[test]
 fn bad_input_exits_2_never_panics() {
-    let out = run(&["adapt", "--to", "gemini"], SCHEMA, &[]);
+    let out = run(&["adapt", "--to", "gemeni"], SCHEMA, &[]);
     assert_eq!(out.status.code(), Some(2), "clap rejects an unknown target");
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected one of"));
     let out = run(&["adapt", "--to", "openai"], "{nope", &[]);

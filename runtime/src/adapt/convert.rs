@@ -44,26 +44,49 @@ pub struct Converted {
     pub adapted: Vec<Adapted>,
 }
 
-/// `^[a-zA-Z0-9_-]{1,64}$` (OpenAI and Anthropic).
-fn fits_name_rule(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+/// A provider's tool-name rule.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NameRule {
+    /// MCP: names pass through.
+    Any,
+    /// OpenAI and Anthropic: `^[a-zA-Z0-9_-]{1,64}$`.
+    Plain,
+    /// Google: `^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`.
+    Google,
 }
 
-fn rewrite_name(name: &str, taken: &HashSet<String>) -> String {
+fn allowed(rule: NameRule, c: char) -> bool {
+    match rule {
+        NameRule::Any => true,
+        NameRule::Plain => c.is_ascii_alphanumeric() || c == '_' || c == '-',
+        NameRule::Google => c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'),
+    }
+}
+
+fn starts_well(rule: NameRule, name: &str) -> bool {
+    rule != NameRule::Google
+        || name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+}
+
+fn fits_name_rule(rule: NameRule, name: &str) -> bool {
+    rule == NameRule::Any
+        || (!name.is_empty()
+            && name.len() <= 64
+            && starts_well(rule, name)
+            && name.chars().all(|c| allowed(rule, c)))
+}
+
+fn rewrite_name(rule: NameRule, name: &str, taken: &HashSet<String>) -> String {
     let mut base: String = name
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if allowed(rule, c) { c } else { '_' })
         .collect();
+    if !base.is_empty() && !starts_well(rule, &base) {
+        base.insert(0, '_');
+    }
     base.truncate(64);
     if base.is_empty() {
         base = "tool".into();
@@ -119,14 +142,11 @@ fn parameter_counts(schema: &Value) -> (usize, usize) {
 
 /// Converts every tool of a catalog for `target`.
 pub fn convert(catalog: &Catalog, target: Target) -> Converted {
-    let renames = matches!(
-        target,
-        Target::OpenAi
-            | Target::OpenAiStrict
-            | Target::OpenAiResponses
-            | Target::Anthropic
-            | Target::AnthropicStrict
-    );
+    let rule = match target {
+        Target::Mcp => NameRule::Any,
+        Target::Gemini | Target::GeminiOpenApi | Target::CcaClaude => NameRule::Google,
+        _ => NameRule::Plain,
+    };
     let mut taken: HashSet<String> = HashSet::new();
     let mut budget = AnthropicBudget {
         tools: 0,
@@ -136,8 +156,8 @@ pub fn convert(catalog: &Catalog, target: Target) -> Converted {
     let mut entries: Vec<(String, Option<String>, Option<String>, Adapted)> = Vec::new();
     for tool in &catalog.tools {
         let original = tool.name.clone().unwrap_or_else(|| "tool".to_owned());
-        let name = if renames && !fits_name_rule(&original) || taken.contains(&original) {
-            rewrite_name(&original, &taken)
+        let name = if !fits_name_rule(rule, &original) || taken.contains(&original) {
+            rewrite_name(rule, &original, &taken)
         } else {
             original.clone()
         };
@@ -227,6 +247,18 @@ pub fn convert(catalog: &Catalog, target: Target) -> Converted {
                     decl.insert("strict".into(), json!(s));
                 }
             }
+            Target::Gemini | Target::GeminiOpenApi | Target::CcaClaude => {
+                decl.insert("name".into(), json!(name));
+                if !description.is_null() {
+                    decl.insert("description".into(), description);
+                }
+                let field = if target == Target::Gemini {
+                    "parametersJsonSchema"
+                } else {
+                    "parameters"
+                };
+                decl.insert(field.into(), adapted.schema.clone());
+            }
         }
         declarations.push(Value::Object(decl));
         tools.push(ToolReport {
@@ -239,6 +271,9 @@ pub fn convert(catalog: &Catalog, target: Target) -> Converted {
     }
     let declarations = match target {
         Target::Mcp => json!({"tools": declarations}),
+        Target::Gemini | Target::GeminiOpenApi | Target::CcaClaude => {
+            json!({"functionDeclarations": declarations})
+        }
         _ => Value::Array(declarations),
     };
     Converted {
@@ -254,13 +289,24 @@ mod tests {
 
     #[test]
     fn names() {
-        assert!(fits_name_rule("browser_navigate"));
-        assert!(!fits_name_rule("fs.read"));
+        use NameRule::*;
+        assert!(fits_name_rule(Plain, "browser_navigate"));
+        assert!(!fits_name_rule(Plain, "fs.read"));
+        assert!(fits_name_rule(Google, "fs.read:v2"));
+        assert!(!fits_name_rule(Google, "2fa"));
+        assert!(fits_name_rule(Any, "anything goes"));
         let mut taken = HashSet::new();
-        assert_eq!(rewrite_name("fs.read", &taken), "fs_read");
+        assert_eq!(rewrite_name(Plain, "fs.read", &taken), "fs_read");
         taken.insert("fs_read".to_owned());
-        assert_eq!(rewrite_name("fs/read", &taken), "fs_read_2");
-        assert_eq!(rewrite_name(&"x".repeat(100), &HashSet::new()).len(), 64);
-        assert_eq!(rewrite_name("", &HashSet::new()), "tool");
+        assert_eq!(rewrite_name(Plain, "fs/read", &taken), "fs_read_2");
+        assert_eq!(
+            rewrite_name(Plain, &"x".repeat(100), &HashSet::new()).len(),
+            64
+        );
+        assert_eq!(rewrite_name(Plain, "", &HashSet::new()), "tool");
+        assert_eq!(
+            rewrite_name(Google, "2fa check", &HashSet::new()),
+            "_2fa_check"
+        );
     }
 }

@@ -44,17 +44,27 @@ pub enum Target {
     Anthropic,
     /// Anthropic strict tool use.
     AnthropicStrict,
+    /// Gemini `parametersJsonSchema` (seed section 3).
+    Gemini,
+    /// Gemini legacy `parameters`: the OpenAPI 3.0 `Schema` message (Live API, older models).
+    #[serde(rename = "gemini-openapi")]
+    GeminiOpenApi,
+    /// Claude through Google Cloud Code Assist / Antigravity, sent as `parameters` (seed 4).
+    CcaClaude,
 }
 
 impl Target {
     /// Every target, in CLI order.
-    pub const ALL: [Target; 6] = [
+    pub const ALL: [Target; 9] = [
         Target::Mcp,
         Target::OpenAi,
         Target::OpenAiStrict,
         Target::OpenAiResponses,
         Target::Anthropic,
         Target::AnthropicStrict,
+        Target::Gemini,
+        Target::GeminiOpenApi,
+        Target::CcaClaude,
     ];
 
     /// The CLI name.
@@ -66,12 +76,22 @@ impl Target {
             Target::OpenAiResponses => "openai-responses",
             Target::Anthropic => "anthropic",
             Target::AnthropicStrict => "anthropic-strict",
+            Target::Gemini => "gemini",
+            Target::GeminiOpenApi => "gemini-openapi",
+            Target::CcaClaude => "cca-claude",
         }
     }
 
     /// Whether the wire format has a `strict` flag.
     pub fn has_strict_flag(self) -> bool {
-        !matches!(self, Target::Mcp)
+        matches!(
+            self,
+            Target::OpenAi
+                | Target::OpenAiStrict
+                | Target::OpenAiResponses
+                | Target::Anthropic
+                | Target::AnthropicStrict
+        )
     }
 
     /// Whether the target attempts strict enforcement.
@@ -208,6 +228,51 @@ const ANTHROPIC_STRICT_STRIP: &[&str] = &[
     "contentSchema",
 ];
 
+/// Google strips these (the reference's `UNSUPPORTED_SCHEMA_FIELDS`, seed 3.1). `$ref` and `$defs`
+/// are in that list too; here they are inlined instead, after the per-node rules have run on the
+/// definitions, so that every loss is reported at its place in the input.
+const GOOGLE_STRIP: &[&str] = &[
+    "$schema",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "examples",
+    "prefixItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "pattern",
+    "format",
+    "dependencies",
+    "dependentSchemas",
+    "dependentRequired",
+    "x-mcp-header",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];
+
+fn google_strip() -> StripKeywords {
+    StripKeywords {
+        name: "strip-google-unsupported",
+        keywords: GOOGLE_STRIP,
+        spill: HUMAN_READABLE,
+        why: "Google's schema rejects it",
+        keep: keep_none,
+    }
+}
+
 const ANTHROPIC_FORMATS: &[&str] = &[
     "date-time",
     "time",
@@ -319,6 +384,59 @@ pub fn pipeline(target: Target) -> Vec<Box<dyn Rule>> {
         Target::Anthropic => {
             rules.push(Box::new(RootCombinators::ANTHROPIC));
             rules.push(Box::new(StructuredFirst));
+        }
+        Target::Gemini => {
+            rules.push(Box::new(RootCombinators::OPENAI));
+            rules.push(Box::new(SnakeCaseKeywords));
+            rules.push(Box::new(BoolSchemas));
+            rules.push(Box::new(google_strip()));
+            rules.push(Box::new(GoogleNullable {
+                mark_nullable: true,
+            }));
+            rules.push(Box::new(ConstToEnum));
+            rules.push(Box::new(InferType));
+            rules.push(Box::new(StringEnumsOnly));
+            rules.push(Box::new(InlineRefs::default()));
+            rules.push(Box::new(EnsureProperties));
+            rules.push(Box::new(PropertyOrdering));
+            rules.push(Box::new(StructuredFirst));
+        }
+        Target::GeminiOpenApi => {
+            rules.push(Box::new(RootCombinators::OPENAI));
+            rules.push(Box::new(SnakeCaseKeywords));
+            rules.push(Box::new(BoolSchemas));
+            rules.push(Box::new(MergeSingleAllOf));
+            rules.push(Box::new(GoogleNullable {
+                mark_nullable: true,
+            }));
+            rules.push(Box::new(ConstToEnum));
+            rules.push(Box::new(InferType));
+            rules.push(Box::new(StringEnumsOnly));
+            rules.push(Box::new(OpenApiSchemaFields));
+            rules.push(Box::new(InlineRefs::default()));
+            rules.push(Box::new(EnsureProperties));
+            rules.push(Box::new(PropertyOrdering));
+            rules.push(Box::new(StructuredFirst));
+        }
+        Target::CcaClaude => {
+            rules.push(Box::new(RootCombinators::OPENAI));
+            rules.push(Box::new(SnakeCaseKeywords));
+            rules.push(Box::new(BoolSchemas));
+            rules.push(Box::new(MergeSingleAllOf));
+            rules.push(Box::new(NullablePropertiesOptional));
+            rules.push(Box::new(google_strip()));
+            rules.push(Box::new(GoogleNullable {
+                mark_nullable: false,
+            }));
+            rules.push(Box::new(ConstToEnum));
+            rules.push(Box::new(InferType));
+            rules.push(Box::new(InlineRefs::default()));
+            rules.push(Box::new(MergeSingleAllOf));
+            rules.push(Box::new(StructuredFirst));
+            rules.push(Box::new(CollapseCombiners));
+            rules.push(Box::new(EnsureProperties));
+            rules.push(Box::new(ResidualGate));
+            rules.push(Box::new(MetaValidate));
         }
         Target::AnthropicStrict => {
             rules.push(Box::new(RootCombinators::ANTHROPIC));

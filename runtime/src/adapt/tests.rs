@@ -364,9 +364,155 @@ fn target_names_round_trip() {
         assert_eq!(serde_json::to_value(t).unwrap(), json!(t.as_str()));
     }
     assert!(
-        "gemini"
+        "gemeni"
             .parse::<Target>()
             .unwrap_err()
             .contains("expected one of")
     );
+}
+
+#[test]
+fn gemini_follows_seed_section_3() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": ["string", "null"], "pattern": "^a", "description": "Name"},
+            "kind": {"const": "fixed"},
+            "level": {"type": "integer", "enum": [1, 2]},
+            "node": {"$ref": "#/$defs/Node"},
+            "extra": {"type": "object", "additionalProperties": {"type": "string"}}
+        },
+        "required": ["kind"],
+        "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}, "v": {"type": "string"}}}}
+    });
+    let a = adapt(&schema, Target::Gemini);
+    assert_eq!(a.strict, None);
+    assert!(!a.fallback);
+    let p = &a.schema["properties"];
+    assert_eq!(
+        p["name"],
+        json!({"type": "string", "description": "Name\n\n{pattern: \"^a\"}", "nullable": true})
+    );
+    assert_eq!(p["kind"], json!({"enum": ["fixed"], "type": "string"}));
+    assert_eq!(p["level"]["type"], "integer");
+    assert!(p["level"].get("enum").is_none(), "only string enums");
+    assert_eq!(
+        p["node"]["properties"]["next"]["properties"]["v"],
+        json!({"type": "string"})
+    );
+    assert!(a.schema.get("$defs").is_none());
+    assert_eq!(p["extra"], json!({"type": "object", "properties": {}}));
+    assert_eq!(
+        a.schema["propertyOrdering"],
+        json!(["name", "kind", "level", "node", "extra"])
+    );
+    let kinds: Vec<(String, LossKind)> = kinds(&a);
+    for k in [
+        ("pattern", LossKind::Spilled),
+        ("enum", LossKind::Spilled),
+        ("$ref", LossKind::Inlined),
+        ("additionalProperties", LossKind::Dropped),
+    ] {
+        assert!(kinds.contains(&(k.0.to_owned(), k.1)), "{k:?} in {kinds:?}");
+    }
+}
+
+#[test]
+fn gemini_openapi_sends_only_schema_fields() {
+    let schema = json!({"type": "object", "properties": {
+        "when": {"type": "string", "format": "date-time"},
+        "uri": {"type": "string", "format": "uri", "maxLength": 200},
+        "pick": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+        "pair": {"type": "array", "prefixItems": [{"type": "string"}]}
+    }});
+    let a = adapt(&schema, Target::GeminiOpenApi);
+    let p = &a.schema["properties"];
+    assert_eq!(p["when"]["format"], "date-time");
+    assert_eq!(
+        p["uri"],
+        json!({"type": "string", "maxLength": 200, "description": "{format: \"uri\"}"})
+    );
+    assert!(p["pick"].get("anyOf").is_some() && p["pick"].get("oneOf").is_none());
+    assert!(p["pair"].get("prefixItems").is_none());
+    assert!(
+        a.losses
+            .iter()
+            .any(|l| l.keyword == "prefixItems" && l.kind == LossKind::Dropped)
+    );
+}
+
+#[test]
+fn cca_claude_follows_seed_section_4() {
+    let schema = json!({"type": "object", "properties": {
+        "maybe": {"type": ["string", "null"]},
+        "lines": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]},
+        "shape": {"oneOf": [
+            {"type": "object", "properties": {"r": {"type": "number"}}, "required": ["r"]},
+            {"type": "object", "properties": {"w": {"type": "number"}}, "required": ["w"]}
+        ]},
+        "ref": {"allOf": [{"$ref": "#/$defs/X"}], "description": "documented"}
+    }, "required": ["maybe", "lines", "shape"], "$defs": {"X": {"type": "string"}}});
+    let a = adapt(&schema, Target::CcaClaude);
+    assert!(!a.fallback, "{:#?}", a.losses);
+    let p = &a.schema["properties"];
+    assert_eq!(p["maybe"], json!({"type": "string"}));
+    // The array form was moved first, so the collapse keeps it.
+    assert_eq!(
+        p["lines"],
+        json!({"type": "array", "items": {"type": "string"}})
+    );
+    assert_eq!(
+        p["shape"]["properties"],
+        json!({"r": {"type": "number"}, "w": {"type": "number"}})
+    );
+    assert_eq!(
+        p["ref"],
+        json!({"type": "string", "description": "documented"})
+    );
+    // Nullable properties are optional, not required.
+    assert_eq!(a.schema["required"], json!(["shape"]));
+    assert!(
+        a.changes
+            .iter()
+            .any(|c| c.rule == "nullable-optional" && c.pointer == "/properties/maybe")
+    );
+    assert!(a.losses.iter().any(|l| l.kind == LossKind::Collapsed));
+
+    // Per-tool fallback with the reason: `not` cannot be expressed.
+    let a = adapt(
+        &json!({"type": "object", "properties": {"x": {"not": {"type": "string"}}}}),
+        Target::CcaClaude,
+    );
+    assert!(a.fallback);
+    assert_eq!(a.schema, json!({"type": "object", "properties": {}}));
+    assert!(
+        a.losses[0].detail.contains("`not`"),
+        "{}",
+        a.losses[0].detail
+    );
+    // An invalid schema fails the meta-schema check.
+    let a = adapt(
+        &json!({"type": "object", "properties": {"x": {"type": "text"}}}),
+        Target::CcaClaude,
+    );
+    assert!(a.fallback);
+    assert!(
+        a.losses[0].detail.contains("2020-12"),
+        "{}",
+        a.losses[0].detail
+    );
+}
+
+#[test]
+fn cca_deep_nesting_is_linear() {
+    // The reference's fixpoint takes seconds at 20 levels; 200 levels finish here at once.
+    let mut node = json!({"type": "string"});
+    for _ in 0..200 {
+        node = json!({"anyOf": [{"type": "object", "properties": {"x": node}, "required": ["x"]}, {"type": "null"}]});
+    }
+    let schema = json!({"type": "object", "properties": {"root": node}});
+    let a = adapt(&schema, Target::CcaClaude);
+    assert!(!a.fallback, "{:?}", a.losses.first());
+    std::mem::forget(a);
+    std::mem::forget(schema);
 }

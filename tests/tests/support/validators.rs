@@ -31,6 +31,9 @@ pub fn validate(target: Target, schema: &Value, strict: Option<bool>) -> Vec<Str
                 anthropic_strict(schema, &mut out);
             }
         }
+        Target::Gemini => gemini(schema, &mut out),
+        Target::GeminiOpenApi => openapi_schema(schema, &mut out),
+        Target::CcaClaude => cca(schema, &mut out),
         _ => out.push(format!("no validator for {target}")),
     }
     out
@@ -283,6 +286,187 @@ fn anthropic_strict(schema: &Value, out: &mut Vec<String>) {
                 stack.extend(graph.get(&n).cloned().unwrap_or_default());
             }
         }
+    }
+}
+
+/// Keywords Google's function declarations reject (the seed's section 3.1 list; the protobuf
+/// path answers "Cannot find field").
+const GOOGLE_UNSUPPORTED: &[&str] = &[
+    "$schema",
+    "$ref",
+    "$defs",
+    "definitions",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "examples",
+    "prefixItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "pattern",
+    "format",
+    "dependencies",
+    "dependentSchemas",
+    "dependentRequired",
+    "x-mcp-header",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+    "const",
+];
+
+fn google_common(schema: &Value, out: &mut Vec<String>) {
+    for (node, path) in nodes(schema) {
+        let Some(m) = node.as_object() else {
+            out.push(format!("{path}: boolean subschema"));
+            continue;
+        };
+        for k in GOOGLE_UNSUPPORTED {
+            if m.contains_key(*k) {
+                out.push(format!("{path}: Unknown name \"{k}\": Cannot find field"));
+            }
+        }
+        if m.get("type").is_some_and(Value::is_array) {
+            out.push(format!(
+                "{path}: Proto field is not repeating, cannot start list (type array)"
+            ));
+        }
+        if m.get("type").and_then(Value::as_str) == Some("object")
+            && !m.get("properties").is_some_and(Value::is_object)
+        {
+            out.push(format!("{path}: object without `properties`"));
+        }
+    }
+}
+
+/// Gemini `parametersJsonSchema`, as the seed's section 3 sends it.
+fn gemini(schema: &Value, out: &mut Vec<String>) {
+    google_common(schema, out);
+    for (node, path) in nodes(schema) {
+        if let Some(Value::Array(values)) = node.get("enum") {
+            if values.is_empty() || values.iter().any(|v| !v.is_string()) {
+                out.push(format!("{path}: only string enums"));
+            }
+        }
+    }
+}
+
+/// The OpenAPI 3.0 `Schema` message of `parameters` (providers.md 3a: its field list, `Type`
+/// values, enum and format rules).
+fn openapi_schema(schema: &Value, out: &mut Vec<String>) {
+    let fields = [
+        "type",
+        "format",
+        "title",
+        "description",
+        "nullable",
+        "enum",
+        "maxItems",
+        "minItems",
+        "properties",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "example",
+        "anyOf",
+        "propertyOrdering",
+        "default",
+        "items",
+        "minimum",
+        "maximum",
+    ];
+    let types = [
+        "string", "number", "integer", "boolean", "array", "object", "null",
+    ];
+    for (node, path) in nodes(schema) {
+        let Some(m) = node.as_object() else {
+            out.push(format!("{path}: boolean subschema"));
+            continue;
+        };
+        for k in m.keys() {
+            if !fields.contains(&k.as_str()) {
+                out.push(format!("{path}: Unknown name \"{k}\": Cannot find field"));
+            }
+        }
+        let ty = m.get("type").and_then(Value::as_str);
+        if let Some(t) = m.get("type") {
+            if !t.as_str().is_some_and(|t| types.contains(&t)) {
+                out.push(format!("{path}: Invalid value at 'type', {t}"));
+            }
+        }
+        if let Some(values) = m.get("enum") {
+            if ty != Some("string") {
+                out.push(format!("{path}: enum: only allowed for STRING type"));
+            }
+            if !values
+                .as_array()
+                .is_some_and(|v| v.iter().all(Value::is_string))
+            {
+                out.push(format!("{path}: Invalid value at 'enum' (TYPE_STRING)"));
+            }
+        }
+        if let Some(f) = m.get("format").and_then(Value::as_str) {
+            let ok = matches!(
+                (ty, f),
+                (Some("number"), "float" | "double")
+                    | (Some("integer"), "int32" | "int64")
+                    | (Some("string"), "enum" | "date-time")
+            );
+            if !ok {
+                out.push(format!("{path}: format `{f}` is not supported for {ty:?}"));
+            }
+        }
+        if m.get("items").is_some_and(Value::is_array) {
+            out.push(format!("{path}: `items` must be one schema"));
+        }
+        if let Some(Value::Array(required)) = m.get("required") {
+            let props = m.get("properties").and_then(Value::as_object);
+            for r in required {
+                if !r
+                    .as_str()
+                    .is_some_and(|r| props.is_some_and(|p| p.contains_key(r)))
+                {
+                    out.push(format!("{path}: required {r}: property is not defined"));
+                }
+            }
+        }
+        if ty == Some("object") && m.get("properties").is_none() {
+            out.push(format!("{path}: object without `properties`"));
+        }
+    }
+}
+
+/// Cloud Code Assist Claude: the seed's residual gate (4.5) plus a valid 2020-12 document.
+fn cca(schema: &Value, out: &mut Vec<String>) {
+    google_common(schema, out);
+    for (node, path) in nodes(schema) {
+        let Some(m) = node.as_object() else { continue };
+        if m.get("type").and_then(Value::as_str) == Some("null") {
+            out.push(format!("{path}: `type: \"null\"`"));
+        }
+        for k in ["nullable", "anyOf", "oneOf", "allOf", "not"] {
+            if m.contains_key(k) {
+                out.push(format!("{path}: `{k}` left"));
+            }
+        }
+    }
+    if let Err(e) = jsonschema::meta::validate(schema) {
+        out.push(format!("not a valid 2020-12 schema: {e}"));
     }
 }
 

@@ -2,8 +2,11 @@
 //! [`Logged`] to use it as a `schemars::transform::Transform` (for example in
 //! `SchemaSettings::with_transform`), with its report kept alongside.
 
+mod cca;
 mod draft;
 mod enums;
+mod google;
+mod inline;
 pub(crate) use enums::value_type;
 pub mod keywords;
 mod objects;
@@ -15,8 +18,14 @@ mod strict_checks;
 mod types;
 mod unions;
 
+pub use cca::{CollapseCombiners, MetaValidate, NullablePropertiesOptional, ResidualGate};
 pub use draft::UpgradeDraft07;
 pub use enums::{ConstToEnum, InferType};
+pub use google::{
+    BoolSchemas, EnsureProperties, GoogleNullable, OPENAPI_SCHEMA_FIELDS, OpenApiSchemaFields,
+    PropertyOrdering, SnakeCaseKeywords, StringEnumsOnly, openapi_format_ok,
+};
+pub use inline::InlineRefs;
 pub use keywords::{DefaultToDescription, StripKeywords};
 pub use objects::{CloseObjects, Optional};
 pub use order::StructuredFirst;

@@ -1,0 +1,562 @@
+//! Cloud Code Assist Claude (`parameters` on Google's Claude path), seed section 4: nullable
+//! properties made optional, combiners merged or collapsed, then a gate and a meta-schema check
+//! whose failure sends the per-tool fallback.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value, json};
+
+use super::{Report, Rule, is_null_schema, type_names};
+use crate::adapt::report::LossKind;
+use crate::adapt::visit::{Order, visit};
+
+/// A property that accepts `null` (`nullable: true`, a `null` in its type array, or a bare null
+/// branch of its `anyOf`/`oneOf`) becomes optional instead, and the null form is removed: the
+/// model leaves it out rather than sending `null`. Runs before anything removes the null forms
+/// (the reference loses nullability first and keeps such properties required).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NullablePropertiesOptional;
+
+/// Removes what makes a property schema nullable; `true` if it was.
+fn strip_null(v: &mut Value) -> bool {
+    let Value::Object(m) = v else { return false };
+    let mut was = false;
+    if m.shift_remove("nullable") == Some(Value::Bool(true)) {
+        was = true;
+    }
+    if let Some(Value::Array(types)) = m.get_mut("type") {
+        let before = types.len();
+        types.retain(|t| t != "null");
+        if types.len() != before {
+            was = true;
+            if types.len() == 1 {
+                let t = types[0].clone();
+                m.insert("type".into(), t);
+            }
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = m.get_mut(key) else {
+            continue;
+        };
+        let before = branches.len();
+        branches.retain(|b| !is_null_schema(b));
+        if branches.len() == before {
+            continue;
+        }
+        was = true;
+        if branches.len() == 1 {
+            let Some(Value::Array(mut one)) = m.shift_remove(key) else {
+                unreachable!()
+            };
+            if let Value::Object(inner) = one.remove(0) {
+                for (k, val) in inner {
+                    m.entry(k).or_insert(val);
+                }
+            }
+        }
+    }
+    if let Some(Value::Array(values)) = m.get_mut("enum") {
+        let before = values.len();
+        values.retain(|x| !x.is_null());
+        was |= values.len() != before;
+    }
+    was
+}
+
+impl Rule for NullablePropertiesOptional {
+    fn name(&self) -> &'static str {
+        "nullable-properties-optional"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Post, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            let Some(Value::Object(props)) = map.get_mut("properties") else {
+                return;
+            };
+            let mut made_optional = Vec::new();
+            for (name, p) in props.iter_mut() {
+                if strip_null(p) {
+                    made_optional.push(name.clone());
+                }
+            }
+            if made_optional.is_empty() {
+                return;
+            }
+            if let Some(Value::Array(required)) = map.get_mut("required") {
+                required.retain(|r| {
+                    !r.as_str()
+                        .is_some_and(|r| made_optional.iter().any(|m| m == r))
+                });
+            }
+            for name in made_optional {
+                report.change(&format!("{}/properties/{}", path.pointer(), name.replace('~', "~0").replace('/', "~1")), "nullable-optional", "a nullable property made optional: the model leaves it out instead of sending null");
+            }
+        });
+    }
+}
+
+/// Object-shaped: `type: "object"`, or no type with `properties`/`required`.
+fn object_shaped(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| match m.get("type") {
+        Some(Value::String(t)) => t == "object",
+        None => m.contains_key("properties") || m.contains_key("required"),
+        _ => false,
+    })
+}
+
+/// One property schema from two (the reference's `mergePropertySchemas`): equal → one; both
+/// enums of one type → the union of values; otherwise an `anyOf` of both.
+fn merge_property(a: Value, b: Value) -> Value {
+    if a == b {
+        return a;
+    }
+    let enums = |v: &Value| v.get("enum").and_then(Value::as_array).cloned();
+    if let (Some(ea), Some(eb)) = (enums(&a), enums(&b)) {
+        if a.get("type") == b.get("type") {
+            let mut out = a.clone();
+            let mut values = ea;
+            for x in eb {
+                if !values.contains(&x) {
+                    values.push(x);
+                }
+            }
+            out["enum"] = Value::Array(values);
+            return out;
+        }
+    }
+    json!({"anyOf": [a, b]})
+}
+
+/// Merges, collapses or removes the combiners of Cloud Code Assist, bottom-up in one pass: when
+/// a node is reached its branches are already collapsed, so no subtree is walked twice (the
+/// reference's fixpoint re-walks and is exponential in nesting depth).
+///
+/// - `allOf` of objects: merged (properties united, `required` united); a change.
+/// - `anyOf`/`oneOf` of objects: merged into one object, `required` the intersection; values
+///   mixing branches become valid (`collapsed`).
+/// - same-type branches: one branch (enums united); the others' keywords are lost (`collapsed`).
+/// - mixed types: the first non-null branch's type (the structured one, ordered first); the
+///   other types are no longer accepted (`collapsed`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CollapseCombiners;
+
+fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut Report) {
+    // Bounded: each round removes one combiner keyword from this node.
+    for _ in 0..8 {
+        if let Some(Value::Array(all)) = map.get("allOf") {
+            if all.iter().all(object_shaped) {
+                let Some(Value::Array(all)) = map.shift_remove("allOf") else {
+                    unreachable!()
+                };
+                merge_objects(map, all, true, at, report);
+                continue;
+            }
+            return;
+        }
+        let key = if map.get("anyOf").is_some_and(Value::is_array) {
+            "anyOf"
+        } else if map.get("oneOf").is_some_and(Value::is_array) {
+            "oneOf"
+        } else {
+            return;
+        };
+        let Some(Value::Array(branches)) = map.get(key) else {
+            unreachable!()
+        };
+        if branches.is_empty() {
+            return;
+        }
+        if branches.iter().all(object_shaped) {
+            let Some(Value::Array(branches)) = map.shift_remove(key) else {
+                unreachable!()
+            };
+            let n = branches.len();
+            merge_objects(map, branches, false, at, report);
+            if n > 1 {
+                report.loss(&format!("{at}/{key}"), key, LossKind::Collapsed, format!("{n} object branches merged into one object: a value mixing their fields is now accepted, and only properties required by every branch stay required"));
+            }
+            continue;
+        }
+        let types: Vec<Option<String>> = branches
+            .iter()
+            .map(|b| b.get("type").and_then(Value::as_str).map(str::to_owned))
+            .collect();
+        if types.iter().any(Option::is_none) {
+            return; // an untyped branch: cannot collapse; the gate decides
+        }
+        let types: Vec<String> = types.into_iter().flatten().collect();
+        let Some(Value::Array(branches)) = map.shift_remove(key) else {
+            unreachable!()
+        };
+        let chosen = if types.iter().all(|t| *t == types[0]) {
+            // Same type: enums united, or the broadest (first non-enum) branch.
+            if branches.iter().all(|b| b.get("enum").is_some()) {
+                branches
+                    .into_iter()
+                    .reduce(merge_property)
+                    .map(|v| match v {
+                        Value::Object(m) if !m.contains_key("anyOf") => Value::Object(m),
+                        other => other,
+                    })
+            } else {
+                let pick = branches
+                    .iter()
+                    .position(|b| b.get("enum").is_none())
+                    .unwrap_or(0);
+                if branches.len() > 1 {
+                    report.loss(&format!("{at}/{key}"), key, LossKind::Collapsed, format!("{} `{}` branches collapsed into branch {pick}; the others' constraints are lost", branches.len(), types[0]));
+                }
+                branches.into_iter().nth(pick)
+            }
+        } else {
+            let pick = types.iter().position(|t| t != "null").unwrap_or(0);
+            let dropped: Vec<&String> = types
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != pick)
+                .map(|(_, t)| t)
+                .collect();
+            report.loss(
+                &format!("{at}/{key}"),
+                key,
+                LossKind::Collapsed,
+                format!(
+                    "mixed types collapsed to `{}`; values of type {} are no longer accepted",
+                    types[pick],
+                    dropped
+                        .iter()
+                        .map(|t| format!("`{t}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+            branches.into_iter().nth(pick)
+        };
+        if let Some(Value::Object(chosen)) = chosen {
+            for (k, v) in chosen {
+                if k == "description" {
+                    if let Some(Value::String(d)) = map.get("description") {
+                        if v.as_str().is_some_and(|vd| vd != d) {
+                            let merged = format!("{d}\n\n{}", v.as_str().unwrap_or_default());
+                            map.insert("description".into(), json!(merged));
+                        }
+                        continue;
+                    }
+                }
+                map.entry(k).or_insert(v);
+            }
+        }
+    }
+}
+
+/// Merges object branches into `map`: properties united (a name in several branches gets
+/// `merge_property`), `required` united (`allOf`) or intersected (`anyOf`/`oneOf`).
+fn merge_objects(
+    map: &mut Map<String, Value>,
+    branches: Vec<Value>,
+    all_of: bool,
+    at: &str,
+    report: &mut Report,
+) {
+    let mut props: Map<String, Value> = match map.shift_remove("properties") {
+        Some(Value::Object(p)) => p,
+        _ => Map::new(),
+    };
+    let parent_required: Vec<String> = strings(map.get("required"));
+    let mut required: Option<Vec<String>> = None;
+    for b in branches {
+        let Value::Object(mut b) = b else { continue };
+        if let Some(Value::Object(bp)) = b.shift_remove("properties") {
+            for (name, schema) in bp {
+                let merged = match props.shift_remove(&name) {
+                    Some(existing) => merge_property(existing, schema),
+                    None => schema,
+                };
+                props.insert(name, merged);
+            }
+        }
+        let br = strings(b.get("required"));
+        required = Some(match required {
+            None => br,
+            Some(acc) if all_of => {
+                let mut acc = acc;
+                for r in br {
+                    if !acc.contains(&r) {
+                        acc.push(r);
+                    }
+                }
+                acc
+            }
+            Some(acc) => acc.into_iter().filter(|r| br.contains(r)).collect(),
+        });
+        if all_of {
+            for (k, v) in b {
+                if k != "required" && k != "type" {
+                    map.entry(k).or_insert(v);
+                }
+            }
+        }
+    }
+    // A merged property that became a union is collapsed in turn (its branches already are).
+    let names: Vec<String> = props.keys().cloned().collect();
+    for name in names {
+        if let Some(Value::Object(p)) = props.get_mut(&name) {
+            if p.contains_key("anyOf") {
+                collapse(
+                    p,
+                    &format!(
+                        "{at}/properties/{}",
+                        name.replace('~', "~0").replace('/', "~1")
+                    ),
+                    report,
+                );
+            }
+        }
+    }
+    let mut req: Vec<String> = parent_required;
+    for r in required.unwrap_or_default() {
+        if !req.contains(&r) {
+            req.push(r);
+        }
+    }
+    let keys: HashSet<&String> = props.keys().collect();
+    req.retain(|r| keys.contains(r));
+    map.insert("type".into(), json!("object"));
+    map.insert("properties".into(), Value::Object(props));
+    if req.is_empty() {
+        map.shift_remove("required");
+    } else {
+        map.insert("required".into(), json!(req));
+    }
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl Rule for CollapseCombiners {
+    fn name(&self) -> &'static str {
+        "collapse-combiners"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Post, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            if ["anyOf", "oneOf", "allOf"]
+                .iter()
+                .any(|k| map.contains_key(*k))
+            {
+                collapse(map, &path.pointer(), report);
+            }
+        });
+    }
+}
+
+/// Seed 4.5: after normalization no type array, `type: "null"`, `nullable`, `anyOf`/`oneOf`/
+/// `allOf` or `not` may remain; any of them makes the tool fall back.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ResidualGate;
+
+impl Rule for ResidualGate {
+    fn name(&self) -> &'static str {
+        "residual-gate"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        let walk = crate::walk::Walk::new(schema);
+        for (i, (node, _)) in walk.nodes.iter().enumerate() {
+            let Some(m) = node.as_object() else { continue };
+            let residual = if m.get("type").is_some_and(Value::is_array) {
+                Some("a type array".to_owned())
+            } else if type_names(m) == ["null"] {
+                Some("`type: \"null\"`".to_owned())
+            } else {
+                ["nullable", "anyOf", "oneOf", "allOf", "not"]
+                    .iter()
+                    .find(|k| m.contains_key(**k))
+                    .map(|k| format!("`{k}`"))
+            };
+            if let Some(what) = residual {
+                report.fail(
+                    &crate::walk::pointer(&walk.steps(i)),
+                    format!("{what} remains after normalization; Cloud Code Assist rejects it"),
+                );
+                return;
+            }
+        }
+    }
+}
+
+/// The result must be a valid JSON Schema 2020-12 document (the `jsonschema` crate's bundled
+/// meta-schema; nothing is fetched).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MetaValidate;
+
+impl Rule for MetaValidate {
+    fn name(&self) -> &'static str {
+        "meta-validate"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        if let Err(e) = jsonschema::meta::validate(schema) {
+            report.fail(
+                &e.instance_path().to_string(),
+                format!("not a valid JSON Schema 2020-12 document: {e}"),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(rule: &mut dyn Rule, mut v: Value) -> (Value, Report) {
+        let mut r = Report::default();
+        rule.apply(&mut v, &mut r);
+        (v, r)
+    }
+
+    #[test]
+    fn nullable_properties_become_optional() {
+        let (v, r) = run(
+            &mut NullablePropertiesOptional,
+            json!({"type": "object", "properties": {
+            "a": {"type": ["string", "null"]},
+            "b": {"anyOf": [{"type": "object", "properties": {"x": {}}}, {"type": "null"}]},
+            "c": {"type": "string", "nullable": true},
+            "d": {"type": "string", "enum": ["x", null]},
+            "e": {"type": "string"}
+        }, "required": ["a", "b", "c", "d", "e"]}),
+        );
+        assert_eq!(v["required"], json!(["e"]));
+        assert_eq!(v["properties"]["a"], json!({"type": "string"}));
+        assert_eq!(
+            v["properties"]["b"],
+            json!({"type": "object", "properties": {"x": {}}})
+        );
+        assert_eq!(v["properties"]["c"], json!({"type": "string"}));
+        assert_eq!(v["properties"]["d"]["enum"], json!(["x"]));
+        assert_eq!(r.changes.len(), 4);
+    }
+
+    #[test]
+    fn combiners_merge_and_collapse() {
+        let (v, r) = run(
+            &mut CollapseCombiners,
+            json!({"type": "object", "properties": {
+                "objects": {"oneOf": [
+                    {"type": "object", "properties": {"kind": {"type": "string", "enum": ["a"]}, "x": {"type": "integer"}}, "required": ["kind", "x"]},
+                    {"type": "object", "properties": {"kind": {"type": "string", "enum": ["b"]}, "y": {"type": "string"}}, "required": ["kind"]}
+                ]},
+                "mixed": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]},
+                "same": {"anyOf": [{"type": "string", "enum": ["A", "B"]}, {"type": "string", "enum": ["C"]}]},
+                "all": {"allOf": [{"type": "object", "properties": {"a": {}}, "required": ["a"]}, {"properties": {"b": {}}, "required": ["b"]}]}
+            }}),
+        );
+        let p = &v["properties"];
+        assert_eq!(
+            p["objects"]["properties"]["kind"],
+            json!({"type": "string", "enum": ["a", "b"]})
+        );
+        assert_eq!(p["objects"]["required"], json!(["kind"]));
+        assert_eq!(
+            p["mixed"],
+            json!({"type": "array", "items": {"type": "string"}})
+        );
+        assert_eq!(
+            p["same"],
+            json!({"type": "string", "enum": ["A", "B", "C"]})
+        );
+        assert_eq!(p["all"]["required"], json!(["a", "b"]));
+        assert!(
+            r.losses
+                .iter()
+                .filter(|l| l.kind == LossKind::Collapsed)
+                .count()
+                >= 2
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_one_pass() {
+        // 30 levels of `anyOf [object, string]`: one pass (the reference's fixpoint re-walks each
+        // level per ancestor; this would not finish if we did).
+        let mut node = json!({"type": "string"});
+        for _ in 0..30 {
+            node = json!({"anyOf": [{"type": "object", "properties": {"x": node}}, {"type": "string"}]});
+        }
+        let mut v = json!({"type": "object", "properties": {"root": node}});
+        let mut r = Report::default();
+        CollapseCombiners.apply(&mut v, &mut r);
+        ResidualGate.apply(&mut v, &mut r);
+        assert!(r.failure.is_none(), "{:?}", r.failure);
+        assert_eq!(r.losses.len(), 30);
+    }
+
+    #[test]
+    fn gate_and_meta_schema() {
+        assert!(
+            run(
+                &mut ResidualGate,
+                json!({"type": "object", "properties": {"a": {"type": "null"}}})
+            )
+            .1
+            .failure
+            .is_some()
+        );
+        assert!(
+            run(
+                &mut ResidualGate,
+                json!({"type": "object", "properties": {"a": {"not": {}}}})
+            )
+            .1
+            .failure
+            .is_some()
+        );
+        assert!(
+            run(
+                &mut ResidualGate,
+                json!({"type": "object", "properties": {"not": {"type": "string"}}})
+            )
+            .1
+            .failure
+            .is_none()
+        );
+        assert!(
+            run(
+                &mut MetaValidate,
+                json!({"type": "object", "properties": {"a": {"type": "strnig"}}})
+            )
+            .1
+            .failure
+            .is_some()
+        );
+        assert!(
+            run(
+                &mut MetaValidate,
+                json!({"type": "object", "properties": {"a": {"enum": "x"}}})
+            )
+            .1
+            .failure
+            .is_some()
+        );
+        assert!(
+            run(
+                &mut MetaValidate,
+                json!({"type": "object", "properties": {"a": {"type": "string"}}})
+            )
+            .1
+            .failure
+            .is_none()
+        );
+    }
+}

@@ -1,0 +1,533 @@
+//! Google's wire forms (Gemini `parametersJsonSchema` and the legacy OpenAPI `parameters`), seed
+//! section 3, one small rule each.
+
+use serde_json::{Value, json};
+
+use super::{Report, Rule, append_description, is_null_schema, json_text};
+use crate::adapt::report::LossKind;
+use crate::adapt::visit::{Order, visit};
+
+/// python-genai's snake_case keyword names (`any_of`, `additional_properties`, `prefix_items`,
+/// `property_ordering`) renamed to camelCase; when both spellings exist, the snake_case value
+/// wins, as in the SDK. Keys of `properties` maps are names and are never renamed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SnakeCaseKeywords;
+
+const SNAKE: &[(&str, &str)] = &[
+    ("any_of", "anyOf"),
+    ("additional_properties", "additionalProperties"),
+    ("prefix_items", "prefixItems"),
+    ("property_ordering", "propertyOrdering"),
+];
+
+impl Rule for SnakeCaseKeywords {
+    fn name(&self) -> &'static str {
+        "snake-case-keywords"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            for (snake, camel) in SNAKE {
+                if let Some(v) = map.shift_remove(*snake) {
+                    map.insert((*camel).to_owned(), v);
+                    report.change(
+                        &path.pointer(),
+                        "snake-case-keywords",
+                        format!("`{snake}` → `{camel}`"),
+                    );
+                }
+            }
+        });
+    }
+}
+
+/// Boolean subschemas as objects: `true` → `{}`, `false` → `{"not": {}}` (the protobuf `Schema`
+/// has no boolean form). Same meaning; a change.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BoolSchemas;
+
+impl Rule for BoolSchemas {
+    fn name(&self) -> &'static str {
+        "bool-schemas"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        let walk = crate::walk::Walk::new(schema);
+        let mut at: Vec<String> = Vec::new();
+        for (i, (node, place)) in walk.nodes.iter().enumerate() {
+            // `additionalProperties: false` and `items: false` are keyword values, handled by the
+            // keyword rules.
+            let keyword_value = matches!(
+                place.step,
+                Some(crate::walk::Step::Keyword(
+                    "additionalProperties" | "unevaluatedProperties" | "items" | "unevaluatedItems"
+                ))
+            );
+            if node.is_boolean() && !keyword_value {
+                at.push(crate::walk::pointer(&walk.steps(i)));
+            }
+        }
+        for p in at {
+            if let Some(slot) = schema.pointer_mut(&p) {
+                let b = slot.as_bool().unwrap_or(true);
+                *slot = if b { json!({}) } else { json!({"not": {}}) };
+                report.change(
+                    &p,
+                    "bool-schemas",
+                    format!("boolean schema `{b}` as an object"),
+                );
+            }
+        }
+    }
+}
+
+/// Google's null handling, parent first as python-genai's `handle_null_fields` does:
+/// `type: "null"` → `nullable: true`; null branches of an `anyOf` removed and `nullable: true`
+/// set (one object branch left is merged into the node); `type: [T, "null"]` → `type: T` +
+/// `nullable: true`. A type array with several non-null types keeps the first (a `collapsed`
+/// loss). With `mark_nullable: false` (Cloud Code Assist) no `nullable` is written.
+#[derive(Clone, Copy, Debug)]
+pub struct GoogleNullable {
+    /// Write `nullable: true` (Gemini) or nothing (Cloud Code Assist).
+    pub mark_nullable: bool,
+}
+
+impl Rule for GoogleNullable {
+    fn name(&self) -> &'static str {
+        "google-nullable"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        let mark = self.mark_nullable;
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            let mut nullable = false;
+            if map.get("type").and_then(Value::as_str) == Some("null") {
+                map.shift_remove("type");
+                nullable = true;
+            }
+            if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
+                let before = branches.len();
+                branches.retain(|b| {
+                    !(is_null_schema(b) || b.get("type").and_then(Value::as_str) == Some("null"))
+                });
+                if branches.len() != before {
+                    nullable = true;
+                    match branches.len() {
+                        0 => {
+                            map.shift_remove("anyOf");
+                        }
+                        1 if branches[0].is_object() => {
+                            let Some(Value::Array(mut one)) = map.shift_remove("anyOf") else {
+                                unreachable!()
+                            };
+                            if let Value::Object(inner) = one.remove(0) {
+                                for (k, v) in inner {
+                                    map.entry(k).or_insert(v);
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            if let Some(Value::Array(types)) = map.get("type") {
+                let names: Vec<String> = types
+                    .iter()
+                    .filter_map(|t| t.as_str().map(str::to_owned))
+                    .collect();
+                let non_null: Vec<&String> = names.iter().filter(|t| *t != "null").collect();
+                if names.len() != non_null.len() {
+                    nullable = true;
+                }
+                match non_null.first() {
+                    Some(first) => {
+                        if non_null.len() > 1 {
+                            report.loss(
+                                &path.child("type"),
+                                "type",
+                                LossKind::Collapsed,
+                                format!("`type: {names:?}`: Google takes one type; `{first}` kept"),
+                            );
+                        }
+                        map.insert("type".into(), json!(first));
+                    }
+                    None => {
+                        map.shift_remove("type");
+                    }
+                }
+            }
+            if nullable {
+                if mark {
+                    map.insert("nullable".into(), json!(true));
+                    report.change(
+                        &path.pointer(),
+                        "google-nullable",
+                        "null as `nullable: true`",
+                    );
+                } else {
+                    report.loss(
+                        &path.pointer(),
+                        "type",
+                        LossKind::Collapsed,
+                        "`null` is no longer accepted here (no `nullable` on this wire)",
+                    );
+                }
+            }
+        });
+    }
+}
+
+/// Gemini accepts only string enums: an enum with other values (or none) is removed, its values
+/// written into the description, and `type` kept. A `not` that holds such an enum is dropped.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StringEnumsOnly;
+
+impl Rule for StringEnumsOnly {
+    fn name(&self) -> &'static str {
+        "string-enums-only"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Post, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            let bad = match map.get("enum") {
+                Some(Value::Array(values)) => {
+                    values.is_empty() || values.iter().any(|v| !v.is_string())
+                }
+                Some(_) => true,
+                None => false,
+            };
+            if bad {
+                let values = map.shift_remove("enum").expect("present");
+                append_description(map, &format!("{{enum: {}}}", json_text(&values)), "\n\n");
+                report.loss(&path.child("enum"), "enum", LossKind::Spilled, format!("`enum: {}`: Google accepts only string enums; the values are in the description", json_text(&values)));
+            }
+        });
+    }
+}
+
+/// Every `type: "object"` gets a `properties` map (Google rejects objects without one).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EnsureProperties;
+
+impl Rule for EnsureProperties {
+    fn name(&self) -> &'static str {
+        "ensure-properties"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            if map.get("type").and_then(Value::as_str) == Some("object")
+                && !map.get("properties").is_some_and(Value::is_object)
+            {
+                map.insert("properties".into(), json!({}));
+                report.change(
+                    &path.pointer(),
+                    "ensure-properties",
+                    "`properties: {}` added",
+                );
+            }
+        });
+    }
+}
+
+/// `propertyOrdering` as declared, on objects with two or more properties (Gemini 2.0 needs it
+/// to keep the order). An existing one is kept.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PropertyOrdering;
+
+impl Rule for PropertyOrdering {
+    fn name(&self) -> &'static str {
+        "property-ordering"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            if map.contains_key("propertyOrdering")
+                || map.get("type").and_then(Value::as_str) != Some("object")
+            {
+                return;
+            }
+            let Some(Value::Object(props)) = map.get("properties") else {
+                return;
+            };
+            if props.len() < 2 {
+                return;
+            }
+            let names: Vec<Value> = props.keys().map(|k| json!(k)).collect();
+            map.insert("propertyOrdering".into(), Value::Array(names));
+            report.change(
+                &path.pointer(),
+                "property-ordering",
+                "`propertyOrdering` as declared",
+            );
+        });
+    }
+}
+
+/// The legacy `parameters` field is the OpenAPI 3.0 `Schema` message: only its fields parse
+/// (anything else is a 400 "Cannot find field"). Every other keyword is removed: human-readable
+/// ones spilled, the rest dropped; `oneOf` becomes `anyOf` (widened), `examples` the single
+/// `example`, and formats are kept only where the message allows them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpenApiSchemaFields;
+
+/// The `Schema` message's fields (providers.md 3a).
+pub const OPENAPI_SCHEMA_FIELDS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "maxItems",
+    "minItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "example",
+    "anyOf",
+    "propertyOrdering",
+    "default",
+    "items",
+    "minimum",
+    "maximum",
+];
+
+/// `format` values the `Schema` message documents, per type.
+pub fn openapi_format_ok(ty: Option<&str>, format: &str) -> bool {
+    matches!(
+        (ty, format),
+        (Some("number"), "float" | "double")
+            | (Some("integer"), "int32" | "int64")
+            | (Some("string"), "enum" | "date-time")
+    )
+}
+
+impl Rule for OpenApiSchemaFields {
+    fn name(&self) -> &'static str {
+        "openapi-schema-fields"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            if let Some(Value::Array(one_of)) = map.shift_remove("oneOf") {
+                match map.get_mut("anyOf") {
+                    Some(Value::Array(any)) => any.extend(one_of),
+                    _ => {
+                        map.insert("anyOf".into(), Value::Array(one_of));
+                    }
+                }
+                report.loss(
+                    &path.pointer(),
+                    "oneOf",
+                    LossKind::Widened,
+                    "`oneOf` sent as `anyOf` (the `Schema` message has no `oneOf`)",
+                );
+            }
+            if let Some(Value::Array(examples)) = map.shift_remove("examples") {
+                if let Some(first) = examples.into_iter().next() {
+                    map.entry("example").or_insert(first);
+                }
+            }
+            let ty = map.get("type").and_then(Value::as_str).map(str::to_owned);
+            if let Some(Value::String(f)) = map.get("format") {
+                if !openapi_format_ok(ty.as_deref(), f) {
+                    let f = f.clone();
+                    map.shift_remove("format");
+                    append_description(
+                        map,
+                        &format!("{{format: {}}}", json_text(&json!(f))),
+                        "\n\n",
+                    );
+                    report.loss(
+                        &path.child("format"),
+                        "format",
+                        LossKind::Spilled,
+                        format!(
+                            "`format: {f:?}` is not a `Schema` format for `{}`",
+                            ty.as_deref().unwrap_or("untyped")
+                        ),
+                    );
+                }
+            }
+            if map.contains_key("enum") && ty.as_deref() != Some("string") {
+                let values = map.shift_remove("enum").expect("present");
+                append_description(map, &format!("{{enum: {}}}", json_text(&values)), "\n\n");
+                report.loss(
+                    &path.child("enum"),
+                    "enum",
+                    LossKind::Spilled,
+                    "`enum` is only allowed for STRING in the `Schema` message",
+                );
+            }
+            // `$ref`/`$defs` are inlined by the next rule.
+            let extra: Vec<String> = map
+                .keys()
+                .filter(|k| {
+                    !OPENAPI_SCHEMA_FIELDS.contains(&k.as_str()) && *k != "$ref" && *k != "$defs"
+                })
+                .cloned()
+                .collect();
+            let mut spilled: Vec<(String, Value)> = Vec::new();
+            for key in extra {
+                let value = map.shift_remove(&key).expect("listed");
+                if super::keywords::HUMAN_READABLE.contains(&key.as_str()) {
+                    report.loss(
+                        &path.child(&key),
+                        &key,
+                        LossKind::Spilled,
+                        format!("`{key}` is not a `Schema` field; it is in the description"),
+                    );
+                    spilled.push((key, value));
+                } else {
+                    report.loss(
+                        &path.child(&key),
+                        &key,
+                        LossKind::Dropped,
+                        format!(
+                            "`{key}: {}` is not a `Schema` field",
+                            shorten(&json_text(&value))
+                        ),
+                    );
+                }
+            }
+            if !spilled.is_empty() {
+                super::spill(map, &spilled);
+            }
+            // Google rejects a `required` name that is not a property ("property is not defined").
+            if map.get("required").is_some_and(Value::is_array) {
+                let props = map_keys(map.get("properties"));
+                if let Some(Value::Array(required)) = map.get_mut("required") {
+                    let before = required.len();
+                    required.retain(|r| r.as_str().is_some_and(|r| props.iter().any(|p| p == r)));
+                    if required.len() != before {
+                        report.loss(&path.child("required"), "required", LossKind::Dropped, "required names that are not properties removed (Google: \"property is not defined\")");
+                    }
+                }
+            }
+        });
+    }
+}
+
+fn map_keys(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn shorten(s: &str) -> String {
+    match s.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(rule: &mut dyn Rule, mut v: Value) -> (Value, Report) {
+        let mut r = Report::default();
+        rule.apply(&mut v, &mut r);
+        (v, r)
+    }
+
+    #[test]
+    fn snake_case_wins_and_names_stay() {
+        let (v, _) = run(
+            &mut SnakeCaseKeywords,
+            json!({"type": "object", "any_of": [{"type": "string"}], "anyOf": [], "properties": {"any_of": {"type": "string"}}}),
+        );
+        assert_eq!(v["anyOf"], json!([{"type": "string"}]));
+        assert_eq!(v["properties"]["any_of"], json!({"type": "string"}));
+    }
+
+    #[test]
+    fn nullable_forms() {
+        let mut g = GoogleNullable {
+            mark_nullable: true,
+        };
+        assert_eq!(
+            run(&mut g, json!({"type": ["string", "null"]})).0,
+            json!({"type": "string", "nullable": true})
+        );
+        assert_eq!(
+            run(&mut g, json!({"type": "null"})).0,
+            json!({"nullable": true})
+        );
+        assert_eq!(run(&mut g, json!({"anyOf": [{"type": "object", "properties": {}}, {"type": "null"}], "description": "d"})).0, json!({"description": "d", "type": "object", "properties": {}, "nullable": true}));
+        let (v, r) = run(&mut g, json!({"type": ["string", "integer", "null"]}));
+        assert_eq!(v, json!({"type": "string", "nullable": true}));
+        assert_eq!(r.losses[0].kind, LossKind::Collapsed);
+        let mut cca = GoogleNullable {
+            mark_nullable: false,
+        };
+        assert_eq!(
+            run(&mut cca, json!({"type": ["string", "null"]})).0,
+            json!({"type": "string"})
+        );
+    }
+
+    #[test]
+    fn enums_ordering_properties_booleans() {
+        let (v, r) = run(
+            &mut StringEnumsOnly,
+            json!({"type": "object", "properties": {"n": {"type": "integer", "enum": [1, 2]}, "s": {"type": "string", "enum": ["a"]}}}),
+        );
+        assert_eq!(
+            v["properties"]["n"],
+            json!({"type": "integer", "description": "{enum: [1,2]}"})
+        );
+        assert_eq!(v["properties"]["s"]["enum"], json!(["a"]));
+        assert_eq!(r.losses.len(), 1);
+        let (v, _) = run(
+            &mut PropertyOrdering,
+            json!({"type": "object", "properties": {"b": {}, "a": {}}}),
+        );
+        assert_eq!(v["propertyOrdering"], json!(["b", "a"]));
+        let (v, _) = run(
+            &mut EnsureProperties,
+            json!({"type": "object", "properties": {"o": {"type": "object"}}}),
+        );
+        assert_eq!(v["properties"]["o"]["properties"], json!({}));
+        let (v, _) = run(
+            &mut BoolSchemas,
+            json!({"type": "object", "properties": {"t": true, "f": false}, "additionalProperties": false}),
+        );
+        assert_eq!(v["properties"], json!({"t": {}, "f": {"not": {}}}));
+        assert_eq!(v["additionalProperties"], json!(false));
+    }
+
+    #[test]
+    fn openapi_fields_only() {
+        let (v, r) = run(
+            &mut OpenApiSchemaFields,
+            json!({"type": "object", "additionalProperties": false,
+            "properties": {
+                "u": {"type": "string", "format": "uri", "examples": ["x"]},
+                "n": {"type": "integer", "format": "int64", "exclusiveMinimum": 0, "enum": [1]},
+                "c": {"oneOf": [{"type": "string"}, {"type": "integer"}]}
+            }, "required": ["u", "ghost"]}),
+        );
+        assert!(v.get("additionalProperties").is_none());
+        assert_eq!(v["required"], json!(["u"]));
+        assert_eq!(
+            v["properties"]["u"],
+            json!({"type": "string", "example": "x", "description": "{format: \"uri\"}"})
+        );
+        assert_eq!(v["properties"]["n"]["format"], "int64");
+        assert!(v["properties"]["n"].get("enum").is_none());
+        assert!(v["properties"]["c"].get("anyOf").is_some());
+        assert!(r.losses.iter().any(|l| l.kind == LossKind::Widened));
+    }
+}

@@ -1,0 +1,226 @@
+//! Local `$ref`s replaced by their targets, for wire formats without references (Google's).
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use super::{Report, Rule};
+use crate::adapt::report::LossKind;
+use crate::walk::{
+    SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, resolve_local,
+};
+
+/// Inlines every local `$ref` (siblings win over the target's keywords) and removes the root's
+/// `$defs`/`definitions`. Recursion is unrolled: a definition already being expanded `unroll`
+/// times on the current path is cut (replaced by the permissive schema, with a description
+/// saying so) and reported as `inlined`. Dangling and external references are dropped and
+/// reported; nothing is fetched.
+#[derive(Clone, Copy, Debug)]
+pub struct InlineRefs {
+    /// How many times one definition may be expanded inside itself.
+    pub unroll: usize,
+}
+
+impl Default for InlineRefs {
+    fn default() -> Self {
+        InlineRefs { unroll: 2 }
+    }
+}
+
+struct Ctx<'a> {
+    root: &'a Value,
+    unroll: usize,
+    active: HashMap<String, usize>,
+    report: &'a mut Report,
+}
+
+fn escape(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+impl Ctx<'_> {
+    /// The expansion of `node` found at `at` (a pointer in the input).
+    fn expand(&mut self, node: &Value, at: &str) -> Value {
+        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.expand_inner(node, at))
+    }
+
+    fn expand_inner(&mut self, node: &Value, at: &str) -> Value {
+        let Value::Object(map) = node else {
+            return node.clone();
+        };
+        if let Some(Value::String(reference)) = map.get("$ref") {
+            let reference = reference.clone();
+            let siblings: Map<String, Value> = map
+                .iter()
+                .filter(|(k, _)| *k != "$ref")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let target = if reference.starts_with('#') {
+                resolve_local(self.root, &reference)
+            } else {
+                None
+            };
+            let Some(target) = target else {
+                let why = if reference.starts_with('#') {
+                    "does not resolve"
+                } else {
+                    "points to another document, which is never fetched"
+                };
+                self.report.loss(&format!("{at}/$ref"), "$ref", LossKind::Dropped, format!("`$ref: {reference}` {why}; the node accepts any value of its other keywords"));
+                return self.expand(&Value::Object(siblings), at);
+            };
+            let depth = self.active.get(&reference).copied().unwrap_or(0);
+            if depth >= self.unroll {
+                self.report.loss(&format!("{at}/$ref"), "$ref", LossKind::Inlined, format!("recursion through `{reference}` cut after {} levels: deeper values are not described", self.unroll));
+                let mut cut = siblings;
+                cut.entry("description").or_insert_with(|| {
+                    json!(format!("(recursive `{reference}`, not expanded further)"))
+                });
+                return Value::Object(cut);
+            }
+            *self.active.entry(reference.clone()).or_insert(0) += 1;
+            let mut merged = match target {
+                Value::Object(t) => t.clone(),
+                Value::Bool(true) => Map::new(),
+                other => {
+                    let mut m = Map::new();
+                    m.insert("not".into(), json!({}));
+                    let _ = other;
+                    m
+                }
+            };
+            merged.shift_remove("$defs");
+            merged.shift_remove("definitions");
+            for (k, v) in siblings {
+                merged.insert(k, v);
+            }
+            let target_at = reference.trim_start_matches('#').to_owned();
+            let out = self.expand(&Value::Object(merged), &target_at);
+            if let Some(n) = self.active.get_mut(&reference) {
+                *n -= 1;
+            }
+            return out;
+        }
+        let mut out = Map::new();
+        for (key, value) in map {
+            let k = key.as_str();
+            let new = if SCHEMA_MAP_KEYWORDS.contains(&k) && k != "$defs" && k != "definitions" {
+                match value {
+                    Value::Object(entries) => Value::Object(
+                        entries
+                            .iter()
+                            .map(|(name, sub)| {
+                                (
+                                    name.clone(),
+                                    self.expand(sub, &format!("{at}/{k}/{}", escape(name))),
+                                )
+                            })
+                            .collect(),
+                    ),
+                    other => other.clone(),
+                }
+            } else if SCHEMA_ARRAY_KEYWORDS.contains(&k) && value.is_array() {
+                Value::Array(
+                    value
+                        .as_array()
+                        .expect("checked")
+                        .iter()
+                        .enumerate()
+                        .map(|(i, sub)| self.expand(sub, &format!("{at}/{k}/{i}")))
+                        .collect(),
+                )
+            } else if SINGLE_SCHEMA_KEYWORDS.contains(&k) {
+                self.expand(value, &format!("{at}/{k}"))
+            } else {
+                value.clone()
+            };
+            out.insert(key.clone(), new);
+        }
+        Value::Object(out)
+    }
+}
+
+impl Rule for InlineRefs {
+    fn name(&self) -> &'static str {
+        "inline-refs"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        let has_refs = crate::walk::Walk::new(schema)
+            .nodes
+            .iter()
+            .any(|(n, _)| n.get("$ref").is_some());
+        let has_defs = schema.get("$defs").is_some() || schema.get("definitions").is_some();
+        if !has_refs && !has_defs {
+            return;
+        }
+        let mut root = schema.clone();
+        if let Value::Object(m) = &mut root {
+            m.shift_remove("$defs");
+            m.shift_remove("definitions");
+        }
+        let mut ctx = Ctx {
+            root: schema,
+            unroll: self.unroll,
+            active: HashMap::new(),
+            report,
+        };
+        // The root itself is expanded as `#`, so `$ref: "#"` counts as recursion.
+        ctx.active.insert("#".to_owned(), 1);
+        let out = ctx.expand(&root, "");
+        if has_defs {
+            report.change(
+                "",
+                "inline-refs",
+                "local references inlined; `$defs` removed",
+            );
+        }
+        *schema = out;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inlines_and_cuts_recursion() {
+        let mut v = json!({
+            "type": "object",
+            "properties": {
+                "a": {"$ref": "#/$defs/A", "description": "the a"},
+                "tree": {"$ref": "#/$defs/Tree"},
+                "self": {"$ref": "#"},
+                "gone": {"$ref": "#/$defs/Nope"},
+                "$defs": {"type": "string"}
+            },
+            "$defs": {
+                "A": {"type": "string", "description": "an A"},
+                "Tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}
+            }
+        });
+        let mut r = Report::default();
+        InlineRefs::default().apply(&mut v, &mut r);
+        let p = &v["properties"];
+        assert_eq!(p["a"], json!({"type": "string", "description": "the a"}));
+        assert_eq!(
+            p["tree"]["properties"]["kids"]["items"]["properties"]["kids"]["items"]["description"],
+            "(recursive `#/$defs/Tree`, not expanded further)"
+        );
+        assert_eq!(
+            p["$defs"],
+            json!({"type": "string"}),
+            "a property named `$defs` stays"
+        );
+        assert!(v.get("$defs").is_none());
+        assert!(
+            p["self"]["properties"]["self"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("recursive `#`")
+        );
+        assert_eq!(p["gone"], json!({}));
+        let kinds: Vec<_> = r.losses.iter().map(|l| l.kind).collect();
+        assert!(kinds.contains(&LossKind::Inlined) && kinds.contains(&LossKind::Dropped));
+    }
+}
