@@ -1,4 +1,4 @@
-//! The reference implementation's vectors (strict, responses and mcp paths), run through the
+//! The reference implementation's vectors (strict, responses, mcp, google and cca paths), run through the
 //! matching stage of our adapters and compared with the reference output. Every difference must
 //! be listed, with its reason, in `docs/omp-differences.md`; a listed vector that no longer
 //! differs fails too, so the table cannot go stale.
@@ -81,14 +81,46 @@ fn ours(vector: &Value) -> Result<Value, &'static str> {
             Ok(stage(vec![Box::new(ResponsesPrepass), Box::new(OneOfToAnyOf)]).0)
         }
         "normalizeSchemaForMCP" => Ok(adapt(input, Target::Mcp).schema),
+        "normalizeSchemaForGoogle" => Ok(node_level(input, Target::Gemini)),
+        "normalizeSchemaForCCA" => Ok(node_level(input, Target::CcaClaude)),
         _ => Err("provider-call"),
     }
+}
+
+/// The reference normalizes any schema node; our targets adapt a tool's parameters (an object).
+/// A vector whose input is not an object schema is run as the one property of an object, and
+/// that property's output is compared.
+fn node_level(input: &Value, target: Target) -> Value {
+    let object_shaped = |v: &Value| {
+        v.get("type").and_then(Value::as_str) == Some("object")
+            || (v.get("type").is_none()
+                && (v.get("properties").is_some() || v.get("required").is_some()))
+    };
+    let union_of_objects = ["anyOf", "oneOf"].iter().any(|k| {
+        input
+            .get(*k)
+            .and_then(Value::as_array)
+            .is_some_and(|bs| !bs.is_empty() && bs.iter().all(object_shaped))
+    });
+    if object_shaped(input)
+        || input.get("$ref").is_some()
+        || (input.get("type").is_none() && union_of_objects)
+    {
+        return adapt(input, target).schema;
+    }
+    let wrapped = json!({"type": "object", "properties": {"v": input}});
+    let adapted = adapt(&wrapped, target);
+    if adapted.fallback {
+        // Cloud Code Assist's per-tool fallback replaces the whole schema.
+        return adapted.schema;
+    }
+    adapted.schema["properties"]["v"].clone()
 }
 
 #[test]
 fn reference_vectors_match_or_are_listed_with_a_reason() {
     let vectors = vectors();
-    assert_eq!(vectors.len(), 98);
+    assert_eq!(vectors.len(), 191);
     let listed = listed();
     let mut differing = BTreeMap::new();
     let mut matching = 0;

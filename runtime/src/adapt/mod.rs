@@ -390,11 +390,12 @@ pub fn pipeline(target: Target) -> Vec<Box<dyn Rule>> {
             rules.push(Box::new(SnakeCaseKeywords));
             rules.push(Box::new(BoolSchemas));
             rules.push(Box::new(google_strip()));
+            rules.push(Box::new(AllConstToEnum));
+            rules.push(Box::new(ConstToEnum));
+            rules.push(Box::new(InferType));
             rules.push(Box::new(GoogleNullable {
                 mark_nullable: true,
             }));
-            rules.push(Box::new(ConstToEnum));
-            rules.push(Box::new(InferType));
             rules.push(Box::new(StringEnumsOnly));
             rules.push(Box::new(InlineRefs::default()));
             rules.push(Box::new(EnsureProperties));
@@ -406,11 +407,12 @@ pub fn pipeline(target: Target) -> Vec<Box<dyn Rule>> {
             rules.push(Box::new(SnakeCaseKeywords));
             rules.push(Box::new(BoolSchemas));
             rules.push(Box::new(MergeSingleAllOf));
+            rules.push(Box::new(AllConstToEnum));
+            rules.push(Box::new(ConstToEnum));
+            rules.push(Box::new(InferType));
             rules.push(Box::new(GoogleNullable {
                 mark_nullable: true,
             }));
-            rules.push(Box::new(ConstToEnum));
-            rules.push(Box::new(InferType));
             rules.push(Box::new(StringEnumsOnly));
             rules.push(Box::new(OpenApiSchemaFields));
             rules.push(Box::new(InlineRefs::default()));
@@ -425,11 +427,12 @@ pub fn pipeline(target: Target) -> Vec<Box<dyn Rule>> {
             rules.push(Box::new(MergeSingleAllOf));
             rules.push(Box::new(NullablePropertiesOptional));
             rules.push(Box::new(google_strip()));
+            rules.push(Box::new(AllConstToEnum));
+            rules.push(Box::new(ConstToEnum));
+            rules.push(Box::new(InferType));
             rules.push(Box::new(GoogleNullable {
                 mark_nullable: false,
             }));
-            rules.push(Box::new(ConstToEnum));
-            rules.push(Box::new(InferType));
             rules.push(Box::new(InlineRefs::default()));
             rules.push(Box::new(MergeSingleAllOf));
             rules.push(Box::new(StructuredFirst));

@@ -98,7 +98,7 @@ impl Rule for NullablePropertiesOptional {
 }
 
 /// Object-shaped: `type: "object"`, or no type with `properties`/`required`.
-fn object_shaped(v: &Value) -> bool {
+pub(crate) fn object_shaped(v: &Value) -> bool {
     v.as_object().is_some_and(|m| match m.get("type") {
         Some(Value::String(t)) => t == "object",
         None => m.contains_key("properties") || m.contains_key("required"),
@@ -253,7 +253,7 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut Report) {
 
 /// Merges object branches into `map`: properties united (a name in several branches gets
 /// `merge_property`), `required` united (`allOf`) or intersected (`anyOf`/`oneOf`).
-fn merge_objects(
+pub(crate) fn merge_objects(
     map: &mut Map<String, Value>,
     branches: Vec<Value>,
     all_of: bool,

@@ -31,6 +31,80 @@ impl Rule for ConstToEnum {
     }
 }
 
+/// An `anyOf`/`oneOf` whose every branch is a `const` (schemars' documented unit enums, zod
+/// literal unions) becomes one `enum` with the branches' common type; each branch's description
+/// moves into the node's description (`` `value`: text ``), so nothing a person wrote is lost.
+/// Same values accepted; a change. Google and Cloud Code Assist handle a plain enum far better
+/// than a union.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AllConstToEnum;
+
+const CONST_BRANCH_KEYS: &[&str] = &["const", "type", "description", "title"];
+
+impl Rule for AllConstToEnum {
+    fn name(&self) -> &'static str {
+        "all-const-to-enum"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            for key in ["anyOf", "oneOf"] {
+                let Some(Value::Array(branches)) = map.get(key) else {
+                    continue;
+                };
+                let all_const = !branches.is_empty()
+                    && branches.iter().all(|b| {
+                        b.as_object().is_some_and(|m| {
+                            m.contains_key("const")
+                                && m.keys().all(|k| CONST_BRANCH_KEYS.contains(&k.as_str()))
+                        })
+                    });
+                if !all_const || map.contains_key("enum") {
+                    continue;
+                }
+                let Some(Value::Array(branches)) = map.shift_remove(key) else {
+                    unreachable!()
+                };
+                let mut values: Vec<Value> = Vec::new();
+                let mut notes: Vec<String> = Vec::new();
+                let mut types: Vec<Option<Value>> = Vec::new();
+                for b in &branches {
+                    let c = b["const"].clone();
+                    if let Some(Value::String(d)) = b.get("description") {
+                        let shown = match &c {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        };
+                        notes.push(format!("`{shown}`: {d}"));
+                    }
+                    types.push(b.get("type").cloned());
+                    if !values.contains(&c) {
+                        values.push(c);
+                    }
+                }
+                let ty = match types.first() {
+                    Some(Some(t)) if types.iter().all(|x| x.as_ref() == Some(t)) => Some(t.clone()),
+                    _ => homogeneous_type(&values).map(|t| json!(t)),
+                };
+                if let Some(t) = ty {
+                    map.entry("type").or_insert(t);
+                }
+                map.insert("enum".into(), Value::Array(values));
+                if !notes.is_empty() {
+                    super::append_description(map, &notes.join("\n"), "\n\n");
+                }
+                report.change(
+                    &path.pointer(),
+                    "all-const-to-enum",
+                    format!("`{key}` of {} constants → `enum`", branches.len()),
+                );
+                return;
+            }
+        });
+    }
+}
+
 /// The JSON type of a value (`integer` for integral numbers).
 pub(crate) fn value_type(v: &Value) -> &'static str {
     match v {
@@ -121,6 +195,26 @@ impl Rule for InferType {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn const_unions_become_enums() {
+        let mut v = json!({"oneOf": [
+            {"type": "string", "const": "fast", "description": "Quick."},
+            {"type": "string", "const": "deep", "description": "Slow."}
+        ], "description": "Mode"});
+        let mut r = Report::default();
+        AllConstToEnum.apply(&mut v, &mut r);
+        assert_eq!(
+            v,
+            json!({"description": "Mode\n\n`fast`: Quick.\n`deep`: Slow.", "type": "string", "enum": ["fast", "deep"]})
+        );
+        let mut mixed = json!({"anyOf": [{"const": "a"}, {"const": 1}]});
+        AllConstToEnum.apply(&mut mixed, &mut r);
+        assert_eq!(mixed, json!({"enum": ["a", 1]}));
+        let mut not_all = json!({"anyOf": [{"const": "a"}, {"type": "integer"}]});
+        AllConstToEnum.apply(&mut not_all, &mut r);
+        assert!(not_all.get("anyOf").is_some());
+    }
 
     #[test]
     fn const_and_enum_types() {

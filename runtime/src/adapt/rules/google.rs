@@ -106,6 +106,14 @@ impl Rule for GoogleNullable {
             if map.get("type").and_then(Value::as_str) == Some("null") {
                 map.shift_remove("type");
                 nullable = true;
+                // `enum: [null]` says the same as the nullable flag.
+                if map
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .is_some_and(|v| v.iter().all(Value::is_null))
+                {
+                    map.shift_remove("enum");
+                }
             }
             if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
                 let before = branches.len();
@@ -190,6 +198,24 @@ impl Rule for StringEnumsOnly {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        // A `not` holding a non-string enum or const cannot be rewritten without changing what
+        // it excludes (removing the enum would exclude the whole type): it is dropped.
+        visit(schema, Order::Pre, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            let Some(negated) = map.get("not") else {
+                return;
+            };
+            let unrepresentable = crate::walk::Walk::new(negated).nodes.iter().any(|(n, _)| {
+                n.get("enum")
+                    .and_then(Value::as_array)
+                    .is_some_and(|v| v.is_empty() || v.iter().any(|x| !x.is_string()))
+                    || n.get("const").is_some_and(|c| !c.is_string())
+            });
+            if unrepresentable {
+                let negated = map.shift_remove("not").expect("present");
+                report.loss(&path.child("not"), "not", LossKind::Dropped, format!("`not: {}` excludes non-string values Google cannot express; no longer excluded", json_text(&negated)));
+            }
+        });
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let bad = match map.get("enum") {

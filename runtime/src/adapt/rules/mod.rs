@@ -2,7 +2,7 @@
 //! [`Logged`] to use it as a `schemars::transform::Transform` (for example in
 //! `SchemaSettings::with_transform`), with its report kept alongside.
 
-mod cca;
+pub(crate) mod cca;
 mod draft;
 mod enums;
 mod google;
@@ -20,7 +20,7 @@ mod unions;
 
 pub use cca::{CollapseCombiners, MetaValidate, NullablePropertiesOptional, ResidualGate};
 pub use draft::UpgradeDraft07;
-pub use enums::{ConstToEnum, InferType};
+pub use enums::{AllConstToEnum, ConstToEnum, InferType};
 pub use google::{
     BoolSchemas, EnsureProperties, GoogleNullable, OPENAPI_SCHEMA_FIELDS, OpenApiSchemaFields,
     PropertyOrdering, SnakeCaseKeywords, StringEnumsOnly, openapi_format_ok,

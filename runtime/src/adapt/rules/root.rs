@@ -66,6 +66,7 @@ impl Rule for ObjectRoot {
             );
             return;
         }
+        let schema_root = schema.clone();
         let Value::Object(map) = schema else {
             report.fail("", "the root is `false`: no arguments are valid");
             return;
@@ -89,6 +90,31 @@ impl Rule for ObjectRoot {
                     );
                 }
                 _ => {}
+            }
+        }
+        // A root that is only a union of objects (a flattened enum, a zod discriminated union):
+        // merged into one object, so the tool keeps its parameters (the choice itself is lost).
+        if type_names(map).is_empty() && !map.contains_key("properties") {
+            for key in ["anyOf", "oneOf"] {
+                let Some(Value::Array(branches)) = map.get(key) else {
+                    continue;
+                };
+                let resolved: Vec<Value> = branches
+                    .iter()
+                    .map(|b| match b.get("$ref").and_then(Value::as_str) {
+                        Some(r) => resolve_local(&schema_root, r)
+                            .cloned()
+                            .unwrap_or_else(|| b.clone()),
+                        None => b.clone(),
+                    })
+                    .collect();
+                if !resolved.is_empty() && resolved.iter().all(super::cca::object_shaped) {
+                    let n = resolved.len();
+                    map.shift_remove(key);
+                    super::cca::merge_objects(map, resolved, false, "", report);
+                    report.loss(&format!("/{key}"), key, LossKind::Collapsed, format!("the root `{key}` of {n} objects was merged into one object (providers need an object root): a value mixing their fields is now accepted, and only properties every branch requires stay required"));
+                    break;
+                }
             }
         }
         let types = type_names(map);
@@ -199,6 +225,20 @@ mod tests {
                 .is_some()
         );
         assert!(run(&mut ObjectRoot, json!(false)).1.failure.is_some());
+        // A root union of objects is merged; the root's own `required` applies to every branch.
+        let (v, r) = run(
+            &mut ObjectRoot,
+            json!({"required": ["a"], "anyOf": [
+                {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                {"type": "object", "properties": {"b": {"type": "number"}}, "required": ["b"]}
+            ]}),
+        );
+        assert_eq!(
+            v,
+            json!({"required": ["a"], "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}})
+        );
+        assert!(r.failure.is_none());
+        assert_eq!(r.losses[0].kind, LossKind::Collapsed);
         let (v, r) = run(&mut ObjectRoot, json!({"type": ["object", "null"]}));
         assert_eq!(v["type"], "object");
         assert_eq!(r.losses[0].kind, LossKind::Collapsed);
