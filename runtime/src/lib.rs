@@ -34,6 +34,7 @@
 #![warn(missing_docs)]
 
 pub mod adapt;
+pub mod args;
 pub mod catalog;
 pub mod contract;
 mod impls;
@@ -42,6 +43,7 @@ mod traits;
 pub mod walk;
 
 pub use adapt::{Adapted, Target, adapt};
+pub use args::{ArgsError, restore};
 pub use shape::{Shape, ShapeKind};
 pub use traits::{AllowedUnion, AllowedUnions, ProviderSafe, StringKey, ToolParams};
 

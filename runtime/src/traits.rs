@@ -75,6 +75,19 @@ pub trait ToolParams: ProviderSafe + DeserializeOwned {
         (*adapted).clone()
     }
 
+    /// Arguments a model sent for this tool under `target`, restored (nulls the adaptation
+    /// introduced removed, nullables it made optional put back), validated against the published
+    /// schema (re-imposing every constraint the provider did not enforce) and deserialized.
+    /// The error is worded for the model: send it back as the tool result so it can retry.
+    fn from_args(target: crate::Target, args: serde_json::Value) -> Result<Self, crate::ArgsError>
+    where
+        Self: 'static,
+    {
+        let adapted = Self::schema_for(target);
+        let restored = crate::restore(&adapted, args)?;
+        crate::args::deserialize(restored)
+    }
+
     /// The unions allowed in this type's schema with `#[tool_schema(allow_union = "...")]`.
     fn allowed_unions() -> Vec<AllowedUnion> {
         let mut visitor = AllowedUnions::default();

@@ -137,6 +137,10 @@ pub struct Adapted {
     pub losses: Vec<Loss>,
     /// Rewrites that keep what the schema enforces (or change only the shape of arguments).
     pub changes: Vec<Change>,
+    /// The schema before adaptation: arguments are restored and validated against it
+    /// ([`crate::restore`]).
+    #[serde(skip)]
+    pub input: Value,
 }
 
 /// `TOOLSCHEMA_NO_STRICT` (`1`, `true`, `yes`, `on`): no strict schema for any target.
@@ -564,6 +568,7 @@ fn adapt_on_this_stack(schema: &Value, target: Target) -> Adapted {
                         fallback: false,
                         losses: report.losses,
                         changes: report.changes,
+                        input: schema.clone(),
                     };
                 }
                 Some(why) => {
@@ -591,6 +596,7 @@ fn adapt_on_this_stack(schema: &Value, target: Target) -> Adapted {
                 ),
             }],
             changes: Vec::new(),
+            input: schema.clone(),
         };
     }
     if let Some(why) = bypass {
@@ -611,6 +617,7 @@ fn adapt_on_this_stack(schema: &Value, target: Target) -> Adapted {
         fallback: false,
         losses: report.losses,
         changes: report.changes,
+        input: schema.clone(),
     }
 }
 

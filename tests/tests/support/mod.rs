@@ -1,6 +1,7 @@
 //! Shared by the integration tests: fixture catalogs and per-provider validators.
 #![allow(dead_code)]
 
+pub mod generate;
 pub mod types;
 pub mod validators;
 
