@@ -38,6 +38,8 @@ pub mod args;
 pub mod catalog;
 pub mod contract;
 mod impls;
+#[cfg(feature = "rmcp")]
+pub mod rmcp;
 mod shape;
 mod traits;
 pub mod walk;

@@ -1,1 +1,4 @@
-//! Integration tests only; see `tests/`.
+//! Integration tests of the toolschema workspace live in `tests/`; this library holds the example
+//! MCP server they run (also `cargo run -p toolschema-tests --example mcp_server`).
+
+pub mod example_server;

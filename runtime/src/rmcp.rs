@@ -1,0 +1,70 @@
+//! rmcp integration (feature `rmcp`): a drop-in for rmcp's `Parameters<T>`.
+//!
+//! ```ignore
+//! use toolschema::rmcp::Parameters;           // instead of rmcp's own `Parameters`
+//!
+//! #[tool(description = "Search entries")]
+//! async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> String { ... }
+//! ```
+//!
+//! With `#[derive(ToolParams)]` on `SearchArgs`, the `#[tool]` macro finds the `Parameters` type
+//! as usual and publishes the schema adapted for MCP (`$schema` removed, a union's structured
+//! branch first); a call's arguments are restored, validated against the schema (every
+//! constraint re-imposed) and deserialized, and a bad call gets an `invalid_params` error whose
+//! message tells the model what to fix. For another wire format use
+//! `#[tool(input_schema = toolschema::rmcp::input_schema_for::<T>(Target::Gemini))]`.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::JsonObject;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde_json::Value;
+
+use crate::{Target, ToolParams};
+
+/// Tool parameters for rmcp: the adapted schema out, restored and validated arguments in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parameters<T>(pub T);
+
+impl<T: ToolParams + 'static> JsonSchema for Parameters<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        // The whole published document, definitions included, as the parameters' schema.
+        Schema::try_from(T::schema_for(Target::Mcp).schema).unwrap_or_else(|_| Schema::from(true))
+    }
+}
+
+impl<S, T: ToolParams + 'static> FromContextPart<ToolCallContext<'_, S>> for Parameters<T> {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, rmcp::ErrorData> {
+        let arguments = context.arguments.take().unwrap_or_default();
+        T::from_args(Target::Mcp, Value::Object(arguments))
+            .map(Parameters)
+            .map_err(|e| {
+                let data = serde_json::to_value(&e).ok();
+                rmcp::ErrorData::invalid_params(e.to_string(), data)
+            })
+    }
+}
+
+/// `T`'s schema adapted for MCP, as `#[tool(input_schema = ...)]` takes it.
+pub fn input_schema<T: ToolParams + 'static>() -> Arc<JsonObject> {
+    input_schema_for::<T>(Target::Mcp)
+}
+
+/// `T`'s schema adapted for `target`.
+pub fn input_schema_for<T: ToolParams + 'static>(target: Target) -> Arc<JsonObject> {
+    match T::schema_for(target).schema {
+        Value::Object(map) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
