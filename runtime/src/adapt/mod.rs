@@ -356,6 +356,37 @@ pub fn openai_strict_enforce() -> Vec<Box<dyn Rule>> {
     ]
 }
 
+/// Google's wire: no top-level combinators, camelCase keywords, object schemas only.
+fn google_prefix() -> Vec<Box<dyn Rule>> {
+    vec![
+        Box::new(RootCombinators::OPENAI),
+        Box::new(SnakeCaseKeywords),
+        Box::new(BoolSchemas),
+    ]
+}
+
+/// Google's value forms: constants as enums, inferred types, then null as `nullable` (Gemini)
+/// or removed (Cloud Code Assist).
+fn google_values(mark_nullable: bool) -> Vec<Box<dyn Rule>> {
+    vec![
+        Box::new(AllConstToEnum),
+        Box::new(ConstToEnum),
+        Box::new(InferType),
+        Box::new(GoogleNullable { mark_nullable }),
+    ]
+}
+
+/// After the per-node rules: references inlined (their losses already reported where they stand
+/// in the input), objects completed and ordered, the structured branch first.
+fn google_suffix() -> Vec<Box<dyn Rule>> {
+    vec![
+        Box::new(InlineRefs::default()),
+        Box::new(EnsureProperties),
+        Box::new(PropertyOrdering),
+        Box::new(StructuredFirst),
+    ]
+}
+
 /// The rules of a target's main attempt (strict when it wants strict).
 pub fn pipeline(target: Target) -> Vec<Box<dyn Rule>> {
     let openai_strict = || -> Vec<Box<dyn Rule>> {
@@ -390,53 +421,26 @@ pub fn pipeline(target: Target) -> Vec<Box<dyn Rule>> {
             rules.push(Box::new(StructuredFirst));
         }
         Target::Gemini => {
-            rules.push(Box::new(RootCombinators::OPENAI));
-            rules.push(Box::new(SnakeCaseKeywords));
-            rules.push(Box::new(BoolSchemas));
+            rules.extend(google_prefix());
             rules.push(Box::new(google_strip()));
-            rules.push(Box::new(AllConstToEnum));
-            rules.push(Box::new(ConstToEnum));
-            rules.push(Box::new(InferType));
-            rules.push(Box::new(GoogleNullable {
-                mark_nullable: true,
-            }));
+            rules.extend(google_values(true));
             rules.push(Box::new(StringEnumsOnly));
-            rules.push(Box::new(InlineRefs::default()));
-            rules.push(Box::new(EnsureProperties));
-            rules.push(Box::new(PropertyOrdering));
-            rules.push(Box::new(StructuredFirst));
+            rules.extend(google_suffix());
         }
         Target::GeminiOpenApi => {
-            rules.push(Box::new(RootCombinators::OPENAI));
-            rules.push(Box::new(SnakeCaseKeywords));
-            rules.push(Box::new(BoolSchemas));
+            rules.extend(google_prefix());
             rules.push(Box::new(MergeSingleAllOf));
-            rules.push(Box::new(AllConstToEnum));
-            rules.push(Box::new(ConstToEnum));
-            rules.push(Box::new(InferType));
-            rules.push(Box::new(GoogleNullable {
-                mark_nullable: true,
-            }));
+            rules.extend(google_values(true));
             rules.push(Box::new(StringEnumsOnly));
             rules.push(Box::new(OpenApiSchemaFields));
-            rules.push(Box::new(InlineRefs::default()));
-            rules.push(Box::new(EnsureProperties));
-            rules.push(Box::new(PropertyOrdering));
-            rules.push(Box::new(StructuredFirst));
+            rules.extend(google_suffix());
         }
         Target::CcaClaude => {
-            rules.push(Box::new(RootCombinators::OPENAI));
-            rules.push(Box::new(SnakeCaseKeywords));
-            rules.push(Box::new(BoolSchemas));
+            rules.extend(google_prefix());
             rules.push(Box::new(MergeSingleAllOf));
             rules.push(Box::new(NullablePropertiesOptional));
             rules.push(Box::new(google_strip()));
-            rules.push(Box::new(AllConstToEnum));
-            rules.push(Box::new(ConstToEnum));
-            rules.push(Box::new(InferType));
-            rules.push(Box::new(GoogleNullable {
-                mark_nullable: false,
-            }));
+            rules.extend(google_values(false));
             rules.push(Box::new(InlineRefs::default()));
             rules.push(Box::new(MergeSingleAllOf));
             rules.push(Box::new(StructuredFirst));

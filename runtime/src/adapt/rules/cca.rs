@@ -417,13 +417,8 @@ impl Rule for MetaValidate {
 
 #[cfg(test)]
 mod tests {
+    use super::super::run;
     use super::*;
-
-    fn run(rule: &mut dyn Rule, mut v: Value) -> (Value, Report) {
-        let mut r = Report::default();
-        rule.apply(&mut v, &mut r);
-        (v, r)
-    }
 
     #[test]
     fn nullable_properties_become_optional() {

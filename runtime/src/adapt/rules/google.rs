@@ -460,13 +460,8 @@ fn shorten(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::run;
     use super::*;
-
-    fn run(rule: &mut dyn Rule, mut v: Value) -> (Value, Report) {
-        let mut r = Report::default();
-        rule.apply(&mut v, &mut r);
-        (v, r)
-    }
 
     #[test]
     fn snake_case_wins_and_names_stay() {

@@ -79,6 +79,14 @@ impl<R: Rule> Transform for Logged<R> {
     }
 }
 
+/// Applies one rule to a document, for the rules' unit tests.
+#[cfg(test)]
+pub(crate) fn run(rule: &mut dyn Rule, mut v: Value) -> (Value, Report) {
+    let mut r = Report::default();
+    rule.apply(&mut v, &mut r);
+    (v, r)
+}
+
 /// `type` as a list of names (empty when absent).
 pub(crate) fn type_names(node: &Map<String, Value>) -> Vec<&str> {
     match node.get("type") {

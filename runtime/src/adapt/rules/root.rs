@@ -193,13 +193,8 @@ impl Rule for RootCombinators {
 
 #[cfg(test)]
 mod tests {
+    use super::super::run;
     use super::*;
-
-    fn run(rule: &mut dyn Rule, mut v: Value) -> (Value, Report) {
-        let mut r = Report::default();
-        rule.apply(&mut v, &mut r);
-        (v, r)
-    }
 
     #[test]
     fn roots() {
