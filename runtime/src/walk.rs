@@ -205,7 +205,12 @@ pub fn pointer(steps: &[Step<'_>]) -> String {
 
 fn push_token(out: &mut String, token: &str) {
     out.push('/');
-    out.push_str(&token.replace('~', "~0").replace('/', "~1"));
+    out.push_str(&escape(token));
+}
+
+/// One JSON Pointer reference token, escaped (`~` → `~0`, `/` → `~1`).
+pub fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
 }
 
 /// Resolves a local `$ref` (`#`, `#/$defs/X`, any `#/...` pointer, percent-encoded or not)

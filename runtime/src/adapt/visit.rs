@@ -20,7 +20,7 @@ impl Path {
         let mut out = String::new();
         for s in &self.segments {
             out.push('/');
-            out.push_str(&s.replace('~', "~0").replace('/', "~1"));
+            out.push_str(&crate::walk::escape(s));
         }
         out
     }
@@ -29,7 +29,7 @@ impl Path {
     pub fn child(&self, keyword: &str) -> String {
         let mut p = self.pointer();
         p.push('/');
-        p.push_str(&keyword.replace('~', "~0").replace('/', "~1"));
+        p.push_str(&crate::walk::escape(keyword));
         p
     }
 

@@ -91,7 +91,7 @@ impl Rule for NullablePropertiesOptional {
                 });
             }
             for name in made_optional {
-                report.change(&format!("{}/properties/{}", path.pointer(), name.replace('~', "~0").replace('/', "~1")), "nullable-optional", "a nullable property made optional: the model leaves it out instead of sending null");
+                report.change(&format!("{}/properties/{}", path.pointer(), crate::walk::escape(&name)), "nullable-optional", "a nullable property made optional: the model leaves it out instead of sending null");
             }
         });
     }
@@ -306,10 +306,7 @@ pub(crate) fn merge_objects(
             if p.contains_key("anyOf") {
                 collapse(
                     p,
-                    &format!(
-                        "{at}/properties/{}",
-                        name.replace('~', "~0").replace('/', "~1")
-                    ),
+                    &format!("{at}/properties/{}", crate::walk::escape(&name)),
                     report,
                 );
             }

@@ -34,9 +34,7 @@ struct Ctx<'a> {
     report: &'a mut Report,
 }
 
-fn escape(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
-}
+use crate::walk::escape;
 
 impl Ctx<'_> {
     /// The expansion of `node` found at `at` (a pointer in the input).

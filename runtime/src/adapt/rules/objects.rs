@@ -161,11 +161,7 @@ impl Rule for CloseObjects {
                             "optional property made required and nullable: the model sends null for \"absent\""
                         };
                         report.change(
-                            &format!(
-                                "{}/properties/{}",
-                                at(),
-                                name.replace('~', "~0").replace('/', "~1")
-                            ),
+                            &format!("{}/properties/{}", at(), crate::walk::escape(name)),
                             "nullable-required",
                             detail,
                         );

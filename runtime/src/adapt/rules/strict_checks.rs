@@ -325,7 +325,7 @@ fn closing(node: &Value, step: Option<Step<'_>>) -> bool {
 fn definition_of(walk: &Walk<'_>, index: usize) -> String {
     match walk.steps(index).first() {
         Some(Step::Name(kw @ ("$defs" | "definitions"), name)) => {
-            format!("#/{kw}/{}", name.replace('~', "~0").replace('/', "~1"))
+            format!("#/{kw}/{}", crate::walk::escape(name))
         }
         _ => "#".to_owned(),
     }
