@@ -1,7 +1,8 @@
 //! Our model of the input, read through serde's own attribute parser (`serde_derive_internals`,
 //! Deserialize side), after the schemars pre-pass. Owned, so later phases need no lifetimes.
 
-use proc_macro2::{Ident, Span};
+use proc_macro2::{Group, Ident, Span, TokenStream, TokenTree};
+use quote::ToTokens;
 use serde_derive_internals::{Ctxt, Derive, ast, attr::TagType};
 use syn::{DeriveInput, Type};
 
@@ -78,7 +79,7 @@ impl Container {
     }
 }
 
-fn field(errors: &mut Errors, f: &ast::Field<'_>) -> Field {
+fn field(errors: &mut Errors, f: &ast::Field<'_>, me: &TokenStream) -> Field {
     attr::reject_misplaced(errors, &f.original.attrs, "field");
     let (ty, opaque) = match attr::schema_source(errors, &f.original.attrs) {
         SchemaSource::Own => (f.ty.clone(), false),
@@ -91,7 +92,7 @@ fn field(errors: &mut Errors, f: &ast::Field<'_>) -> Field {
     };
     Field {
         name,
-        ty,
+        ty: replace_self(&ty, me),
         written: f.ty.clone(),
         skipped: f.attrs.skip_deserializing(),
         flatten: f.attrs.flatten(),
@@ -116,10 +117,15 @@ pub fn parse(errors: &mut Errors, input: &DeriveInput) -> Option<Container> {
     let parsed = ast::Container::from_ast(&cx, &view, Derive::Deserialize, &private);
     let serde_ok = cx.check().is_ok();
     let cont = parsed.filter(|_| serde_ok)?;
+    // The generated checks sit outside the type's impls, where `Self` means nothing: each
+    // field's type is checked with `Self` written out.
+    let (_, ty_generics, _) = input.generics.split_for_impl();
+    let ident = &input.ident;
+    let me = quote::quote!(#ident #ty_generics);
     let data = match &cont.data {
         ast::Data::Struct(style, fields) => Data::Struct(
             (*style).into(),
-            fields.iter().map(|f| field(errors, f)).collect(),
+            fields.iter().map(|f| field(errors, f, &me)).collect(),
         ),
         ast::Data::Enum(variants) => {
             let repr = match cont.attrs.tag() {
@@ -138,7 +144,7 @@ pub fn parse(errors: &mut Errors, input: &DeriveInput) -> Option<Container> {
                     Variant {
                         ident: v.ident.clone(),
                         style: v.style.into(),
-                        fields: v.fields.iter().map(|f| field(errors, f)).collect(),
+                        fields: v.fields.iter().map(|f| field(errors, f, &me)).collect(),
                         skipped: v.attrs.skip_deserializing(),
                         untagged: v.attrs.untagged(),
                     }
@@ -154,4 +160,23 @@ pub fn parse(errors: &mut Errors, input: &DeriveInput) -> Option<Container> {
         attrs,
         generics: input.generics.clone(),
     })
+}
+
+/// `ty` with every `Self` replaced by `me` (the type being derived, with its generics).
+fn replace_self(ty: &Type, me: &TokenStream) -> Type {
+    fn replace(tokens: TokenStream, me: &TokenStream) -> TokenStream {
+        tokens
+            .into_iter()
+            .flat_map(|tt| match tt {
+                TokenTree::Ident(i) if i == "Self" => me.clone(),
+                TokenTree::Group(g) => {
+                    let mut group = Group::new(g.delimiter(), replace(g.stream(), me));
+                    group.set_span(g.span());
+                    TokenTree::Group(group).into()
+                }
+                other => other.into(),
+            })
+            .collect()
+    }
+    syn::parse2(replace(ty.to_token_stream(), me)).unwrap_or_else(|_| ty.clone())
 }

@@ -11,6 +11,8 @@ pub const TOOL_SCHEMA: &str = "tool_schema";
 pub const ALLOW_UNION: &str = "allow_union";
 /// `#[tool_schema(crate = "...")]`
 pub const CRATE: &str = "crate";
+/// `#[tool_schema(opaque)]`
+pub const OPAQUE: &str = "opaque";
 
 /// `#[tool_schema(...)]` on the container.
 #[derive(Default)]
@@ -19,6 +21,9 @@ pub struct ContainerAttrs {
     pub allow_union: Option<(String, LitStr)>,
     /// Path to the `toolschema` crate.
     pub krate: Option<Path>,
+    /// `opaque`: the type's `JsonSchema` is written by hand, so its serde attributes say nothing
+    /// about what it publishes; the key's tokens, for error spans.
+    pub opaque: Option<Path>,
 }
 
 /// A key may appear once; the second occurrence is the error.
@@ -62,6 +67,10 @@ pub fn container(errors: &mut Errors, attrs: &[Attribute]) -> ContainerAttrs {
                 }
                 set_once(errors, &mut out.allow_union, (reason, lit), &meta.path, ALLOW_UNION);
                 Ok(())
+            } else if meta.path.is_ident(OPAQUE) {
+                let path = meta.path.clone();
+                set_once(errors, &mut out.opaque, path, &meta.path, OPAQUE);
+                Ok(())
             } else if meta.path.is_ident(CRATE) {
                 let lit: LitStr = meta.value()?.parse()?;
                 match lit.parse::<Path>() {
@@ -81,7 +90,7 @@ pub fn container(errors: &mut Errors, attrs: &[Attribute]) -> ContainerAttrs {
                 errors.spanned(
                     &meta.path,
                     format!(
-                        "unknown `tool_schema` key `{key}`\nfix: use one of `allow_union = \"reason (#issue)\"` or `crate = \"path\"`"
+                        "unknown `tool_schema` key `{key}`\nfix: use one of `allow_union = \"reason (#issue)\"`, `opaque` or `crate = \"path\"`"
                     ),
                 );
                 // Skip the key's value so the next key is still read.

@@ -60,6 +60,9 @@ const WHY: &str = "clients that keep only the first branch (Langflow) or flatten
 pub const UNION_FIX: &str = "fix: use a unit-only enum for the kind plus separate optional fields, separate parameters for a replace-or-delta choice, or a permissive `serde_json::Value` field validated on the server; as a last resort, `#[tool_schema(allow_union = \"reason (#issue)\")]` on the enum";
 
 pub fn analyze(errors: &mut Errors, cont: &Container, mode: Mode) -> Analysis {
+    if cont.attrs.opaque.is_some() {
+        return analyze_opaque(errors, cont);
+    }
     if mode == Mode::ToolParams {
         check_object_root(errors, cont);
     }
@@ -67,6 +70,25 @@ pub fn analyze(errors: &mut Errors, cont: &Container, mode: Mode) -> Analysis {
     match &cont.data {
         Data::Struct(style, fields) => analyze_struct(cont, *style, fields, mode),
         Data::Enum(repr, variants) => analyze_enum(errors, cont, repr, variants),
+    }
+}
+
+/// Rule: a hand-written `JsonSchema` is declared, not guessed. Its shape is unknown to the macro
+/// (counted as no structured branch); `check_contract()` judges the schema it really publishes.
+fn analyze_opaque(errors: &mut Errors, cont: &Container) -> Analysis {
+    if let Some((_, lit)) = &cont.attrs.allow_union {
+        errors.spanned(
+            lit,
+            format!(
+                "`allow_union` on `{}`, which is `opaque`: the derive does not read an opaque type's schema, so there is no union here to allow\nfix: remove `allow_union`; list the union in the contract allow-list that `check_contract()` uses instead",
+                cont.ident
+            ),
+        );
+    }
+    Analysis {
+        shape: ShapePlan::Single(Branch::Opaque),
+        checks: Vec::new(),
+        repr: String::new(),
     }
 }
 
@@ -144,7 +166,9 @@ fn analyze_struct(cont: &Container, style: Style, fields: &[Field], mode: Mode) 
         match transparent_field(cont) {
             // A hand-written (`schema_with`) schema: the runtime contract checker judges it.
             Some(f) if f.opaque => Branch::Nothing,
-            Some(f) if shape::mentions(&f.ty, &cont.ident) => shape::recursive_branch(&f.ty),
+            Some(f) if shape::mentions(&f.ty, &cont.ident) => {
+                shape::recursive_branch(&f.ty, &cont.ident)
+            }
             Some(f) => Branch::Of(Box::new(f.ty.clone())),
             None => Branch::Null,
         }
@@ -171,7 +195,9 @@ fn untagged_branch(cont: &Container, v: &Variant) -> Branch {
         Style::Tuple => Branch::Array,
         Style::Newtype => match v.fields.iter().find(|f| !f.skipped) {
             Some(f) if f.opaque => Branch::Nothing,
-            Some(f) if shape::mentions(&f.ty, &cont.ident) => shape::recursive_branch(&f.ty),
+            Some(f) if shape::mentions(&f.ty, &cont.ident) => {
+                shape::recursive_branch(&f.ty, &cont.ident)
+            }
             Some(f) => Branch::Of(Box::new(f.ty.clone())),
             None => Branch::Null,
         },

@@ -244,7 +244,7 @@ fn field_checks(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> T
                 }
             };
             out.extend(quote_spanned! {c.span.span()=>
-                const _: () = ::core::assert!(#cond, #message);
+                const _: () = ::core::assert!(#cond, "{}", #message);
             });
         }
     }
@@ -270,6 +270,7 @@ fn union_asserts(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> 
         return quote_spanned! {lit.span()=>
             const _: () = ::core::assert!(
                 #krate::Shape::NEVER #(.union(#parts))* .is_structural_union(),
+                "{}",
                 #message
             );
         };
@@ -293,7 +294,7 @@ fn union_asserts(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> 
             const _: () = {
                 const BEFORE: #krate::Shape = #krate::Shape::NEVER #(.union(#before))*;
                 const UPTO: #krate::Shape = BEFORE.union(#this);
-                ::core::assert!(!(BEFORE.structured() <= 1 && UPTO.structured() > 1), #message);
+                ::core::assert!(!(BEFORE.structured() <= 1 && UPTO.structured() > 1), "{}", #message);
             };
         });
     }

@@ -17,6 +17,8 @@ pub enum Branch {
     Of(Box<Type>),
     /// `Option` of a branch.
     Nullable(Box<Branch>),
+    /// A hand-written schema (`#[tool_schema(opaque)]`): unknown to the macro, checked at run time.
+    Opaque,
 }
 
 impl Branch {
@@ -25,7 +27,7 @@ impl Branch {
     pub fn structured(&self) -> Option<bool> {
         match self {
             Branch::Object | Branch::Array => Some(true),
-            Branch::Scalar | Branch::Null | Branch::Nothing => Some(false),
+            Branch::Scalar | Branch::Null | Branch::Nothing | Branch::Opaque => Some(false),
             Branch::Of(_) => None,
             Branch::Nullable(inner) => inner.structured(),
         }
@@ -38,6 +40,7 @@ impl Branch {
             Branch::Scalar => quote!(#krate::Shape::SCALAR),
             Branch::Null => quote!(#krate::Shape::NULL),
             Branch::Nothing => quote!(#krate::Shape::NEVER),
+            Branch::Opaque => quote!(#krate::Shape::OPAQUE),
             Branch::Of(ty) => quote!(<#ty as #krate::ProviderSafe>::SHAPE),
             Branch::Nullable(inner) => {
                 let inner = inner.tokens(krate);
@@ -47,17 +50,69 @@ impl Branch {
     }
 }
 
-/// Whether `ty` names `ident` (or `Self`) anywhere: such a type's shape would depend on the shape
-/// being defined, which `const` evaluation cannot do.
+/// Whether `ty` refers to the type being defined anywhere inside it: such a type's shape would
+/// depend on the shape being defined, which `const` evaluation cannot do.
+///
+/// Only `Self` and the bare, unqualified name of the type being defined count: a path with more
+/// than one segment (`v1::Filter`, `crate::v1::Filter`, `super::Filter`, `self::v1::Filter`)
+/// names another item, even when its last segment is the same name. Inside the module that
+/// defines `Filter`, a bare `Filter` can only resolve to it (a `use` of another `Filter` would
+/// clash with the definition); a renaming import (`use other::Filter as F`) is a different
+/// name and is counted through its own `ProviderSafe::SHAPE` by the compiler.
 pub fn mentions(ty: &Type, ident: &Ident) -> bool {
-    fn walk(tokens: TokenStream, ident: &Ident) -> bool {
-        tokens.into_iter().any(|tt| match tt {
-            TokenTree::Ident(i) => i == *ident || i == "Self",
-            TokenTree::Group(g) => walk(g.stream(), ident),
-            _ => false,
-        })
+    match ty {
+        Type::Path(p) => {
+            if let Some(q) = &p.qself {
+                if mentions(&q.ty, ident) {
+                    return true;
+                }
+            }
+            let path = &p.path;
+            let first = path.segments.first();
+            let is_self = p.qself.is_none()
+                && path.leading_colon.is_none()
+                && first.is_some_and(|s| {
+                    s.ident == "Self" || (path.segments.len() == 1 && s.ident == *ident)
+                });
+            is_self
+                || path
+                    .segments
+                    .iter()
+                    .any(|s| args_mention(&s.arguments, ident))
+        }
+        Type::Array(a) => mentions(&a.elem, ident),
+        Type::Slice(s) => mentions(&s.elem, ident),
+        Type::Reference(r) => mentions(&r.elem, ident),
+        Type::Ptr(p) => mentions(&p.elem, ident),
+        Type::Paren(p) => mentions(&p.elem, ident),
+        Type::Group(g) => mentions(&g.elem, ident),
+        Type::Tuple(t) => t.elems.iter().any(|e| mentions(e, ident)),
+        _ => false,
     }
-    walk(ty.to_token_stream(), ident)
+}
+
+fn args_mention(args: &PathArguments, ident: &Ident) -> bool {
+    match args {
+        PathArguments::AngleBracketed(a) => a.args.iter().any(|arg| match arg {
+            GenericArgument::Type(t) => mentions(t, ident),
+            GenericArgument::AssocType(a) => mentions(&a.ty, ident),
+            _ => false,
+        }),
+        // `Fn(..)` sugar publishes no schema of ours.
+        PathArguments::Parenthesized(_) | PathArguments::None => false,
+    }
+}
+
+/// Whether `ty` is itself the type being defined (`Self`, or its bare name with any generic
+/// arguments).
+fn is_itself(ty: &Type, ident: &Ident) -> bool {
+    match ty {
+        Type::Path(p) if p.qself.is_none() && p.path.leading_colon.is_none() => {
+            let segs = &p.path.segments;
+            segs.len() == 1 && (segs[0].ident == *ident || segs[0].ident == "Self")
+        }
+        _ => false,
+    }
 }
 
 /// Whether `ty` names any of the generic type parameters.
@@ -91,13 +146,20 @@ fn last_segment(ty: &Type) -> Option<(String, Vec<Type>)> {
     Some((seg.ident.to_string(), args))
 }
 
-/// The shape of a type that refers to the type being defined, read from its outer wrappers.
-pub fn recursive_branch(ty: &Type) -> Branch {
+/// The shape of a type that refers to the type being defined, read from its outer wrappers:
+/// `Vec<Self>` is an array, `Option<Box<Self>>` the type itself or null. A wrapper the macro does
+/// not know (`Wrapper<Filter>`) is left to the compiler (`Of`): a struct's shape does not depend
+/// on its fields, so that evaluation terminates; a cycle through other enums is rustc's cycle error.
+pub fn recursive_branch(ty: &Type, ident: &Ident) -> Branch {
+    if is_itself(ty, ident) {
+        // The type being defined: its branches are already in the union.
+        return Branch::Nothing;
+    }
     match ty {
         Type::Array(_) | Type::Slice(_) | Type::Tuple(_) => return Branch::Array,
-        Type::Reference(r) => return recursive_branch(&r.elem),
-        Type::Paren(p) => return recursive_branch(&p.elem),
-        Type::Group(g) => return recursive_branch(&g.elem),
+        Type::Reference(r) => return recursive_branch(&r.elem, ident),
+        Type::Paren(p) => return recursive_branch(&p.elem, ident),
+        Type::Group(g) => return recursive_branch(&g.elem, ident),
         _ => {}
     }
     match last_segment(ty) {
@@ -107,17 +169,16 @@ pub fn recursive_branch(ty: &Type) -> Branch {
             }
             "HashMap" | "BTreeMap" | "IndexMap" => Branch::Object,
             "Option" => match args.first() {
-                Some(inner) => Branch::Nullable(Box::new(recursive_branch(inner))),
-                None => Branch::Nothing,
+                Some(inner) => Branch::Nullable(Box::new(recursive_branch(inner, ident))),
+                None => Branch::Of(Box::new(ty.clone())),
             },
             "Box" | "Rc" | "Arc" | "Cow" => match args.first() {
-                Some(inner) => recursive_branch(inner),
-                None => Branch::Nothing,
+                Some(inner) => recursive_branch(inner, ident),
+                None => Branch::Of(Box::new(ty.clone())),
             },
-            // The type being defined: its branches are already in the union.
-            _ => Branch::Nothing,
+            _ => Branch::Of(Box::new(ty.clone())),
         },
-        None => Branch::Nothing,
+        None => Branch::Of(Box::new(ty.clone())),
     }
 }
 
@@ -163,12 +224,50 @@ mod tests {
             (parse_quote!(Vec<Json>), Some(true)),
             (parse_quote!(BTreeMap<String, Json>), Some(true)),
             (parse_quote!(Box<Json>), Some(false)),
+            (parse_quote!(Box<Self>), Some(false)),
             (parse_quote!(Option<Box<Vec<Json>>>), Some(true)),
+            // An unknown wrapper is counted by the compiler.
+            (parse_quote!(Wrapper<Json>), None),
         ];
         for (ty, want) in cases {
-            assert!(mentions(&ty, &me));
-            assert_eq!(recursive_branch(&ty).structured(), want, "{}", display(&ty));
+            assert!(mentions(&ty, &me), "{}", display(&ty));
+            assert_eq!(
+                recursive_branch(&ty, &me).structured(),
+                want,
+                "{}",
+                display(&ty)
+            );
         }
-        assert!(!mentions(&parse_quote!(Vec<JsonValue>), &me));
+    }
+
+    #[test]
+    fn only_bare_name_or_self_is_self_reference() {
+        let me: Ident = parse_quote!(Filter);
+        let refers: Vec<Type> = vec![
+            parse_quote!(Filter),
+            parse_quote!(Self),
+            parse_quote!(Box<Filter>),
+            parse_quote!(std::vec::Vec<Filter>),
+            parse_quote!(Wrapper<Filter>),
+            parse_quote!(&'a [Filter]),
+            parse_quote!((u32, Filter)),
+        ];
+        for ty in refers {
+            assert!(mentions(&ty, &me), "{}", display(&ty));
+        }
+        let others: Vec<Type> = vec![
+            parse_quote!(v1::Filter),
+            parse_quote!(crate::v1::Filter),
+            parse_quote!(super::Filter),
+            parse_quote!(self::v1::Filter),
+            parse_quote!(::v1::Filter),
+            parse_quote!(Wrapper<v1::Filter>),
+            parse_quote!(Box<super::Filter>),
+            parse_quote!(FilterKind),
+            parse_quote!(Vec<JsonValue>),
+        ];
+        for ty in others {
+            assert!(!mentions(&ty, &me), "{}", display(&ty));
+        }
     }
 }

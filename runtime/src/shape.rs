@@ -19,6 +19,7 @@ pub struct Shape {
     null: bool,
     allowed: bool,
     reported: bool,
+    opaque: bool,
 }
 
 /// What a [`Shape`] is, in words a person uses for a schema.
@@ -59,6 +60,7 @@ impl Shape {
         null: false,
         allowed: false,
         reported: false,
+        opaque: false,
     };
     /// A string, number, integer or boolean.
     pub const SCALAR: Shape = Shape {
@@ -80,6 +82,15 @@ impl Shape {
         any: true,
         ..Shape::NEVER
     };
+    /// A schema written by hand (a manual `JsonSchema` impl, declared with
+    /// `#[tool_schema(opaque)]`): the derive cannot see what it publishes, so it counts as no
+    /// structured branch (like [`Shape::ANY`]) and is marked [`Shape::is_opaque`]. The schema is
+    /// checked at run time: `Params::check_contract()` in a test.
+    pub const OPAQUE: Shape = Shape {
+        any: true,
+        opaque: true,
+        ..Shape::NEVER
+    };
     /// `null` (the unit type, unit structs, unit variants of untagged enums).
     pub const NULL: Shape = Shape {
         null: true,
@@ -96,6 +107,7 @@ impl Shape {
             null: self.null || other.null,
             allowed: false,
             reported: false,
+            opaque: self.opaque || other.opaque,
         }
     }
 
@@ -158,6 +170,12 @@ impl Shape {
     /// Whether `null` is one of the branches.
     pub const fn is_nullable(self) -> bool {
         self.null
+    }
+
+    /// Whether a branch has a hand-written schema the compile-time count cannot see
+    /// ([`Shape::OPAQUE`]): only the run-time contract check covers it.
+    pub const fn is_opaque(self) -> bool {
+        self.opaque
     }
 
     /// Whether the shape was marked as an allowed structural union.
@@ -264,6 +282,15 @@ mod tests {
         assert_eq!(Shape::ANY.kind(), ShapeKind::Any);
         assert_eq!(Shape::NULL.kind(), ShapeKind::Null);
         assert_eq!(Shape::OBJECT.kind(), ShapeKind::Object);
+    }
+
+    #[test]
+    fn opaque_counts_as_unknown_and_stays_visible() {
+        let s = Shape::OPAQUE.union(Shape::OBJECT);
+        assert_eq!(s.structured(), 1);
+        assert!(s.is_opaque());
+        assert!(!Shape::ANY.union(Shape::OBJECT).is_opaque());
+        assert_eq!(Shape::OPAQUE.kind(), ShapeKind::Any);
     }
 
     #[test]
