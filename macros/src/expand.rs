@@ -127,7 +127,7 @@ fn impls(
         quote!(const NESTED_OK: bool = true #(&& #terms)*;)
     });
     let mut visited: Vec<String> = Vec::new();
-    let visits = analysis.checks.iter().filter_map(|c| {
+    let visits: Vec<TokenStream> = analysis.checks.iter().filter(|c| !shape::known_safe(&c.ty)).filter_map(|c| {
         let key = c.ty.to_token_stream().to_string();
         if visited.contains(&key) {
             return None;
@@ -135,7 +135,7 @@ fn impls(
         visited.push(key);
         let ty = &c.ty;
         Some(quote_spanned!(c.span.span()=> <#ty as #krate::ProviderSafe>::visit_allowed_unions(visitor);))
-    });
+    }).collect();
     let push_allowed = cont.attrs.allow_union.as_ref().map(|(reason, _)| {
         quote! {
             visitor.push(#krate::AllowedUnion {
@@ -153,17 +153,23 @@ fn impls(
             impl #impl_generics #krate::ToolParams for #ident #ty_generics #where_clause {}
         }
     });
-    quote! {
-        #[automatically_derived]
-        impl #impl_generics #krate::ProviderSafe for #ident #ty_generics #where_clause {
-            const SHAPE: #krate::Shape = #shape;
-            #nested_ok
+    // Nothing to visit (only standard types below): the trait's default, one body fewer.
+    let visit = (push_allowed.is_some() || !visits.is_empty()).then(|| {
+        quote! {
             fn visit_allowed_unions(visitor: &mut #krate::AllowedUnions) {
                 if visitor.enter(::core::any::type_name::<Self>()) {
                     #push_allowed
                     #(#visits)*
                 }
             }
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::ProviderSafe for #ident #ty_generics #where_clause {
+            const SHAPE: #krate::Shape = #shape;
+            #nested_ok
+            #visit
         }
         #tool_params
     }
@@ -228,7 +234,12 @@ fn field_checks(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> T
             };
         });
     } else {
-        for c in &analysis.checks {
+        // A standard type of standard scalars is safe by construction: no check to emit.
+        for c in analysis
+            .checks
+            .iter()
+            .filter(|c| c.kind == CheckKind::RootFlatten || !shape::known_safe(&c.ty))
+        {
             let ty = &c.ty;
             let message = field_message(c, cont);
             let cond = match c.kind {

@@ -182,6 +182,78 @@ pub fn recursive_branch(ty: &Type, ident: &Ident) -> Branch {
     }
 }
 
+/// Whether `ty` is a standard type built only from standard scalar types (`String`,
+/// `Option<u32>`, `Vec<String>`, `HashMap<String, f64>`, `[u8; 4]`): its schema is known to be
+/// contract-safe, so the derive emits no check and no visit for it (it would cost compile time
+/// and prove nothing). Read from the path as written: a bare name or one under `std`/`core`/
+/// `alloc`. A type that shadows a standard name (`struct String`) is not checked at compile time;
+/// `check_contract()` still judges the published schema.
+pub fn known_safe(ty: &Type) -> bool {
+    match ty {
+        Type::Array(a) => known_safe(&a.elem),
+        Type::Slice(s) => known_safe(&s.elem),
+        Type::Reference(r) => known_safe(&r.elem),
+        Type::Paren(p) => known_safe(&p.elem),
+        Type::Group(g) => known_safe(&g.elem),
+        Type::Tuple(t) => t.elems.iter().all(known_safe),
+        Type::Path(p) if p.qself.is_none() => {
+            let segs = &p.path.segments;
+            let Some(last) = segs.last() else {
+                return false;
+            };
+            let std_path = segs.len() == 1 && p.path.leading_colon.is_none()
+                || segs
+                    .first()
+                    .is_some_and(|s| s.ident == "std" || s.ident == "core" || s.ident == "alloc");
+            if !std_path
+                || segs
+                    .iter()
+                    .take(segs.len() - 1)
+                    .any(|s| !s.arguments.is_empty())
+            {
+                return false;
+            }
+            let args: Vec<&Type> = match &last.arguments {
+                PathArguments::None => Vec::new(),
+                PathArguments::AngleBracketed(a) => {
+                    let mut types = Vec::new();
+                    for arg in &a.args {
+                        match arg {
+                            GenericArgument::Type(t) => types.push(t),
+                            GenericArgument::Lifetime(_) => {}
+                            _ => return false,
+                        }
+                    }
+                    types
+                }
+                PathArguments::Parenthesized(_) => return false,
+            };
+            let name = last.ident.to_string();
+            match (name.as_str(), args.as_slice()) {
+                (
+                    "bool" | "char" | "str" | "String" | "i8" | "i16" | "i32" | "i64" | "i128"
+                    | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "f32" | "f64"
+                    | "PathBuf",
+                    [],
+                ) => true,
+                (
+                    "Option" | "Vec" | "VecDeque" | "BTreeSet" | "HashSet" | "Box" | "Rc" | "Arc",
+                    [inner],
+                ) => known_safe(inner),
+                ("HashMap" | "BTreeMap", [key, value]) => is_string(key) && known_safe(value),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+fn is_string(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_empty())
+        && (p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "std" || s.ident == "alloc")))
+}
+
 /// `Vec < Foo >` → `Vec<Foo>`: a type as a person writes it, for messages.
 pub fn display(ty: &Type) -> String {
     let raw = ty.to_token_stream().to_string();
@@ -237,6 +309,36 @@ mod tests {
                 "{}",
                 display(&ty)
             );
+        }
+    }
+
+    #[test]
+    fn known_safe_std_types() {
+        let safe: Vec<Type> = vec![
+            parse_quote!(String),
+            parse_quote!(Option<u32>),
+            parse_quote!(Vec<String>),
+            parse_quote!(std::collections::HashMap<String, f64>),
+            parse_quote!(BTreeMap<String, Vec<Option<bool>>>),
+            parse_quote!([u8; 4]),
+            parse_quote!(&'a str),
+            parse_quote!((u32, String)),
+        ];
+        for ty in safe {
+            assert!(known_safe(&ty), "{}", display(&ty));
+        }
+        let unknown: Vec<Type> = vec![
+            parse_quote!(Item),
+            parse_quote!(Option<Kind>),
+            parse_quote!(Vec<T>),
+            parse_quote!(HashMap<u32, String>),
+            parse_quote!(HashMap<String, Item>),
+            parse_quote!(my::String),
+            parse_quote!(serde_json::Value),
+            parse_quote!(Cow<'a, str>),
+        ];
+        for ty in unknown {
+            assert!(!known_safe(&ty), "{}", display(&ty));
         }
     }
 
