@@ -58,6 +58,36 @@ fn occurrences(schema: &Value) -> Vec<(String, String, Value)> {
     out
 }
 
+/// Every `description` string anywhere in a schema.
+fn descriptions(schema: &Value) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(d)) = m.get("description") {
+                    out.push(d.as_str());
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// What a `spilled` loss says the description holds: the backticked `keyword: value` at the
+/// start of its detail (`keyword:` when the detail names the keyword alone).
+fn spilled_text(detail: &str) -> String {
+    let quoted = detail.split('`').nth(1).unwrap_or(detail);
+    if quoted.contains(": ") {
+        quoted.to_owned()
+    } else {
+        format!("{quoted}:")
+    }
+}
+
 #[test]
 fn every_catalog_converts_for_every_target() {
     let mut checked = 0;
@@ -117,6 +147,28 @@ fn every_catalog_converts_for_every_target() {
                         "{context}: `{key}` at `{at}` vanished without a loss entry"
                     );
                 }
+                // A report is a promise: what it says is in the description is there.
+                let descriptions = descriptions(&adapted.schema);
+                for loss in adapted
+                    .losses
+                    .iter()
+                    .filter(|l| l.kind == LossKind::Spilled)
+                {
+                    let text = spilled_text(&loss.detail);
+                    // `(default: stats)`: a string default is written without JSON quotes.
+                    let plain = text
+                        .replacen(": \"", ": ", 1)
+                        .trim_end_matches('"')
+                        .to_owned();
+                    assert!(
+                        descriptions
+                            .iter()
+                            .any(|d| d.contains(&text) || d.contains(&plain)),
+                        "{context}: spilled `{text}` ({}) is in no description of the output:\n{:#}",
+                        loss.pointer,
+                        adapted.schema
+                    );
+                }
                 checked += 1;
             }
             let snapshot =
@@ -126,8 +178,8 @@ fn every_catalog_converts_for_every_target() {
             });
         }
     }
-    // 6 fixture types + 206 real tools, for every target.
-    assert_eq!(checked, (6 + 206) * Target::ALL.len());
+    // 7 fixture types + 206 real tools, for every target.
+    assert_eq!(checked, (7 + 206) * Target::ALL.len());
     assert_eq!(Target::ALL.len(), 9);
 }
 

@@ -325,6 +325,9 @@ pub fn openai_strict_sanitize() -> Vec<Box<dyn Rule>> {
     vec![
         Box::new(MergeSingleAllOf),
         Box::new(ResolveRefSiblings),
+        Box::new(TupleItems {
+            untyped_fails: true,
+        }),
         Box::new(DefaultToDescription),
         Box::new(StripKeywords {
             name: "strip-non-structural",
@@ -362,6 +365,7 @@ fn google_prefix() -> Vec<Box<dyn Rule>> {
         Box::new(RootCombinators::OPENAI),
         Box::new(SnakeCaseKeywords),
         Box::new(BoolSchemas),
+        Box::new(TupleItems::default()),
     ]
 }
 
@@ -452,6 +456,7 @@ pub fn pipeline(target: Target) -> Vec<Box<dyn Rule>> {
         Target::AnthropicStrict => {
             rules.push(Box::new(RootCombinators::ANTHROPIC));
             rules.push(Box::new(MergeSingleAllOf));
+            rules.push(Box::new(TupleItems::default()));
             rules.push(Box::new(AnthropicStrictCheck));
             rules.push(Box::new(OneOfToAnyOf));
             rules.push(Box::new(StripKeywords {

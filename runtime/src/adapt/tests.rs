@@ -433,12 +433,54 @@ fn gemini_openapi_sends_only_schema_fields() {
         json!({"type": "string", "maxLength": 200, "description": "{format: \"uri\"}"})
     );
     assert!(p["pick"].get("anyOf").is_some() && p["pick"].get("oneOf").is_none());
-    assert!(p["pair"].get("prefixItems").is_none());
-    assert!(
-        a.losses
-            .iter()
-            .any(|l| l.keyword == "prefixItems" && l.kind == LossKind::Dropped)
+    // The legacy `Schema` has no `prefixItems`: a tuple is sent as `items`.
+    assert_eq!(
+        p["pair"],
+        json!({"type": "array", "items": {"type": "string"}})
     );
+    assert!(a.changes.iter().any(|c| c.rule == "tuple-items"));
+}
+
+/// Every target that has `items` but no `prefixItems` gets the tuple as `items` (same schema per
+/// position) or `items.anyOf` with a widened loss; OpenAI strict refuses an untyped array.
+#[test]
+fn tuples_per_target() {
+    let schema = json!({"type": "object", "properties": {
+        "point": {"type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}], "minItems": 2, "maxItems": 2},
+        "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "minItems": 2, "maxItems": 2}
+    }, "required": ["point", "pair"]});
+    for target in [
+        Target::OpenAiStrict,
+        Target::OpenAiResponses,
+        Target::AnthropicStrict,
+        Target::Gemini,
+        Target::GeminiOpenApi,
+        Target::CcaClaude,
+    ] {
+        let a = adapt(&schema, target);
+        let text = a.schema.to_string();
+        assert!(!text.contains("prefixItems"), "{target}: {text}");
+        assert_eq!(
+            a.schema["properties"]["point"]["items"]["type"], "number",
+            "{target}"
+        );
+        assert!(
+            a.losses.iter().any(|l| l.pointer == "/properties/pair/prefixItems"
+                && l.kind == LossKind::Widened),
+            "{target}: {:?}",
+            a.losses
+        );
+        if target.wants_strict() {
+            assert_eq!(a.strict, Some(true), "{target}: {:?}", a.losses);
+        }
+    }
+    let untyped =
+        json!({"type": "object", "properties": {"xs": {"type": "array"}}, "required": ["xs"]});
+    for target in [Target::OpenAiStrict, Target::OpenAiResponses] {
+        let a = adapt(&untyped, target);
+        assert_eq!(a.strict, Some(false), "{target}");
+        assert!(a.losses[0].detail.contains("no `items`"), "{:?}", a.losses);
+    }
 }
 
 #[test]

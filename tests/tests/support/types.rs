@@ -128,6 +128,26 @@ pub struct Optionals {
     pub d: Option<Untagged>,
 }
 
+/// Tuples (schemars: `prefixItems` with `minItems`/`maxItems`) and a documented reference to a
+/// constrained type, in a tool every strict mode can represent: the shapes of issue 10 (1, 2).
+#[derive(Deserialize, JsonSchema)]
+pub struct Route {
+    /// Where the route starts.
+    pub start: (f32, f32),
+    /// A label and its rank: positions of different types.
+    pub label: (String, u32),
+    /// The port to use.
+    pub port: Port,
+}
+
+/// A port number.
+#[derive(Deserialize, JsonSchema)]
+pub struct Port {
+    /// The number.
+    #[schemars(range(min = 1, max = 65535))]
+    pub number: u32,
+}
+
 fn tool<T: JsonSchema>(name: &str) -> Tool {
     Tool {
         name: Some(name.to_owned()),
@@ -147,6 +167,7 @@ pub fn catalog() -> Catalog {
             tool::<Node>("tree"),
             tool::<External>("external_enum_root"),
             tool::<Point>("point"),
+            tool::<Route>("route"),
         ],
     }
 }

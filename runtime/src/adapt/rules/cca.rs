@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
-use super::{Report, Rule, is_null_schema, type_names};
+use super::{Report, Rule, absorb, append_description, is_null_schema, type_names};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 
@@ -190,6 +190,7 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut Report) {
         let Some(Value::Array(branches)) = map.shift_remove(key) else {
             unreachable!()
         };
+        let mut notes = Vec::new();
         let chosen = if types.iter().all(|t| *t == types[0]) {
             // Same type: enums united, or the broadest (first non-enum) branch.
             if branches.iter().all(|b| b.get("enum").is_some()) {
@@ -208,6 +209,7 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut Report) {
                 if branches.len() > 1 {
                     report.loss(&format!("{at}/{key}"), key, LossKind::Collapsed, format!("{} `{}` branches collapsed into branch {pick}; the others' constraints are lost", branches.len(), types[0]));
                 }
+                notes = dropped_descriptions(&branches, &types, pick, true);
                 branches.into_iter().nth(pick)
             }
         } else {
@@ -232,23 +234,59 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut Report) {
                         .join(", ")
                 ),
             );
+            notes = dropped_descriptions(&branches, &types, pick, false);
             branches.into_iter().nth(pick)
         };
         if let Some(Value::Object(chosen)) = chosen {
-            for (k, v) in chosen {
-                if k == "description" {
-                    if let Some(Value::String(d)) = map.get("description") {
-                        if v.as_str().is_some_and(|vd| vd != d) {
-                            let merged = format!("{d}\n\n{}", v.as_str().unwrap_or_default());
-                            map.insert("description".into(), json!(merged));
-                        }
-                        continue;
-                    }
-                }
-                map.entry(k).or_insert(v);
-            }
+            absorb(map, chosen);
+        }
+        for note in notes {
+            append_description(map, &note, "\n\n");
         }
     }
+}
+
+/// Notes for the descriptions of the branches a collapse drops (where earlier rules spilled those
+/// branches' constraints) stay readable on the node, marked as no longer accepted, so that what a
+/// report says is "in the description" is.
+fn dropped_descriptions(
+    branches: &[Value],
+    types: &[String],
+    pick: usize,
+    same_type: bool,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (i, branch) in branches.iter().enumerate() {
+        if i == pick {
+            continue;
+        }
+        // Every description in the dropped subtree: spilled constraints sit where they applied.
+        let mut texts: Vec<&str> = Vec::new();
+        let mut stack = vec![branch];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::String(d)) = m.get("description") {
+                        if !d.is_empty() {
+                            texts.push(d);
+                        }
+                    }
+                    stack.extend(m.values().rev());
+                }
+                Value::Array(a) => stack.extend(a.iter().rev()),
+                _ => {}
+            }
+        }
+        if !texts.is_empty() {
+            let what = if same_type {
+                format!("another `{}` form, no longer enforced", types[i])
+            } else {
+                format!("values of type `{}`, no longer accepted here", types[i])
+            };
+            notes.push(format!("({what}: {})", texts.join("; ")));
+        }
+    }
+    notes
 }
 
 /// Merges object branches into `map`: properties united (a name in several branches gets
@@ -292,11 +330,10 @@ pub(crate) fn merge_objects(
             Some(acc) => acc.into_iter().filter(|r| br.contains(r)).collect(),
         });
         if all_of {
-            for (k, v) in b {
-                if k != "required" && k != "type" {
-                    map.entry(k).or_insert(v);
-                }
-            }
+            let mut b = b;
+            b.shift_remove("required");
+            b.shift_remove("type");
+            absorb(map, b);
         }
     }
     // A merged property that became a union is collapsed in turn (its branches already are).

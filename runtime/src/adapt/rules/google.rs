@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Report, Rule, append_description, is_null_schema, json_text};
+use super::{Report, Rule, absorb, append_description, is_null_schema, json_text};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 
@@ -131,9 +131,7 @@ impl Rule for GoogleNullable {
                                 unreachable!()
                             };
                             if let Value::Object(inner) = one.remove(0) {
-                                for (k, v) in inner {
-                                    map.entry(k).or_insert(v);
-                                }
+                                absorb(map, inner);
                             }
                         }
                         _ => {}

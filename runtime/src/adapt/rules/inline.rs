@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use super::{Report, Rule};
+use super::{Report, Rule, merge_siblings};
 use crate::adapt::report::LossKind;
 use crate::walk::{
     SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, resolve_local,
@@ -89,9 +89,7 @@ impl Ctx<'_> {
             };
             merged.shift_remove("$defs");
             merged.shift_remove("definitions");
-            for (k, v) in siblings {
-                merged.insert(k, v);
-            }
+            merge_siblings(&mut merged, siblings);
             let target_at = reference.trim_start_matches('#').to_owned();
             let out = self.expand(&Value::Object(merged), &target_at);
             if let Some(n) = self.active.get_mut(&reference) {
@@ -200,7 +198,11 @@ mod tests {
         let mut r = Report::default();
         InlineRefs::default().apply(&mut v, &mut r);
         let p = &v["properties"];
-        assert_eq!(p["a"], json!({"type": "string", "description": "the a"}));
+        // The field's text first, then the definition's: neither is lost.
+        assert_eq!(
+            p["a"],
+            json!({"type": "string", "description": "the a\n\nan A"})
+        );
         assert_eq!(
             p["tree"]["properties"]["kids"]["items"]["properties"]["kids"]["items"]["description"],
             "(recursive `#/$defs/Tree`, not expanded further)"

@@ -2,6 +2,7 @@
 //! [`Logged`] to use it as a `schemars::transform::Transform` (for example in
 //! `SchemaSettings::with_transform`), with its report kept alongside.
 
+mod arrays;
 pub(crate) mod cca;
 mod draft;
 mod enums;
@@ -18,6 +19,7 @@ mod strict_checks;
 mod types;
 mod unions;
 
+pub use arrays::TupleItems;
 pub use cca::{CollapseCombiners, MetaValidate, NullablePropertiesOptional, ResidualGate};
 pub use draft::UpgradeDraft07;
 pub use enums::{AllConstToEnum, ConstToEnum, InferType};
@@ -126,6 +128,57 @@ pub(crate) fn spill(node: &mut Map<String, Value>, entries: &[(String, Value)]) 
     );
     append_description(node, &block, "\n\n");
     block
+}
+
+/// The description of a node made from a reference and its target: the referring node's own
+/// text first, then the target's (with everything rules spilled into it), each once. Either may
+/// be absent.
+pub(crate) fn joined_description(own: Option<&Value>, target: Option<&Value>) -> Option<Value> {
+    match (own, target) {
+        (Some(Value::String(own)), Some(Value::String(target)))
+            if !target.is_empty() && !own.contains(target.as_str()) =>
+        {
+            if own.is_empty() {
+                Some(Value::String(target.clone()))
+            } else {
+                Some(Value::String(format!("{own}\n\n{target}")))
+            }
+        }
+        (Some(own), _) => Some(own.clone()),
+        (None, target) => target.cloned(),
+    }
+}
+
+/// Merges a reference's sibling keywords over its inlined target (siblings win), joining the two
+/// descriptions instead of replacing one with the other.
+pub(crate) fn merge_siblings(
+    target: &mut Map<String, Value>,
+    siblings: impl IntoIterator<Item = (String, Value)>,
+) {
+    for (k, v) in siblings {
+        if k == "description" {
+            if let Some(joined) = joined_description(Some(&v), target.get("description")) {
+                target.insert(k, joined);
+            }
+            continue;
+        }
+        target.insert(k, v);
+    }
+}
+
+/// Takes a branch's (or a reference target's) keywords into a node that keeps its own: the node's
+/// keywords win, and the two descriptions are joined (the node's first), so that nothing a rule
+/// spilled into the branch's description is lost.
+pub(crate) fn absorb(node: &mut Map<String, Value>, branch: Map<String, Value>) {
+    for (k, v) in branch {
+        if k == "description" {
+            if let Some(joined) = joined_description(node.get("description"), Some(&v)) {
+                node.insert(k, joined);
+            }
+            continue;
+        }
+        node.entry(k).or_insert(v);
+    }
 }
 
 /// Appends text to the node's description, or makes it the description.

@@ -45,6 +45,15 @@ fn is_nullable(v: &Value) -> bool {
     })
 }
 
+/// Whether a node can hold an object, whatever form its `type` takes: `"object"`, a type array
+/// holding it (`["object", "null"]`), or no `type` but `properties`.
+fn can_be_object(map: &Map<String, Value>) -> bool {
+    match map.get("type") {
+        Some(_) => type_names(map).contains(&"object"),
+        None => map.contains_key("properties"),
+    }
+}
+
 /// Makes a property schema accept `null` too.
 pub(crate) fn nullable(v: Value) -> Value {
     if is_nullable(&v) {
@@ -76,7 +85,7 @@ impl Rule for CloseObjects {
         let optional = self.optional;
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            if map.get("type").and_then(Value::as_str) != Some("object") {
+            if !can_be_object(map) {
                 return;
             }
             let at = || path.pointer();
@@ -180,6 +189,31 @@ impl Rule for CloseObjects {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn closes_every_node_that_can_be_an_object() {
+        let v = json!({"type": "object", "properties": {
+            "a": {"type": ["object", "null"], "properties": {"x": {"type": "string"}}},
+            "b": {"type": ["null", "string", "object"]},
+            "c": {"properties": {"y": {"type": "integer"}}},
+            "s": {"type": ["string", "null"]}
+        }});
+        let (out, _) = super::super::run(
+            &mut CloseObjects {
+                optional: Optional::Keep,
+            },
+            v,
+        );
+        for name in ["a", "b", "c"] {
+            assert_eq!(
+                out["properties"][name]["additionalProperties"],
+                json!(false),
+                "{name}"
+            );
+        }
+        assert_eq!(out["additionalProperties"], json!(false));
+        assert!(out["properties"]["s"].get("additionalProperties").is_none());
+    }
 
     #[test]
     fn nullable_required_three_rules() {

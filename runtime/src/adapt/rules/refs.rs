@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Report, Rule};
+use super::{Report, Rule, joined_description, merge_siblings};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::walk::{Walk, pointer, resolve_local};
@@ -30,8 +30,13 @@ impl Rule for MergeSingleAllOf {
             let Value::Object(entry) = all.remove(0) else {
                 unreachable!()
             };
+            // The entry's keywords over the node's, the node's own description first.
+            let description = joined_description(map.get("description"), entry.get("description"));
             for (k, v) in entry {
                 map.insert(k, v);
+            }
+            if let Some(d) = description {
+                map.insert("description".into(), d);
             }
             report.change(
                 &path.pointer(),
@@ -99,9 +104,7 @@ impl Rule for ResolveRefSiblings {
                         // Definitions stay where they are; only the node is inlined.
                         target.shift_remove("$defs");
                         target.shift_remove("definitions");
-                        for (k, v) in std::mem::take(node) {
-                            target.insert(k, v);
-                        }
+                        merge_siblings(&mut target, std::mem::take(node));
                         *node = target;
                         report.change(
                             &at,
@@ -156,7 +159,7 @@ mod tests {
         ResolveRefSiblings.apply(&mut v, &mut r);
         assert_eq!(
             v["properties"]["a"],
-            json!({"type": "object", "description": "the a", "properties": {"x": {"type": "string"}}})
+            json!({"type": "object", "description": "the a\n\nan A", "properties": {"x": {"type": "string"}}})
         );
         assert_eq!(v["properties"]["self"], json!({"$ref": "#"}));
         assert!(r.failure.is_none());

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Report, Rule, type_names};
+use super::{Report, Rule, absorb, type_names};
 use crate::adapt::report::LossKind;
 use crate::walk::resolve_local;
 
@@ -80,9 +80,7 @@ impl Rule for ObjectRoot {
             match target {
                 Some(Value::Object(target)) if only_ref && r != "#" => {
                     map.shift_remove("$ref");
-                    for (k, v) in target {
-                        map.entry(k).or_insert(v);
-                    }
+                    absorb(map, target);
                     report.change(
                         "",
                         "object-root",
