@@ -349,15 +349,32 @@ pub fn restore(adapted: &Adapted, mut args: Value) -> Result<Value, ArgsError> {
     Ok(args)
 }
 
+/// The RFC 6901 JSON Pointer of a deserialization path (`/items/0/x`, `~0` and `~1` escaped).
+/// An externally tagged enum's variant is the key it stands under; a segment serde could not
+/// name is left out.
+fn json_pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => {
+                out.push('/');
+                out.push_str(&index.to_string());
+            }
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                out.push('/');
+                out.push_str(&crate::walk::escape(key));
+            }
+            Segment::Unknown => {}
+        }
+    }
+    out
+}
+
 /// Deserializes restored arguments into `T`; an error names the path.
 pub fn deserialize<T: DeserializeOwned>(args: Value) -> Result<T, ArgsError> {
     serde_path_to_error::deserialize(args).map_err(|e| {
-        let path = e.path().to_string();
-        let pointer = if path == "." {
-            String::new()
-        } else {
-            format!("/{}", path.replace('.', "/"))
-        };
+        let pointer = json_pointer(e.path());
         ArgsError {
             kind: ArgsErrorKind::Shape,
             problems: vec![Problem {
@@ -442,5 +459,31 @@ mod tests {
         let err = deserialize::<P>(json!({"inner": {"x": 300}})).unwrap_err();
         assert_eq!(err.kind, ArgsErrorKind::Shape);
         assert_eq!(err.problems[0].pointer, "/inner/x");
+    }
+
+    #[test]
+    fn shape_error_pointers_are_rfc_6901() {
+        #[derive(Debug, serde::Deserialize)]
+        struct P {
+            #[allow(dead_code)]
+            #[serde(rename = "a/b~c.d")]
+            items: Vec<Item>,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        struct Item {
+            #[allow(dead_code)]
+            #[serde(rename = "x.y")]
+            x: u8,
+        }
+        let err = deserialize::<P>(json!({"a/b~c.d": [{"x.y": 1}, {"x.y": "no"}]})).unwrap_err();
+        let pointer = &err.problems[0].pointer;
+        assert_eq!(pointer, "/a~1b~0c.d/1/x.y");
+        let args = json!({"a/b~c.d": [{"x.y": 1}, {"x.y": "no"}]});
+        assert_eq!(args.pointer(pointer), Some(&json!("no")));
+        // The validator's pointers too.
+        let schema = json!({"type": "object", "properties": {"a/b~c.d": {"type": "array",
+            "items": {"type": "object", "properties": {"x.y": {"type": "integer"}}}}}});
+        let err = validate(&schema, &args).unwrap_err();
+        assert_eq!(err.problems[0].pointer, "/a~1b~0c.d/1/x.y");
     }
 }
