@@ -164,6 +164,9 @@ pub fn parse(errors: &mut Errors, input: &DeriveInput) -> Option<Container> {
 
 /// `ty` with every `Self` replaced by `me` (the type being derived, with its generics).
 fn replace_self(ty: &Type, me: &TokenStream) -> Type {
+    if !crate::shape::mentions(ty, &Ident::new("Self", Span::call_site())) {
+        return ty.clone();
+    }
     fn replace(tokens: TokenStream, me: &TokenStream) -> TokenStream {
         tokens
             .into_iter()

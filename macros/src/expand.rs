@@ -104,9 +104,20 @@ fn impls(
         shape_expr(cont, analysis, krate)
     } else if valid {
         // A non-generic type's violations are reported at its definition; mark them so uses of
-        // the type do not report the same mistake again.
+        // the type do not report the same mistake again. A single certain branch (a struct, a
+        // unit-only enum) cannot be a violation: nothing to mark.
         let shape = shape_expr(cont, analysis, krate);
-        quote!(#shape.reported_if_unsafe())
+        let certain = match &analysis.shape {
+            ShapePlan::Single(b) => b.structured().is_some(),
+            ShapePlan::Union(counted) => {
+                counted.iter().all(|c| c.branch.structured() == Some(false))
+            }
+        };
+        if certain {
+            shape
+        } else {
+            quote!(#shape.reported_if_unsafe())
+        }
     } else {
         quote!(#krate::Shape::ANY)
     };
