@@ -36,7 +36,8 @@ pub fn run_adapt(args: &AdaptArgs) -> u8 {
         }
         Err(e) => return fail(InputError(format!("{}: {e}", input::name(source)))),
     };
-    let adapted = adapt::adapt(&schema, args.to);
+    let options = adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
+    let adapted = adapt::adapt_with(&schema, args.to, options);
     if args.report {
         print(&json!({
             "target": adapted.target,
@@ -62,7 +63,8 @@ pub fn run_convert(args: &ConvertArgs) -> u8 {
         Ok(c) => c,
         Err(e) => return fail(InputError(format!("{}: {e}", input::name(source)))),
     };
-    let converted = adapt::convert(&catalog, args.to);
+    let options = adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
+    let converted = adapt::convert_with(&catalog, args.to, options);
     if args.report {
         print(&json!({"declarations": converted.declarations, "report": converted.report}));
     } else {

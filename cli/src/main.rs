@@ -42,6 +42,10 @@ struct AdaptArgs {
     /// Print `{"target", "schema", "strict", "fallback", "losses", "changes"}`.
     #[arg(long)]
     report: bool,
+    /// OpenAI strict: spill `pattern`, `format`, number ranges and `minItems`/`maxItems` into
+    /// descriptions instead of sending them (fine-tuned models lack these keywords).
+    #[arg(long)]
+    openai_conservative: bool,
     /// One JSON Schema: a path, or `-` (or nothing) for standard input.
     #[arg(value_name = "INPUT")]
     input: Option<PathBuf>,
@@ -56,6 +60,10 @@ struct ConvertArgs {
     /// Print `{"declarations", "report"}` with each tool's strict flag, fallback, renames and losses.
     #[arg(long)]
     report: bool,
+    /// OpenAI strict: spill `pattern`, `format`, number ranges and `minItems`/`maxItems` into
+    /// descriptions instead of sending them (fine-tuned models lack these keywords).
+    #[arg(long)]
+    openai_conservative: bool,
     /// A tool catalog (as for `lint`): a path, or `-` (or nothing) for standard input.
     #[arg(value_name = "INPUT")]
     input: Option<PathBuf>,

@@ -159,3 +159,30 @@ fn bad_input_exits_2_never_panics() {
         json!({"type": "object", "properties": {}})
     );
 }
+
+#[test]
+fn openai_conservative_spills_what_the_default_keeps() {
+    let schema = r#"{"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}, "required": ["n"]}"#;
+    let kept = json_out(&run(&["adapt", "--to", "openai-strict"], schema, &[]));
+    assert_eq!(
+        kept["properties"]["n"],
+        json!({"type": "integer", "minimum": 1})
+    );
+    let spilled = json_out(&run(
+        &["adapt", "--to", "openai-strict", "--openai-conservative"],
+        schema,
+        &[],
+    ));
+    assert_eq!(
+        spilled["properties"]["n"],
+        json!({"type": "integer", "description": "{minimum: 1}"})
+    );
+    let catalog = format!(r#"[{{"name": "t", "inputSchema": {schema}}}]"#);
+    let out = json_out(&run(
+        &["convert", "--to", "openai-strict", "--openai-conservative"],
+        &catalog,
+        &[],
+    ));
+    let text = out.to_string();
+    assert!(text.contains("{minimum: 1}"), "{text}");
+}

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 use toolschema::Target;
 use toolschema::adapt::rules::{OneOfToAnyOf, ResponsesPrepass, Rule, UpgradeDraft07};
-use toolschema::adapt::{adapt, openai_strict_enforce, openai_strict_sanitize, run_rules};
+use toolschema::adapt::{
+    AdaptOptions, adapt, adapt_with, openai_strict_enforce, openai_strict_sanitize, run_rules,
+};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -39,6 +41,12 @@ fn not_json(v: &Value) -> bool {
     text.contains("$nonJson") || text.contains("$cycle")
 }
 
+/// The reference implements the second seed, which spills every OpenAI value constraint: our
+/// conservative option.
+fn seed() -> AdaptOptions {
+    AdaptOptions::default().openai_conservative(true)
+}
+
 /// What our matching stage produces for a vector, or why there is no matching stage.
 fn ours(vector: &Value) -> Result<Value, &'static str> {
     let input = &vector["input"];
@@ -56,7 +64,7 @@ fn ours(vector: &Value) -> Result<Value, &'static str> {
         // reference's sanitizer does that itself).
         "sanitizeSchemaForStrictMode" => {
             let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(UpgradeDraft07)];
-            rules.extend(openai_strict_sanitize());
+            rules.extend(openai_strict_sanitize(seed()));
             Ok(stage(rules).0)
         }
         "enforceStrictSchema" => {
@@ -64,7 +72,7 @@ fn ours(vector: &Value) -> Result<Value, &'static str> {
             Ok(if ok { schema } else { json!({"$throws": true}) })
         }
         "tryEnforceStrictSchema" => {
-            let a = adapt(input, Target::OpenAiStrict);
+            let a = adapt_with(input, Target::OpenAiStrict, seed());
             Ok(json!({"schema": a.schema, "strict": a.strict == Some(true)}))
         }
         "adaptSchemaForStrict" => {
@@ -73,7 +81,7 @@ fn ours(vector: &Value) -> Result<Value, &'static str> {
                 run_rules(vec![Box::new(UpgradeDraft07)], &mut schema);
                 Ok(json!({"schema": schema, "strict": false}))
             } else {
-                let a = adapt(input, Target::OpenAiStrict);
+                let a = adapt_with(input, Target::OpenAiStrict, seed());
                 Ok(json!({"schema": a.schema, "strict": a.strict == Some(true)}))
             }
         }

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::{Adapted, Loss, LossKind, Target, adapt};
+use super::{AdaptOptions, Adapted, Loss, LossKind, Target, adapt_with};
 use crate::catalog::Catalog;
 
 /// What happened to one tool.
@@ -142,6 +142,11 @@ fn parameter_counts(schema: &Value) -> (usize, usize) {
 
 /// Converts every tool of a catalog for `target`.
 pub fn convert(catalog: &Catalog, target: Target) -> Converted {
+    convert_with(catalog, target, AdaptOptions::default())
+}
+
+/// [`convert`] with the choices a target leaves to the caller.
+pub fn convert_with(catalog: &Catalog, target: Target, options: AdaptOptions) -> Converted {
     let rule = match target {
         Target::Mcp => NameRule::Any,
         Target::Gemini | Target::GeminiOpenApi | Target::CcaClaude => NameRule::Google,
@@ -162,14 +167,14 @@ pub fn convert(catalog: &Catalog, target: Target) -> Converted {
             original.clone()
         };
         taken.insert(name.clone());
-        let mut adapted = adapt(&tool.schema, target);
+        let mut adapted = adapt_with(&tool.schema, target, options);
         if target == Target::AnthropicStrict && adapted.strict == Some(true) {
             let (optional, unions) = parameter_counts(&adapted.schema);
             let over = budget.tools + 1 > AnthropicBudget::TOOLS
                 || budget.optional + optional > AnthropicBudget::OPTIONAL
                 || budget.unions + unions > AnthropicBudget::UNIONS;
             if over {
-                let mut relaxed = adapt(&tool.schema, Target::Anthropic);
+                let mut relaxed = adapt_with(&tool.schema, Target::Anthropic, options);
                 relaxed.target = target;
                 relaxed.losses.insert(0, Loss {
                     pointer: String::new(),

@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-pub use convert::{ConvertReport, Converted, ToolReport, convert};
+pub use convert::{ConvertReport, Converted, ToolReport, convert, convert_with};
 pub use report::{Change, Loss, LossKind, Report, Unrepresentable};
 use rules::keywords::{HUMAN_READABLE, keep_none};
 use rules::*;
@@ -143,6 +143,28 @@ pub struct Adapted {
     pub input: Value,
 }
 
+/// Choices a target leaves to the caller; [`AdaptOptions::default`] is what [`adapt`] uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct AdaptOptions {
+    /// OpenAI strict and Responses: spill every value constraint into the description instead of
+    /// sending the ones OpenAI enforces in strict mode (`pattern`, `format` from OpenAI's list,
+    /// `minimum`/`maximum`/`exclusiveMinimum`/`exclusiveMaximum`/`multipleOf`,
+    /// `minItems`/`maxItems`). OpenAI's Structured Outputs guide
+    /// (<https://platform.openai.com/docs/guides/structured-outputs#supported-schemas>) says these
+    /// "are not yet supported for fine-tuned models": set this for a fine-tuned model. It is the
+    /// second seed's behaviour, written when the guide rejected all of them.
+    pub openai_conservative: bool,
+}
+
+impl AdaptOptions {
+    /// OpenAI strict spills every value constraint (for fine-tuned models).
+    pub fn openai_conservative(mut self, yes: bool) -> Self {
+        self.openai_conservative = yes;
+        self
+    }
+}
+
 /// `TOOLSCHEMA_NO_STRICT` (`1`, `true`, `yes`, `on`): no strict schema for any target.
 pub fn no_strict() -> bool {
     static FLAG: OnceLock<bool> = OnceLock::new();
@@ -198,6 +220,36 @@ const OPENAI_STRICT_STRIP: &[&str] = &[
     "$dynamicRef",
     "$dynamicAnchor",
 ];
+
+/// The string formats OpenAI strict mode accepts (Structured Outputs guide, "Supported
+/// properties").
+const OPENAI_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// What OpenAI strict mode enforces of [`OPENAI_STRICT_STRIP`], per the Structured Outputs guide:
+/// string `pattern` and `format` (its list), number `minimum`/`maximum`/`exclusiveMinimum`/
+/// `exclusiveMaximum`/`multipleOf`, array `minItems`/`maxItems`. `minLength`/`maxLength` are not
+/// listed (providers.md: uncertain), so they are spilled.
+fn openai_keeps(key: &str, value: &Value) -> bool {
+    match key {
+        "pattern" => value.is_string(),
+        "format" => value.as_str().is_some_and(|f| OPENAI_FORMATS.contains(&f)),
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => {
+            value.is_number()
+        }
+        "minItems" | "maxItems" => value.is_u64(),
+        _ => false,
+    }
+}
 
 /// Anthropic strict tool use: what its grammar does not support (providers.md section 4).
 const ANTHROPIC_STRICT_STRIP: &[&str] = &[
@@ -320,8 +372,14 @@ fn remove_schema_uri() -> RemoveSchemaUri {
 }
 
 /// OpenAI strict, first stage (the reference's `sanitizeSchemaForStrictMode`): keyword
-/// stripping and spilling, `$ref`/`allOf` forms, `const`, type arrays and type inference.
-pub fn openai_strict_sanitize() -> Vec<Box<dyn Rule>> {
+/// stripping and spilling, `$ref`/`allOf` forms, `const`, type arrays and type inference. The
+/// constraints OpenAI enforces are kept unless `options.openai_conservative`.
+pub fn openai_strict_sanitize(options: AdaptOptions) -> Vec<Box<dyn Rule>> {
+    let keep = if options.openai_conservative {
+        keep_none
+    } else {
+        openai_keeps
+    };
     vec![
         Box::new(MergeSingleAllOf),
         Box::new(ResolveRefSiblings),
@@ -334,7 +392,7 @@ pub fn openai_strict_sanitize() -> Vec<Box<dyn Rule>> {
             keywords: OPENAI_STRICT_STRIP,
             spill: HUMAN_READABLE,
             why: "not structural: OpenAI strict mode rejects it",
-            keep: keep_none,
+            keep,
         }),
         Box::new(ConstToEnum),
         Box::new(SplitTypeArrays),
@@ -391,11 +449,16 @@ fn google_suffix() -> Vec<Box<dyn Rule>> {
     ]
 }
 
-/// The rules of a target's main attempt (strict when it wants strict).
+/// The rules of a target's main attempt (strict when it wants strict), with default options.
 pub fn pipeline(target: Target) -> Vec<Box<dyn Rule>> {
+    pipeline_with(target, AdaptOptions::default())
+}
+
+/// The rules of a target's main attempt (strict when it wants strict).
+pub fn pipeline_with(target: Target, options: AdaptOptions) -> Vec<Box<dyn Rule>> {
     let openai_strict = || -> Vec<Box<dyn Rule>> {
         let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(StrictPrecheck)];
-        rules.extend(openai_strict_sanitize());
+        rules.extend(openai_strict_sanitize(options));
         rules.extend(openai_strict_enforce());
         rules
     };
@@ -548,18 +611,23 @@ fn json_depth(value: &Value) -> usize {
 /// serde_json clones and drops values recursively, so for deeply nested input the work runs on
 /// a stack sized for it (`stacker`). The caller still drops the result on its own stack.
 pub fn adapt(schema: &Value, target: Target) -> Adapted {
+    adapt_with(schema, target, AdaptOptions::default())
+}
+
+/// [`adapt`] with the choices a target leaves to the caller.
+pub fn adapt_with(schema: &Value, target: Target, options: AdaptOptions) -> Adapted {
     let depth = json_depth(schema);
     if depth > 128 {
         stacker::grow(
             depth.saturating_mul(16 * 1024).saturating_add(1 << 20),
-            || adapt_on_this_stack(schema, target),
+            || adapt_on_this_stack(schema, target, options),
         )
     } else {
-        adapt_on_this_stack(schema, target)
+        adapt_on_this_stack(schema, target, options)
     }
 }
 
-fn adapt_on_this_stack(schema: &Value, target: Target) -> Adapted {
+fn adapt_on_this_stack(schema: &Value, target: Target, options: AdaptOptions) -> Adapted {
     let strict_flag = |ok: bool| target.has_strict_flag().then_some(ok);
     let mut bypass = None;
     if target.wants_strict() {
@@ -567,7 +635,7 @@ fn adapt_on_this_stack(schema: &Value, target: Target) -> Adapted {
             bypass = Some("strict mode disabled by TOOLSCHEMA_NO_STRICT".to_owned());
         } else {
             let mut attempt = schema.clone();
-            let report = run(pipeline(target), &mut attempt);
+            let report = run(pipeline_with(target, options), &mut attempt);
             match report.failure {
                 None => {
                     return Adapted {

@@ -35,8 +35,54 @@ fn schemars_like() -> Value {
 }
 
 #[test]
-fn openai_strict_follows_seed_section_2() {
+fn openai_strict_keeps_what_openai_enforces_by_default() {
     let a = adapt(&schemars_like(), Target::OpenAiStrict);
+    assert_eq!(a.strict, Some(true), "{:#?}", a.losses);
+    let p = &a.schema["properties"];
+    // Kept: number range, array length (OpenAI's Structured Outputs "supported properties").
+    assert_eq!(
+        p["limit"]["anyOf"],
+        json!([{"type": "integer", "minimum": 0}, {"type": "null"}])
+    );
+    assert_eq!(
+        p["limit"]["description"],
+        "(default: 10)\n\n{format: \"uint32\"}"
+    );
+    assert_eq!(p["tags"]["anyOf"][0]["maxItems"], json!(5));
+    // Spilled: not in OpenAI's list (`minLength`, a format outside its list).
+    assert_eq!(
+        p["query"],
+        json!({"type": "string", "description": "What to find\n\n{minLength: 1}"})
+    );
+    let with_format = json!({"type": "object", "properties": {
+        "when": {"type": "string", "format": "date-time", "pattern": "^2"},
+        "site": {"type": "string", "format": "uri"},
+        "step": {"type": "number", "multipleOf": 0.5, "exclusiveMaximum": 10}
+    }, "required": ["when", "site", "step"]});
+    let a = adapt(&with_format, Target::OpenAiResponses);
+    assert_eq!(a.strict, Some(true), "{:#?}", a.losses);
+    let p = &a.schema["properties"];
+    assert_eq!(
+        p["when"],
+        json!({"type": "string", "format": "date-time", "pattern": "^2"})
+    );
+    assert_eq!(
+        p["site"],
+        json!({"type": "string", "description": "{format: \"uri\"}"})
+    );
+    assert_eq!(
+        p["step"],
+        json!({"type": "number", "multipleOf": 0.5, "exclusiveMaximum": 10})
+    );
+}
+
+#[test]
+fn openai_strict_follows_seed_section_2_when_conservative() {
+    let a = crate::adapt::adapt_with(
+        &schemars_like(),
+        Target::OpenAiStrict,
+        crate::adapt::AdaptOptions::default().openai_conservative(true),
+    );
     assert_eq!(a.strict, Some(true), "{:#?}", a.losses);
     assert!(!a.fallback);
     let s = &a.schema;

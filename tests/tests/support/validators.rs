@@ -90,6 +90,14 @@ fn openai_strict(schema: &Value, out: &mut Vec<String>) {
         "unevaluatedProperties",
         "const",
         "nullable",
+        // Not in the documented subset: tuples ("array schema missing items"), and string
+        // lengths, which the guide lists only among what fine-tuned models lack (uncertain).
+        "prefixItems",
+        "minLength",
+        "maxLength",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
     ];
     let formats = [
         "date-time",
