@@ -7,7 +7,7 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use toolschema::{ProviderSafe, ToolParams};
+use toolschema::{ArgsError, ProviderSafe, ToolParams};
 
 /// The kind of a content field. Written as a unit enum, not as a union of one object per kind:
 /// clients that keep only the first branch of a union would make all but one kind unwritable.
@@ -44,23 +44,36 @@ struct UpsertEntry {
 }
 
 /// The server-side check that replaces the union: a value that does not match its kind is
-/// rejected with a message the model can act on, never stored.
-fn validate(args: &UpsertEntry) -> Result<(), String> {
+/// rejected with a message the model can act on, in the same words as a schema violation
+/// (`ArgsError`), never stored.
+fn validate(args: &UpsertEntry) -> Result<(), ArgsError> {
+    let mut refused = ArgsError::invalid();
     for (i, fv) in args.field_values.iter().enumerate() {
-        let ok = match fv.kind {
-            FieldKind::Text => fv.value.is_string(),
-            FieldKind::Integer => fv.value.is_i64() || fv.value.is_u64(),
-            FieldKind::Decimal => fv.value.is_number(),
-            FieldKind::Asset => fv.value.get("id").is_some_and(serde_json::Value::is_string),
+        let (ok, what) = match fv.kind {
+            FieldKind::Text => (fv.value.is_string(), "a string"),
+            FieldKind::Integer => (fv.value.is_i64() || fv.value.is_u64(), "an integer"),
+            FieldKind::Decimal => (fv.value.is_number(), "a number"),
+            FieldKind::Asset => (
+                fv.value.get("id").is_some_and(serde_json::Value::is_string),
+                "an asset reference `{\"id\": \"...\"}`",
+            ),
         };
         if !ok {
-            return Err(format!(
-                "field_values[{i}] (`{}`): a {:?} value is expected, got {}",
-                fv.field, fv.kind, fv.value
-            ));
+            refused = refused.with(
+                format!("/field_values/{i}/value"),
+                format!(
+                    "must be {what}, as the field `{}` is of kind {:?}",
+                    fv.field, fv.kind
+                ),
+                Some(&fv.value),
+            );
         }
     }
-    Ok(())
+    if refused.is_empty() {
+        Ok(())
+    } else {
+        Err(refused)
+    }
 }
 
 fn main() {
@@ -80,11 +93,16 @@ fn main() {
         "field_values": [{"field": "image", "kind": "asset", "value": "549895"}]
     });
     let args: UpsertEntry = serde_json::from_value(call).expect("the call matches the schema");
-    let verdict = validate(&args).map(|()| format!("would write entry `{}`", args.entry_id));
-    println!(
-        "server check of a sample call (dry_run: {}): {verdict:?}",
-        args.dry_run
-    );
+    match validate(&args) {
+        Ok(()) => println!(
+            "server check of a sample call: would write entry `{}`",
+            args.entry_id
+        ),
+        Err(e) => println!(
+            "server check of a sample call (dry_run: {}):\n{e}",
+            args.dry_run
+        ),
+    }
     match UpsertEntry::check_contract() {
         Ok(()) => println!("contract: ok ({} warnings)", violations.len()),
         Err(e) => {

@@ -10,8 +10,8 @@
 //! With `#[derive(ToolParams)]` on `SearchArgs`, the `#[tool]` macro finds the `Parameters` type
 //! as usual and publishes the schema adapted for MCP (`$schema` removed, a union's structured
 //! branch first); a call's arguments are restored, validated against the schema (every
-//! constraint re-imposed) and deserialized, and a bad call gets an `invalid_params` error whose
-//! message tells the model what to fix. For another wire format use
+//! constraint re-imposed) and deserialized, and a bad call gets a tool result with
+//! `isError: true` whose text tells the model what to fix. For another wire format use
 //! `#[tool(input_schema = toolschema::rmcp::input_schema_for::<T>(Target::Gemini))]`.
 
 use std::borrow::Cow;
@@ -44,14 +44,30 @@ impl<T: ToolParams + 'static> JsonSchema for Parameters<T> {
     }
 }
 
+/// rmcp's tool router turns an `invalid_params` error whose message starts with this text into a
+/// tool result with `isError: true` (rmcp's own `Parameters` uses it for the same purpose).
+const RMCP_TOOL_ERROR_PREFIX: &str = "failed to deserialize parameters: ";
+
 impl<S, T: ToolParams + 'static> FromContextPart<ToolCallContext<'_, S>> for Parameters<T> {
+    /// Invalid arguments are a tool execution error, as MCP's specification (2025-11-25,
+    /// SEP-1303) asks: the client gets a `CallToolResult` with `isError: true` whose text the model
+    /// reads and corrects its call from, not a JSON-RPC error many clients never show the model.
+    /// A broken schema (the server's fault) stays a protocol error.
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, rmcp::ErrorData> {
         let arguments = context.arguments.take().unwrap_or_default();
         T::from_args(Target::Mcp, Value::Object(arguments))
             .map(Parameters)
             .map_err(|e| {
                 let data = serde_json::to_value(&e).ok();
-                rmcp::ErrorData::invalid_params(e.to_string(), data)
+                match e.kind {
+                    crate::args::ArgsErrorKind::Schema => {
+                        rmcp::ErrorData::internal_error(e.to_string(), data)
+                    }
+                    _ => rmcp::ErrorData::invalid_params(
+                        format!("{RMCP_TOOL_ERROR_PREFIX}{e}"),
+                        data,
+                    ),
+                }
             })
     }
 }

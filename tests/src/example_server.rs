@@ -15,13 +15,13 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolschema::rmcp::Parameters;
-use toolschema::{ProviderSafe, ToolParams};
+use toolschema::{ArgsError, ProviderSafe, ToolParams};
 
 /// What a content field holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, ProviderSafe)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema, ProviderSafe)]
 #[serde(rename_all = "snake_case")]
 pub enum FieldKind {
     /// A string.
@@ -151,6 +151,11 @@ fn tool_error(message: String) -> Result<CallToolResult, ErrorData> {
     Ok(CallToolResult::error(vec![ContentBlock::text(message)]))
 }
 
+/// A refusal in the same words as a schema violation (`toolschema::ArgsError`).
+fn refuse(error: ArgsError) -> Result<CallToolResult, ErrorData> {
+    tool_error(error.to_string())
+}
+
 fn ok(message: String) -> Result<CallToolResult, ErrorData> {
     Ok(CallToolResult::success(vec![ContentBlock::text(message)]))
 }
@@ -184,24 +189,37 @@ impl ContentServer {
     ) -> Result<CallToolResult, ErrorData> {
         // Validate everything first: a call writes all its fields or none.
         for (i, fv) in args.field_values.iter().enumerate() {
+            // The server's own checks read like the schema's: an `ArgsError` with pointers.
+            let at = |key: &str| format!("/field_values/{i}/{key}");
             let Some((_, real)) = CONTENT_TYPE.iter().find(|(f, _)| *f == fv.field) else {
-                let known: Vec<&str> = CONTENT_TYPE.iter().map(|(f, _)| *f).collect();
-                return tool_error(format!(
-                    "field_values[{i}]: unknown field `{}`; the fields are {}",
-                    fv.field,
-                    known.join(", ")
+                let known: Vec<String> =
+                    CONTENT_TYPE.iter().map(|(f, _)| format!("`{f}`")).collect();
+                return refuse(ArgsError::invalid().with(
+                    at("field"),
+                    format!("must be a field of the content type ({})", known.join(", ")),
+                    Some(&Value::String(fv.field.clone())),
                 ));
             };
             if fv.kind != *real {
-                return tool_error(format!(
-                    "field_values[{i}]: field `{}` is of kind {:?}, not {:?}; nothing was written",
-                    fv.field, real, fv.kind
+                return refuse(ArgsError::invalid().with(
+                    at("kind"),
+                    format!(
+                        "must be {} for the field `{}`",
+                        serde_json::to_value(real).unwrap_or_default(),
+                        fv.field
+                    ),
+                    serde_json::to_value(fv.kind).ok().as_ref(),
                 ));
             }
             if !value_fits(fv.kind, &fv.value) {
-                return tool_error(format!(
-                    "field_values[{i}]: {} is not a valid {:?} value for `{}`; nothing was written",
-                    fv.value, fv.kind, fv.field
+                return refuse(ArgsError::invalid().with(
+                    at("value"),
+                    format!(
+                        "must be a valid {} value for the field `{}`",
+                        serde_json::to_value(fv.kind).unwrap_or_default(),
+                        fv.field
+                    ),
+                    Some(&fv.value),
                 ));
             }
         }

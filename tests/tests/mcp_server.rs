@@ -17,8 +17,14 @@ fn args(v: Value) -> serde_json::Map<String, Value> {
     v.as_object().unwrap().clone()
 }
 
+/// The text the model reads: every text block of the result.
 fn text(result: &rmcp::model::CallToolResult) -> String {
-    serde_json::to_value(&result.content).unwrap().to_string()
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[tokio::test]
@@ -82,7 +88,13 @@ async fn in_process_round_trip() {
         .await
         .unwrap();
     assert_eq!(bad.is_error, Some(true));
-    assert!(text(&bad).contains("kind Asset"), "{}", text(&bad));
+    assert!(
+        text(&bad).contains(
+            "- /field_values/0/kind must be \"asset\" for the field `image`; got the string \"text\"."
+        ),
+        "{}",
+        text(&bad)
+    );
     let wrong_value = client
         .call_tool(
             CallToolRequestParams::new("upsert_entry").with_arguments(args(json!({
@@ -112,6 +124,24 @@ async fn in_process_round_trip() {
         json!({"id": "549895"})
     );
 
+    // Arguments the schema refuses are a tool error the model can read (MCP 2025-11-25,
+    // SEP-1303), not a JSON-RPC error; the tool never runs.
+    let refused = client
+        .call_tool(
+            CallToolRequestParams::new("search_entries")
+                .with_arguments(args(json!({"query": "", "limit": 99}))),
+        )
+        .await
+        .expect("a tool result, not a protocol error");
+    assert_eq!(refused.is_error, Some(true));
+    let said = text(&refused);
+    assert!(
+        said.contains("- /limit must be at most 50; got 99.")
+            && said.contains("- /query must be at least 1 character long; got the string \"\".")
+            && said.contains("call the tool again"),
+        "{said}"
+    );
+
     // Replace-or-delta as separate parameters.
     let both = client
         .call_tool(
@@ -134,17 +164,22 @@ async fn in_process_round_trip() {
         text(&delta)
     );
 
-    // Arguments are validated against the schema: a too-long query is an invalid-params error
-    // naming the argument; a null for an optional default field (as OpenAI strict sends it)
-    // gets the default.
+    // Arguments are validated against the schema: a too-long query is a tool error naming the
+    // argument; a null for an optional default field (as OpenAI strict sends it) gets the
+    // default.
     let too_long = client
         .call_tool(
             CallToolRequestParams::new("search_entries")
                 .with_arguments(args(json!({"query": "x".repeat(60)}))),
         )
         .await
-        .unwrap_err();
-    assert!(too_long.to_string().contains("/query"), "{too_long}");
+        .unwrap();
+    assert_eq!(too_long.is_error, Some(true));
+    assert!(
+        text(&too_long).contains("- /query must be at most 40 characters long"),
+        "{}",
+        text(&too_long)
+    );
     let with_nulls = client
         .call_tool(
             CallToolRequestParams::new("search_entries")
@@ -224,11 +259,13 @@ fn stdio_process_round_trip() {
     );
     let invalid = receive();
     assert_eq!(invalid["id"], 4);
+    // A tool error the model reads, not a JSON-RPC error.
+    assert_eq!(invalid["result"]["isError"], json!(true), "{invalid}");
     assert!(
-        invalid["error"]["message"]
+        invalid["result"]["content"][0]["text"]
             .as_str()
             .unwrap()
-            .contains("query"),
+            .contains("- the arguments must include the property `query`."),
         "{invalid}"
     );
     drop(stdin);

@@ -14,6 +14,9 @@ use serde_json::Value;
 use crate::adapt::Adapted;
 use crate::walk::resolve_local;
 
+mod wording;
+pub use wording::describe;
+
 /// What went wrong with a tool call's arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -29,22 +32,77 @@ pub enum ArgsErrorKind {
 /// One problem, at one place in the arguments.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Problem {
-    /// JSON Pointer into the arguments (`""` for the whole object).
+    /// RFC 6901 JSON Pointer into the arguments (`""` for the whole object).
     pub pointer: String,
-    /// What the schema expects there.
+    /// The rule the value there must meet, worded to follow the place: `must be at most 7`.
     pub expected: String,
-    /// What arrived (JSON, shortened).
+    /// What arrived, quoted short ([`describe`]); empty where the rule names its own subject (a
+    /// missing or unexpected property).
     pub found: String,
+}
+
+impl Problem {
+    /// A problem at `pointer`: the value there must meet `rule` (`"must be one of a, b"`), and
+    /// `found` is what arrived (`None` when the rule says it all, as for a missing property).
+    pub fn new(pointer: impl Into<String>, rule: impl Into<String>, found: Option<&Value>) -> Self {
+        Problem {
+            pointer: pointer.into(),
+            expected: rule.into(),
+            found: found.map(describe).unwrap_or_default(),
+        }
+    }
 }
 
 /// Arguments that cannot be used, worded so a model can fix its call when this is sent back as
 /// the tool result.
+///
+/// A server's own checks (the ones that replace a union: "this field goes with that kind") build
+/// one too, so every refusal reads alike:
+///
+/// ```
+/// use serde_json::json;
+/// use toolschema::ArgsError;
+///
+/// let err = ArgsError::invalid()
+///     .with("/field_values/0/kind", "must be `asset` for the field `image`", Some(&json!("text")));
+/// assert_eq!(
+///     err.to_string(),
+///     "The tool arguments were rejected:\n- /field_values/0/kind must be `asset` for the field `image`; got the string \"text\".\nFix these arguments and call the tool again."
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ArgsError {
     /// The kind.
     pub kind: ArgsErrorKind,
     /// Every problem found (validation reports them all, not only the first).
     pub problems: Vec<Problem>,
+}
+
+impl ArgsError {
+    /// An empty refusal of the arguments ([`ArgsErrorKind::Invalid`]); add problems with
+    /// [`ArgsError::with`].
+    pub fn invalid() -> Self {
+        ArgsError {
+            kind: ArgsErrorKind::Invalid,
+            problems: Vec::new(),
+        }
+    }
+
+    /// Adds a problem: the value at `pointer` must meet `rule`; `found` is what arrived.
+    pub fn with(
+        mut self,
+        pointer: impl Into<String>,
+        rule: impl Into<String>,
+        found: Option<&Value>,
+    ) -> Self {
+        self.problems.push(Problem::new(pointer, rule, found));
+        self
+    }
+
+    /// Whether no problem was added (then the arguments are fine).
+    pub fn is_empty(&self) -> bool {
+        self.problems.is_empty()
+    }
 }
 
 impl fmt::Display for ArgsError {
@@ -60,11 +118,15 @@ impl fmt::Display for ArgsError {
         }
         for p in &self.problems {
             let at = if p.pointer.is_empty() {
-                "the arguments".to_owned()
+                "the arguments"
             } else {
-                format!("`{}`", p.pointer)
+                p.pointer.as_str()
             };
-            writeln!(f, "- at {at}: expected {}; got {}.", p.expected, p.found)?;
+            if p.found.is_empty() {
+                writeln!(f, "- {at} {}.", p.expected)?;
+            } else {
+                writeln!(f, "- {at} {}; got {}.", p.expected, p.found)?;
+            }
         }
         if self.kind != ArgsErrorKind::Schema {
             write!(f, "Fix these arguments and call the tool again.")?;
@@ -74,14 +136,6 @@ impl fmt::Display for ArgsError {
 }
 
 impl std::error::Error for ArgsError {}
-
-fn short(v: &Value) -> String {
-    let s = v.to_string();
-    match s.char_indices().nth(120) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s,
-    }
-}
 
 /// Whether `schema` (inside the document `root`) can accept `null`, as far as its keywords say.
 fn accepts_null(schema: &Value, root: &Value, depth: usize) -> bool {
@@ -285,8 +339,8 @@ fn validator(schema: &Value) -> Result<Compiled, ArgsError> {
             kind: ArgsErrorKind::Schema,
             problems: vec![Problem {
                 pointer: String::new(),
-                expected: "a schema that compiles".into(),
-                found: e.to_string(),
+                expected: format!("need a schema that compiles: {e}"),
+                found: String::new(),
             }],
         })?;
     let compiled = Arc::new(compiled);
@@ -305,13 +359,15 @@ pub fn validate(schema: &Value, args: &Value) -> Result<(), ArgsError> {
         .iter_errors(args)
         .map(|e| {
             let pointer = e.instance_path().to_string();
-            let found = args
-                .pointer(&pointer)
-                .map_or_else(|| "nothing".to_owned(), short);
-            let message = e.to_string();
+            let found = if wording::names_its_own_subject(&e) {
+                String::new()
+            } else {
+                args.pointer(&pointer)
+                    .map_or_else(|| "nothing".to_owned(), describe)
+            };
             Problem {
+                expected: wording::rule(&e).unwrap_or_else(|| wording::fallback(&e)),
                 pointer,
-                expected: expected_from(&message, &found),
                 found,
             }
         })
@@ -323,19 +379,6 @@ pub fn validate(schema: &Value, args: &Value) -> Result<(), ArgsError> {
             kind: ArgsErrorKind::Invalid,
             problems,
         })
-    }
-}
-
-/// The validator's sentence, minus the echo of the value (which `found` already shows).
-fn expected_from(message: &str, found: &str) -> String {
-    let trimmed = message
-        .strip_prefix(found)
-        .map(str::trim_start)
-        .unwrap_or(message);
-    if trimmed.is_empty() {
-        message.to_owned()
-    } else {
-        trimmed.to_owned()
     }
 }
 
@@ -379,8 +422,8 @@ pub fn deserialize<T: DeserializeOwned>(args: Value) -> Result<T, ArgsError> {
             kind: ArgsErrorKind::Shape,
             problems: vec![Problem {
                 pointer,
-                expected: e.inner().to_string(),
-                found: "a value of another shape".into(),
+                expected: format!("must have the shape the server reads ({})", e.inner()),
+                found: String::new(),
             }],
         }
     })
@@ -437,8 +480,7 @@ mod tests {
         );
         let text = err.to_string();
         assert!(
-            text.contains("`/q`")
-                && text.contains("\"too long\"")
+            text.contains("- /q must be at most 5 characters long; got the string \"too long\".")
                 && text.contains("call the tool again"),
             "{text}"
         );
@@ -485,5 +527,151 @@ mod tests {
             "items": {"type": "object", "properties": {"x.y": {"type": "integer"}}}}}});
         let err = validate(&schema, &args).unwrap_err();
         assert_eq!(err.problems[0].pointer, "/a~1b~0c.d/1/x.y");
+    }
+
+    /// Every keyword the validator reports, worded as the rule the value must meet.
+    #[test]
+    fn each_keyword_reads_as_a_rule() {
+        let cases: Vec<(Value, Value, &str)> = vec![
+            (
+                json!({"type": ["integer", "null"]}),
+                json!("3"),
+                "/v must be an integer or null; got the string \"3\".",
+            ),
+            (
+                json!({"type": "object"}),
+                json!(1),
+                "/v must be an object; got 1.",
+            ),
+            (
+                json!({"maximum": 7}),
+                json!(9),
+                "/v must be at most 7; got 9.",
+            ),
+            (
+                json!({"minimum": 1}),
+                json!(0),
+                "/v must be at least 1; got 0.",
+            ),
+            (
+                json!({"exclusiveMaximum": 7}),
+                json!(7),
+                "/v must be less than 7; got 7.",
+            ),
+            (
+                json!({"exclusiveMinimum": 0}),
+                json!(0),
+                "/v must be greater than 0; got 0.",
+            ),
+            (
+                json!({"multipleOf": 5}),
+                json!(7),
+                "/v must be a multiple of 5; got 7.",
+            ),
+            (
+                json!({"maxLength": 2}),
+                json!("abc"),
+                "/v must be at most 2 characters long; got the string \"abc\".",
+            ),
+            (
+                json!({"minLength": 1}),
+                json!(""),
+                "/v must be at least 1 character long; got the string \"\".",
+            ),
+            (
+                json!({"minItems": 2}),
+                json!([1]),
+                "/v must have at least 2 items; got an array of 1 item: [1].",
+            ),
+            (
+                json!({"maxItems": 1}),
+                json!([1, 2]),
+                "/v must have at most 1 item; got an array of 2 items: [1,2].",
+            ),
+            (
+                json!({"minProperties": 1}),
+                json!({}),
+                "/v must have at least 1 property; got an object: {}.",
+            ),
+            (
+                json!({"maxProperties": 0}),
+                json!({"a": 1}),
+                "/v must have at most 0 properties; got an object: {\"a\":1}.",
+            ),
+            (
+                json!({"pattern": "^[a-z]+$"}),
+                json!("A"),
+                "/v must match the pattern `^[a-z]+$`; got the string \"A\".",
+            ),
+            (
+                json!({"format": "email"}),
+                json!("nope"),
+                "/v must be a valid `email`; got the string \"nope\".",
+            ),
+            (
+                json!({"enum": ["a", "b"]}),
+                json!("c"),
+                "/v must be one of \"a\", \"b\"; got the string \"c\".",
+            ),
+            (
+                json!({"const": "x"}),
+                json!("y"),
+                "/v must be \"x\"; got the string \"y\".",
+            ),
+            (
+                json!({"type": "object", "required": ["id"]}),
+                json!({}),
+                "/v must include the property `id`.",
+            ),
+            (
+                json!({"type": "object", "properties": {"a": {}}, "additionalProperties": false}),
+                json!({"zz": 1}),
+                "/v must not have the property `zz` (not in the schema).",
+            ),
+            (
+                json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+                json!(true),
+                "/v must match one of the allowed forms; got true.",
+            ),
+            (
+                json!({"oneOf": [{"type": "number"}, {"type": "integer"}]}),
+                json!(1),
+                "/v must match exactly one of the allowed forms, and matches several; got 1.",
+            ),
+            (
+                json!({"not": {"type": "string"}}),
+                json!("s"),
+                "/v must not match the excluded form; got the string \"s\".",
+            ),
+            (json!(false), json!(1), "/v is not allowed here; got 1."),
+            (
+                json!({"uniqueItems": true}),
+                json!([1, 1]),
+                "/v must not contain the same item twice; got an array of 2 items: [1,1].",
+            ),
+            (
+                json!({"contains": {"type": "string"}}),
+                json!([1]),
+                "/v must contain at least one item of the required form; got an array of 1 item: [1].",
+            ),
+        ];
+        for (schema, value, line) in cases {
+            let schema = json!({"type": "object", "properties": {"v": schema}});
+            let err = validate(&schema, &json!({"v": value})).unwrap_err();
+            let text = err.to_string();
+            assert!(
+                text.lines().any(|l| l == format!("- {line}")),
+                "want `{line}` in:\n{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_huge_argument_is_never_echoed_whole() {
+        let schema = json!({"type": "object", "properties": {"v": {"maxLength": 10}}});
+        let err = validate(&schema, &json!({"v": "x".repeat(5_000_000)})).unwrap_err();
+        let text = err.to_string();
+        assert!(text.len() < 400, "{}", text.len());
+        assert!(text.contains("(5,000,000 characters)"), "{text}");
     }
 }
