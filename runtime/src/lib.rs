@@ -38,6 +38,7 @@ pub mod args;
 pub mod catalog;
 pub mod contract;
 mod impls;
+mod nullable;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
 mod shape;

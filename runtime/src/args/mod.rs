@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::adapt::Adapted;
+use crate::nullable::accepts_null;
 use crate::walk::resolve_local;
 
 mod wording;
@@ -137,51 +138,6 @@ impl fmt::Display for ArgsError {
 
 impl std::error::Error for ArgsError {}
 
-/// Whether `schema` (inside the document `root`) can accept `null`, as far as its keywords say.
-fn accepts_null(schema: &Value, root: &Value, depth: usize) -> bool {
-    if depth > 64 {
-        return true;
-    }
-    let Value::Object(m) = schema else {
-        return schema != &Value::Bool(false);
-    };
-    if let Some(Value::String(r)) = m.get("$ref") {
-        if let Some(t) = resolve_local(root, r) {
-            if !accepts_null(t, root, depth + 1) {
-                return false;
-            }
-        }
-    }
-    match m.get("type") {
-        Some(Value::String(t)) if t != "null" => return false,
-        Some(Value::Array(ts)) if !ts.iter().any(|t| t == "null") => return false,
-        _ => {}
-    }
-    if let Some(Value::Array(values)) = m.get("enum") {
-        if !values.iter().any(Value::is_null) {
-            return false;
-        }
-    }
-    if let Some(c) = m.get("const") {
-        if !c.is_null() {
-            return false;
-        }
-    }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(bs)) = m.get(key) {
-            if !bs.iter().any(|b| accepts_null(b, root, depth + 1)) {
-                return false;
-            }
-        }
-    }
-    if let Some(Value::Array(bs)) = m.get("allOf") {
-        if !bs.iter().all(|b| accepts_null(b, root, depth + 1)) {
-            return false;
-        }
-    }
-    true
-}
-
 /// The object-shaped schemas that describe an instance at `schema`: itself, its `$ref` target,
 /// and its combinator branches (recursively).
 fn object_schemas<'a>(
@@ -278,7 +234,7 @@ fn undo(instance: &mut Value, schema: &Value, root: &Value) {
                 .filter(|(k, v)| {
                     v.is_null()
                         && !required(k)
-                        && property(k).is_some_and(|p| !accepts_null(p, root, 0))
+                        && property(k).is_some_and(|p| !accepts_null(p, root))
                 })
                 .map(|(k, _)| k.clone())
                 .collect();
@@ -291,7 +247,7 @@ fn undo(instance: &mut Value, schema: &Value, root: &Value) {
                 };
                 for name in req.iter().filter_map(Value::as_str) {
                     if !map.contains_key(name)
-                        && property(name).is_some_and(|p| accepts_null(p, root, 0))
+                        && property(name).is_some_and(|p| accepts_null(p, root))
                     {
                         map.insert(name.to_owned(), Value::Null);
                     }

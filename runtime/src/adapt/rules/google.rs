@@ -117,9 +117,7 @@ impl Rule for GoogleNullable {
             }
             if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
                 let before = branches.len();
-                branches.retain(|b| {
-                    !(is_null_schema(b) || b.get("type").and_then(Value::as_str) == Some("null"))
-                });
+                branches.retain(|b| !is_null_schema(b));
                 if branches.len() != before {
                     nullable = true;
                     match branches.len() {

@@ -98,14 +98,7 @@ pub(crate) fn type_names(node: &Map<String, Value>) -> Vec<&str> {
     }
 }
 
-/// `{"type": "null"}` and nothing else of substance.
-pub(crate) fn is_null_schema(v: &Value) -> bool {
-    v.as_object().is_some_and(|m| {
-        m.get("type").and_then(Value::as_str) == Some("null")
-            && m.keys()
-                .all(|k| k == "type" || k == "description" || k == "title")
-    })
-}
+pub(crate) use crate::nullable::is_null_branch as is_null_schema;
 
 /// A node that is only an `anyOf` (and optionally a `description`).
 pub(crate) fn is_pure_any_of(v: &Value) -> bool {

@@ -3,9 +3,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Report, Rule, is_null_schema, is_pure_any_of, type_names};
+use super::{Report, Rule, is_pure_any_of, type_names};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
+use crate::nullable::{accepts_null_by, reference_answers};
+use std::collections::HashMap;
 
 /// How a strict mode treats optional properties.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,24 +29,6 @@ pub struct CloseObjects {
     pub optional: Optional,
 }
 
-fn is_nullable(v: &Value) -> bool {
-    let Some(m) = v.as_object() else { return true };
-    if type_names(m).contains(&"null") {
-        return true;
-    }
-    if let Some(Value::Array(values)) = m.get("enum") {
-        if values.iter().any(Value::is_null) {
-            return true;
-        }
-    }
-    ["anyOf", "oneOf"].iter().any(|k| {
-        m.get(*k).and_then(Value::as_array).is_some_and(|bs| {
-            bs.iter()
-                .any(|b| is_null_schema(b) || b.get("type").and_then(Value::as_str) == Some("null"))
-        })
-    })
-}
-
 /// Whether a node can hold an object, whatever form its `type` takes: `"object"`, a type array
 /// holding it (`["object", "null"]`), or no `type` but `properties`.
 fn can_be_object(map: &Map<String, Value>) -> bool {
@@ -54,9 +38,10 @@ fn can_be_object(map: &Map<String, Value>) -> bool {
     }
 }
 
-/// Makes a property schema accept `null` too.
-pub(crate) fn nullable(v: Value) -> Value {
-    if is_nullable(&v) {
+/// Makes a property schema accept `null` too (unchanged when it already does; `references`
+/// answers for its `$ref`s, see [`crate::nullable::reference_answers`]).
+pub(crate) fn nullable(v: Value, references: &HashMap<String, bool>) -> Value {
+    if accepts_null_by(&v, &|r| references.get(r).copied()) {
         return v;
     }
     if is_pure_any_of(&v) {
@@ -83,6 +68,8 @@ impl Rule for CloseObjects {
 
     fn apply(&mut self, schema: &mut Value, report: &mut Report) {
         let optional = self.optional;
+        // Asked while the document is rewritten: the answers for its references, once.
+        let references = reference_answers(schema);
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
             if !can_be_object(map) {
@@ -162,8 +149,8 @@ impl Rule for CloseObjects {
                         // In place: the property keeps its position.
                         let slot = props.get_mut(name).expect("listed");
                         let v = std::mem::take(slot);
-                        let was_nullable = is_nullable(&v);
-                        *slot = nullable(v);
+                        let was_nullable = accepts_null_by(&v, &|r| references.get(r).copied());
+                        *slot = nullable(v, &references);
                         let detail = if was_nullable {
                             "optional property made required (it already accepts null)"
                         } else {

@@ -1,0 +1,195 @@
+//! One answer to "does this schema accept `null`?", for every rule and for argument restoring.
+//!
+//! Read from the keywords alone: `false` accepts nothing, `true` and `{}` everything; `type`
+//! (a name or a list), OpenAPI's `nullable: true` (Gemini's form), `enum`, `const`, `anyOf`/
+//! `oneOf` (some branch), `allOf` (every branch) and local `$ref`s (by their target) each can
+//! refuse it. A reference that cannot be followed (dangling, external, or too deep a chain) says
+//! nothing, so it does not refuse `null`.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::walk::resolve_local;
+
+/// How deep a chain of references is followed.
+const MAX_REF_DEPTH: usize = 64;
+
+/// Whether `schema`, a node of the document `root`, accepts `null`.
+pub(crate) fn accepts_null(schema: &Value, root: &Value) -> bool {
+    fn go(schema: &Value, root: &Value, depth: usize) -> bool {
+        accepts_null_by(schema, &|reference| {
+            if depth >= MAX_REF_DEPTH {
+                return None;
+            }
+            resolve_local(root, reference).map(|target| go(target, root, depth + 1))
+        })
+    }
+    go(schema, root, 0)
+}
+
+/// The answer for every local reference in `root`, computed once, for rules that rewrite the
+/// document while they ask (and so cannot borrow it).
+pub(crate) fn reference_answers(root: &Value) -> HashMap<String, bool> {
+    let mut answers = HashMap::new();
+    let mut stack = vec![root];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(r)) = m.get("$ref") {
+                    if !answers.contains_key(r) {
+                        if let Some(target) = resolve_local(root, r) {
+                            answers.insert(r.clone(), accepts_null(target, root));
+                        }
+                    }
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    answers
+}
+
+/// [`accepts_null`] with references answered by `reference` (`None`: unknown, does not refuse).
+pub(crate) fn accepts_null_by(schema: &Value, reference: &dyn Fn(&str) -> Option<bool>) -> bool {
+    let m = match schema {
+        Value::Bool(b) => return *b,
+        Value::Object(m) => m,
+        _ => return true,
+    };
+    if let Some(Value::String(r)) = m.get("$ref") {
+        if reference(r) == Some(false) {
+            return false;
+        }
+    }
+    let openapi_nullable = m.get("nullable") == Some(&Value::Bool(true));
+    match m.get("type") {
+        Some(Value::String(t)) if t != "null" && !openapi_nullable => return false,
+        Some(Value::Array(ts)) if !openapi_nullable && !ts.iter().any(|t| t == "null") => {
+            return false;
+        }
+        _ => {}
+    }
+    if let Some(Value::Array(values)) = m.get("enum") {
+        if !values.iter().any(Value::is_null) {
+            return false;
+        }
+    }
+    if let Some(c) = m.get("const") {
+        if !c.is_null() {
+            return false;
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = m.get(key) {
+            if !branches.iter().any(|b| accepts_null_by(b, reference)) {
+                return false;
+            }
+        }
+    }
+    if let Some(Value::Array(branches)) = m.get("allOf") {
+        if !branches.iter().all(|b| accepts_null_by(b, reference)) {
+            return false;
+        }
+    }
+    true
+}
+
+/// A union branch that stands for `null` alone: `{"type": "null"}` (with any annotations),
+/// `{"type": ["null"]}`, `{"const": null}` or `{"enum": [null]}`.
+pub(crate) fn is_null_branch(v: &Value) -> bool {
+    let Some(m) = v.as_object() else {
+        return false;
+    };
+    match m.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(ts)) => !ts.is_empty() && ts.iter().all(|t| t == "null"),
+        Some(_) => false,
+        None => {
+            m.get("const") == Some(&Value::Null)
+                || matches!(m.get("enum"), Some(Value::Array(vs)) if !vs.is_empty() && vs.iter().all(Value::is_null))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn one_table_for_every_form() {
+        let root = json!({"$defs": {
+            "Maybe": {"type": ["string", "null"]},
+            "Never": {"type": "string"},
+            "Loop": {"$ref": "#/$defs/Loop"},
+            "ViaRef": {"$ref": "#/$defs/Never"}
+        }});
+        let cases = [
+            (json!(false), false),
+            (json!(true), true),
+            (json!({}), true),
+            (json!({"description": "anything"}), true),
+            (json!({"type": "null"}), true),
+            (json!({"type": "string"}), false),
+            (json!({"type": ["integer", "null"]}), true),
+            (json!({"type": ["integer", "string"]}), false),
+            (json!({"type": "string", "nullable": true}), true),
+            (json!({"type": "string", "nullable": false}), false),
+            (json!({"enum": ["a", null]}), true),
+            (json!({"enum": ["a"]}), false),
+            (json!({"type": ["string", "null"], "enum": ["a"]}), false),
+            (json!({"const": null}), true),
+            (json!({"const": 0}), false),
+            (
+                json!({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+                true,
+            ),
+            (
+                json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+                false,
+            ),
+            (json!({"oneOf": [{"type": "string"}, {}]}), true),
+            (
+                json!({"allOf": [{"type": ["string", "null"]}, {"maxLength": 3}]}),
+                true,
+            ),
+            (
+                json!({"allOf": [{"type": ["string", "null"]}, {"type": "string"}]}),
+                false,
+            ),
+            (json!({"$ref": "#/$defs/Maybe"}), true),
+            (json!({"$ref": "#/$defs/Never"}), false),
+            (json!({"$ref": "#/$defs/ViaRef"}), false),
+            (json!({"$ref": "#/$defs/Loop"}), true),
+            (json!({"$ref": "#/$defs/Missing"}), true),
+            (json!({"$ref": "https://example.com/x"}), true),
+        ];
+        let answers = reference_answers(
+            &json!({"all": cases.iter().map(|c| c.0.clone()).collect::<Vec<_>>(), "$defs": root["$defs"]}),
+        );
+        for (schema, want) in cases {
+            assert_eq!(accepts_null(&schema, &root), want, "{schema}");
+            let by_table = accepts_null_by(&schema, &|r| answers.get(r).copied());
+            assert_eq!(by_table, want, "precomputed: {schema}");
+        }
+    }
+
+    #[test]
+    fn null_branches() {
+        for (v, want) in [
+            (json!({"type": "null"}), true),
+            (json!({"type": "null", "description": "none"}), true),
+            (json!({"type": ["null"]}), true),
+            (json!({"const": null}), true),
+            (json!({"enum": [null]}), true),
+            (json!({"type": ["string", "null"]}), false),
+            (json!({}), false),
+            (json!(true), false),
+        ] {
+            assert_eq!(is_null_branch(&v), want, "{v}");
+        }
+    }
+}
