@@ -39,8 +39,24 @@ impl<T: ToolParams + 'static> JsonSchema for Parameters<T> {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        // The whole published document, definitions included, as the parameters' schema.
-        Schema::try_from(T::schema_for(Target::Mcp).schema).unwrap_or_else(|_| Schema::from(true))
+        // The whole published document, definitions included, as the parameters' schema. It has
+        // no root `title`/`description`, so rmcp's own removal of them (a swap-remove) moves
+        // nothing: the keys reach the client in our order.
+        Schema::try_from(Value::Object(published::<T>())).unwrap_or_else(|_| Schema::from(true))
+    }
+}
+
+/// What a client receives as `inputSchema` for `T`: the MCP-adapted schema without the root
+/// `title` and `description`. rmcp removes those two from every `#[tool]` input schema (the Rust
+/// type's name and doc are not the tool's); both publishing paths here agree with it.
+fn published<T: ToolParams + 'static>() -> JsonObject {
+    match T::schema_for(Target::Mcp).schema {
+        Value::Object(mut map) => {
+            map.shift_remove("title");
+            map.shift_remove("description");
+            map
+        }
+        _ => JsonObject::new(),
     }
 }
 
@@ -72,9 +88,19 @@ impl<S, T: ToolParams + 'static> FromContextPart<ToolCallContext<'_, S>> for Par
     }
 }
 
-/// `T`'s schema adapted for MCP, as `#[tool(input_schema = ...)]` takes it.
+/// `T`'s schema adapted for MCP, as `#[tool(input_schema = ...)]` takes it: exactly what a
+/// client receives, key for key.
+///
+/// Through `Parameters<T>` alone, rmcp 3.11's `#[tool]` runs its own schemars generator over
+/// our schema: it adds `"$schema": "https://json-schema.org/draft/2020-12/schema"` after our
+/// `JsonSchema` impl returns, serializes in schemars' keyword order (`$schema`, `title`,
+/// `description`, `type`, `format`, `properties`, the rest, `$defs`) and then swap-removes the
+/// root `title`, which moves the last key forward. Nothing inside `JsonSchema` can stop either
+/// (schemars 1.2 gives no access to the generator's settings). The keys and values are this
+/// value's plus that URI; for this value exactly, in this order, use
+/// `#[tool(input_schema = toolschema::rmcp::input_schema::<T>())]`.
 pub fn input_schema<T: ToolParams + 'static>() -> Arc<JsonObject> {
-    input_schema_for::<T>(Target::Mcp)
+    Arc::new(published::<T>())
 }
 
 /// `T`'s schema adapted for `target`.

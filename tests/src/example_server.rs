@@ -286,7 +286,12 @@ impl ContentServer {
         ok(serde_json::to_string(&ids).expect("strings serialize"))
     }
 
-    #[tool(description = "Count the nodes of a tree and its depth.")]
+    // The documented explicit path: the published schema exactly, key order included, with no
+    // `$schema` (rmcp's own generator, used when `input_schema` is not given, adds one).
+    #[tool(
+        description = "Count the nodes of a tree and its depth.",
+        input_schema = toolschema::rmcp::input_schema::<TreeSize>()
+    )]
     fn tree_size(
         &self,
         Parameters(args): Parameters<TreeSize>,

@@ -11,7 +11,47 @@ use toolschema::adapt::convert;
 use toolschema::catalog::Catalog;
 use toolschema::contract::{Severity, check_tool};
 use toolschema::{Target, adapt::LossKind};
-use toolschema_tests::example_server::ContentServer;
+use toolschema_tests::example_server::{
+    ContentServer, ManageFields, SearchEntries, TreeSize, UpsertEntry,
+};
+
+/// What each tool's `inputSchema` must be: `input_schema::<T>()`, the value the documented
+/// `#[tool(input_schema = ...)]` path publishes.
+fn expected_input_schema(tool: &str) -> Value {
+    use toolschema::rmcp::input_schema;
+    let schema = match tool {
+        "upsert_entry" => input_schema::<UpsertEntry>(),
+        "manage_fields" => input_schema::<ManageFields>(),
+        "search_entries" => input_schema::<SearchEntries>(),
+        "tree_size" => input_schema::<TreeSize>(),
+        other => panic!("unexpected tool {other}"),
+    };
+    Value::Object((*schema).clone())
+}
+
+/// Checks a tool's `inputSchema` as the client received it against what it must be, the whole
+/// value. `tree_size` is published through `#[tool(input_schema = ...)]`: exactly, key order
+/// included. The others through `Parameters<T>` alone, where rmcp 3.11's generator appends
+/// `$schema` and serializes in schemars' keyword order (`toolschema::rmcp::input_schema` says
+/// why): the same keys and values, plus that one URI.
+fn assert_published(name: &str, received: &Value) {
+    let expected = expected_input_schema(name);
+    if name == "tree_size" {
+        assert_eq!(
+            serde_json::to_string(received).unwrap(),
+            serde_json::to_string(&expected).unwrap(),
+            "{name}: the explicit path publishes our value exactly"
+        );
+        return;
+    }
+    let mut received = received.as_object().expect("an object").clone();
+    assert_eq!(
+        received.shift_remove("$schema"),
+        Some(json!("https://json-schema.org/draft/2020-12/schema")),
+        "{name}"
+    );
+    assert_eq!(Value::Object(received), expected, "{name}");
+}
 
 fn args(v: Value) -> serde_json::Map<String, Value> {
     v.as_object().unwrap().clone()
@@ -52,6 +92,8 @@ async fn in_process_round_trip() {
             .collect();
         assert!(errors.is_empty(), "{name}: {errors:#?}");
         assert_eq!(schema["type"], "object");
+        // The whole value.
+        assert_published(name, schema);
     }
     let catalog = Catalog::from_value(catalog_value).unwrap();
     for target in Target::ALL {
@@ -241,6 +283,7 @@ fn stdio_process_round_trip() {
             .filter(|v| v.severity == Severity::Error)
             .collect();
         assert!(errors.is_empty(), "{errors:#?}");
+        assert_published(tool["name"].as_str().unwrap(), &tool["inputSchema"]);
     }
     send(
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "tree_size", "arguments": {"root": {"name": "x"}}}}),
