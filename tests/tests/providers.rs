@@ -147,6 +147,44 @@ fn every_catalog_converts_for_every_target() {
                         "{context}: `{key}` at `{at}` vanished without a loss entry"
                     );
                 }
+                // Every position names a place the caller can find: `pointer` in the schema it
+                // passed, `at` in the one it got.
+                for (pointer, at, what) in adapted
+                    .losses
+                    .iter()
+                    .map(|l| (&l.pointer, &l.at, format!("{:?} {}", l.kind, l.keyword)))
+                    .chain(
+                        adapted
+                            .changes
+                            .iter()
+                            .map(|c| (&c.pointer, &c.at, c.rule.to_owned())),
+                    )
+                {
+                    assert!(
+                        input.schema.pointer(pointer).is_some(),
+                        "{context}: {what} at `{pointer}` is not in the input"
+                    );
+                    if let Some(at) = at {
+                        assert!(
+                            adapted.schema.pointer(at).is_some(),
+                            "{context}: {what} `at` `{at}` is not in the output"
+                        );
+                    }
+                }
+                // A keyword removed from the input is named where it stood.
+                for l in adapted.losses.iter().filter(|l| {
+                    matches!(l.kind, LossKind::Spilled | LossKind::Dropped)
+                        && input.schema.pointer(&l.pointer).is_some()
+                }) {
+                    let named = l.pointer.rsplit('/').next().unwrap_or_default();
+                    assert!(
+                        named == l.keyword.replace('~', "~0").replace('/', "~1"),
+                        "{context}: {:?} `{}` is reported at `{}`, not at the keyword",
+                        l.kind,
+                        l.keyword,
+                        l.pointer
+                    );
+                }
                 // A report is a promise: what it says is in the description is there.
                 let descriptions = descriptions(&adapted.schema);
                 for loss in adapted

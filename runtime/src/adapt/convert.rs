@@ -178,6 +178,7 @@ pub fn convert_with(catalog: &Catalog, target: Target, options: AdaptOptions) ->
                 relaxed.target = target;
                 relaxed.losses.insert(0, Loss {
                     pointer: String::new(),
+                    at: Some(String::new()),
                     keyword: "strict".into(),
                     kind: LossKind::Fallback,
                     detail: format!(

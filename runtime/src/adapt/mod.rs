@@ -8,6 +8,7 @@
 //! the empty object for that tool alone (`fallback: true`).
 
 mod convert;
+mod pointers;
 pub mod report;
 pub mod rules;
 mod visit;
@@ -628,6 +629,18 @@ pub fn adapt_with(schema: &Value, target: Target, options: AdaptOptions) -> Adap
 }
 
 fn adapt_on_this_stack(schema: &Value, target: Target, options: AdaptOptions) -> Adapted {
+    let mut adapted = adapt_unlocated(schema, target, options);
+    // Every pointer names a place in the input, every `at` one in the output.
+    pointers::locate(
+        &adapted.input,
+        &adapted.schema,
+        &mut adapted.losses,
+        &mut adapted.changes,
+    );
+    adapted
+}
+
+fn adapt_unlocated(schema: &Value, target: Target, options: AdaptOptions) -> Adapted {
     let strict_flag = |ok: bool| target.has_strict_flag().then_some(ok);
     let mut bypass = None;
     if target.wants_strict() {
@@ -665,6 +678,7 @@ fn adapt_on_this_stack(schema: &Value, target: Target, options: AdaptOptions) ->
             fallback: true,
             losses: vec![Loss {
                 pointer: failure.pointer,
+                at: None,
                 keyword: "root".into(),
                 kind: LossKind::Fallback,
                 detail: format!(
@@ -681,6 +695,7 @@ fn adapt_on_this_stack(schema: &Value, target: Target, options: AdaptOptions) ->
             0,
             Loss {
                 pointer: String::new(),
+                at: None,
                 keyword: "strict".into(),
                 kind: LossKind::Fallback,
                 detail: why,

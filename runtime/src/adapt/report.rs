@@ -28,9 +28,13 @@ pub enum LossKind {
 /// One keyword, branch or constraint whose enforcement the output no longer carries.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Loss {
-    /// JSON Pointer of the node in the input (after the draft-07 upgrade, which renames
-    /// `definitions` to `$defs` and array `items` to `prefixItems`).
+    /// JSON Pointer into the input schema, as the caller passed it: the keyword itself where it
+    /// still names one, else its node (for a node made by inlining a `$ref`: the definition).
     pub pointer: String,
+    /// JSON Pointer of the node in the output where the place now is (a spilled keyword is in
+    /// that node's `description`); absent when the node is gone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
     /// The keyword (or `strict`, `root`, ... for whole-schema fallbacks).
     pub keyword: String,
     /// How it was lost.
@@ -43,8 +47,11 @@ pub struct Loss {
 /// changes what the model sends back without loosening the schema (nullable-required).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Change {
-    /// JSON Pointer of the node in the input.
+    /// JSON Pointer of the node in the input schema.
     pub pointer: String,
+    /// JSON Pointer of the node in the output; absent when the node is gone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
     /// The rule that made it.
     pub rule: &'static str,
     /// What it did.
@@ -93,6 +100,7 @@ impl Report {
     ) {
         self.losses.push(Loss {
             pointer: pointer.to_owned(),
+            at: None,
             keyword: keyword.to_owned(),
             kind,
             detail: detail.into(),
@@ -103,6 +111,7 @@ impl Report {
     pub fn change(&mut self, pointer: &str, rule: &'static str, detail: impl Into<String>) {
         self.changes.push(Change {
             pointer: pointer.to_owned(),
+            at: None,
             rule,
             detail: detail.into(),
         });

@@ -1,0 +1,328 @@
+//! Report positions a caller can find: every `Loss`/`Change` pointer is made to resolve in the
+//! **input** schema, and `at` names the node in the **output**.
+//!
+//! Rules record a position in the document as it is when they run, after earlier rules rewrote
+//! it: `definitions` renamed `$defs`, `oneOf` read as `anyOf`, a type array split into `anyOf`
+//! branches, a `$ref` inlined, a single `allOf` or a union's branches merged, a tuple's
+//! `prefixItems` sent as `items`. Each of those rewrites is undone here, step by step, when the
+//! recorded path cannot be followed in the input as it is: the position a rule names is mapped to
+//! where the keyword stands in what the caller passed (for an inlined node: the definition it came
+//! from). Where a step cannot be mapped, the nearest ancestor that exists is named.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::report::{Change, Loss};
+use crate::walk::{escape, resolve_local};
+
+/// How many `$ref` jumps one mapping may take (a cycle of references ends here).
+const MAX_JUMPS: usize = 32;
+
+fn tokens(pointer: &str) -> Vec<String> {
+    if pointer.is_empty() {
+        return Vec::new();
+    }
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+fn join(tokens: &[String]) -> String {
+    let mut out = String::new();
+    for t in tokens {
+        out.push('/');
+        out.push_str(&escape(t));
+    }
+    out
+}
+
+fn child<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
+    match node {
+        Value::Object(m) => m.get(token),
+        Value::Array(a) => token.parse::<usize>().ok().and_then(|i| a.get(i)),
+        _ => None,
+    }
+}
+
+/// Follows `wanted` in `doc`, undoing the rewrites the rules make where the path cannot be
+/// followed as written. Returns the path found in `doc` and whether all of `wanted` was followed.
+fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
+    let mut node = doc;
+    let mut path: Vec<String> = Vec::new();
+    let mut i = 0;
+    let mut jumps = 0;
+    while i < wanted.len() {
+        let t = wanted[i].as_str();
+        if let Some(next) = child(node, t) {
+            path.push(t.to_owned());
+            node = next;
+            i += 1;
+            continue;
+        }
+        let Value::Object(m) = node else { break };
+        // Renamed keywords: the draft-07 upgrade, `oneOf` read as `anyOf`, a tuple as `items`.
+        let renamed = match t {
+            "$defs" => Some("definitions"),
+            "definitions" => Some("$defs"),
+            "anyOf" => Some("oneOf"),
+            "oneOf" => Some("anyOf"),
+            "prefixItems" if m.get("items").is_some_and(Value::is_array) => Some("items"),
+            _ => None,
+        };
+        if let Some(r) = renamed.filter(|r| m.contains_key(*r)) {
+            path.push(r.to_owned());
+            node = &m[r];
+            i += 1;
+            continue;
+        }
+        if t == "items" {
+            if let Some(Value::Array(positions)) = m.get("prefixItems") {
+                if let Some(first) = positions.first() {
+                    path.extend(["prefixItems".to_owned(), "0".to_owned()]);
+                    node = first;
+                    i += 1;
+                    // `items.anyOf[k]` made from distinct positions: position k, as near as known.
+                    if wanted.get(i).map(String::as_str) == Some("anyOf") {
+                        match wanted.get(i + 1).and_then(|k| k.parse::<usize>().ok()) {
+                            Some(k) if k < positions.len() => {
+                                path.pop();
+                                path.push(k.to_string());
+                                node = &positions[k];
+                                i += 2;
+                            }
+                            // The union of the positions itself: the tuple.
+                            _ => {
+                                path.pop();
+                                node = &m["prefixItems"];
+                                i += 1;
+                            }
+                        }
+                    }
+                    continue;
+                }
+            }
+        }
+        // An inlined reference: continue in its target.
+        if let Some(Value::String(r)) = m.get("$ref") {
+            if jumps < MAX_JUMPS {
+                if let Some(target) = resolve_local(doc, r) {
+                    jumps += 1;
+                    path = tokens(r.trim_start_matches('#'));
+                    node = target;
+                    continue;
+                }
+            }
+        }
+        // A union the rules made (a type array split, a nullable wrap): the node itself.
+        if (t == "anyOf" || t == "oneOf")
+            && wanted
+                .get(i + 1)
+                .is_some_and(|k| k.parse::<usize>().is_ok())
+        {
+            i += 2;
+            continue;
+        }
+        // A merged branch (`allOf` of one, object unions merged): the branch that has it.
+        let branch = ["allOf", "anyOf", "oneOf"].iter().find_map(|k| {
+            m.get(*k).and_then(Value::as_array).and_then(|bs| {
+                bs.iter()
+                    .position(|b| child(b, t).is_some())
+                    .map(|b| (*k, b))
+            })
+        });
+        if let Some((k, b)) = branch {
+            path.extend([k.to_owned(), b.to_string()]);
+            node = &m[k][b];
+            continue;
+        }
+        break;
+    }
+    (path, i == wanted.len())
+}
+
+/// Where the definition `defs/name` was inlined: the first node outside the definitions whose
+/// `$ref` names it.
+fn inlined_at(input: &Value, defs: &str, name: &str) -> Option<Vec<String>> {
+    let wanted = format!("#/{}/{}", escape(defs), escape(name));
+    let mut stack: Vec<(&Value, Vec<String>)> = vec![(input, Vec::new())];
+    while let Some((v, path)) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                if m.get("$ref").and_then(Value::as_str) == Some(wanted.as_str())
+                    && !matches!(
+                        path.first().map(String::as_str),
+                        Some("$defs" | "definitions")
+                    )
+                {
+                    return Some(path);
+                }
+                for (k, sub) in m.iter().rev() {
+                    let mut p = path.clone();
+                    p.push(k.clone());
+                    stack.push((sub, p));
+                }
+            }
+            Value::Array(a) => {
+                for (i, sub) in a.iter().enumerate().rev() {
+                    let mut p = path.clone();
+                    p.push(i.to_string());
+                    stack.push((sub, p));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The input position of a recorded one.
+fn in_input(input: &Value, recorded: &str) -> String {
+    if input.pointer(recorded).is_some() {
+        return recorded.to_owned();
+    }
+    join(&follow(input, &tokens(recorded)).0)
+}
+
+type Inlined = HashMap<(String, String), Option<Vec<String>>>;
+
+/// The output position of the node a recorded position names (its parent, for a keyword the
+/// output no longer has); `None` when that node is gone.
+fn in_output(
+    input: &Value,
+    output: &Value,
+    recorded: &str,
+    keyword: Option<&str>,
+    inlined: &mut Inlined,
+) -> Option<String> {
+    let node = match keyword {
+        Some(k) if recorded.ends_with(&format!("/{}", escape(k))) => {
+            &recorded[..recorded.len() - escape(k).len() - 1]
+        }
+        _ => recorded,
+    };
+    if output.pointer(node).is_some() {
+        return Some(node.to_owned());
+    }
+    let mut wanted = tokens(recorded);
+    if keyword.is_some_and(|k| wanted.last().map(String::as_str) == Some(k)) {
+        wanted.pop();
+    }
+    let (path, complete) = follow(output, &wanted);
+    if complete {
+        return Some(join(&path));
+    }
+    // A definition the output no longer has was inlined where the input refers to it.
+    if let [defs, name, rest @ ..] = wanted.as_slice() {
+        if (defs == "$defs" || defs == "definitions") && child(output, defs).is_none() {
+            let mut place = inlined
+                .entry((defs.clone(), name.clone()))
+                .or_insert_with(|| inlined_at(input, defs, name))
+                .clone()?;
+            place.extend(rest.iter().cloned());
+            let (path, complete) = follow(output, &place);
+            return complete.then(|| join(&path));
+        }
+    }
+    None
+}
+
+/// Maps every pointer of a report to the input, and sets each `at` in the output.
+pub(crate) fn locate(input: &Value, output: &Value, losses: &mut [Loss], changes: &mut [Change]) {
+    let mut inlined = Inlined::new();
+    for loss in losses {
+        loss.at = in_output(
+            input,
+            output,
+            &loss.pointer,
+            Some(&loss.keyword),
+            &mut inlined,
+        );
+        loss.pointer = in_input(input, &loss.pointer);
+    }
+    for change in changes {
+        change.at = in_output(input, output, &change.pointer, None, &mut inlined);
+        change.pointer = in_input(input, &change.pointer);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rewritten_positions_map_back_to_the_input() {
+        let input = json!({
+            "type": "object",
+            "properties": {
+                "port": {"$ref": "#/definitions/Port", "description": "field doc"},
+                "pick": {"oneOf": [{"type": "string"}, {"type": "integer", "maximum": 3}]},
+                "name": {"type": ["string", "null"], "maxLength": 5},
+                "pair": {"type": "array", "prefixItems": [{"type": "string", "format": "x"}, {"type": "integer"}]},
+                "one": {"allOf": [{"type": "integer", "minimum": 1}]}
+            },
+            "definitions": {"Port": {"type": "integer", "maximum": 65535}}
+        });
+        let cases = [
+            ("/$defs/Port/maximum", "/definitions/Port/maximum"),
+            ("/properties/port/maximum", "/definitions/Port/maximum"),
+            (
+                "/properties/pick/anyOf/1/maximum",
+                "/properties/pick/oneOf/1/maximum",
+            ),
+            (
+                "/properties/name/anyOf/0/maxLength",
+                "/properties/name/maxLength",
+            ),
+            (
+                "/properties/pair/items/format",
+                "/properties/pair/prefixItems/0/format",
+            ),
+            (
+                "/properties/pair/items/anyOf/1",
+                "/properties/pair/prefixItems/1",
+            ),
+            (
+                "/properties/pair/items/anyOf",
+                "/properties/pair/prefixItems",
+            ),
+            ("/properties/one/minimum", "/properties/one/allOf/0/minimum"),
+            ("/properties/gone/x", "/properties"),
+        ];
+        for (recorded, want) in cases {
+            assert_eq!(in_input(&input, recorded), want, "{recorded}");
+            assert!(input.pointer(want).is_some(), "{want}");
+        }
+    }
+
+    #[test]
+    fn output_positions_follow_inlining() {
+        let input = json!({"type": "object", "properties": {"port": {"$ref": "#/$defs/Port"}},
+            "$defs": {"Port": {"type": "integer", "maximum": 9}}});
+        let output = json!({"type": "object", "properties": {"port": {"type": "integer", "description": "{maximum: 9}"}}});
+        assert_eq!(
+            in_output(
+                &input,
+                &output,
+                "/$defs/Port/maximum",
+                Some("maximum"),
+                &mut Inlined::new()
+            )
+            .as_deref(),
+            Some("/properties/port")
+        );
+        assert_eq!(
+            in_output(
+                &input,
+                &output,
+                "/properties/nope",
+                None,
+                &mut Inlined::new()
+            ),
+            None
+        );
+    }
+}
