@@ -671,10 +671,17 @@ fn adapt_unlocated(schema: &Value, target: Target, options: AdaptOptions) -> Ada
     }
     let (out, mut report) = non_strict(target, schema);
     if let Some(failure) = report.failure.take() {
+        // The empty object, as this target sends it (closed and strict where the target is), so
+        // that the fallback is itself a fixed point of the adaptation.
+        let empty = adapt_unlocated(
+            &json!({"type": "object", "properties": {}}),
+            target,
+            options,
+        );
         return Adapted {
             target,
-            schema: json!({"type": "object", "properties": {}}),
-            strict: strict_flag(false),
+            schema: empty.schema,
+            strict: empty.strict,
             fallback: true,
             losses: vec![Loss {
                 pointer: failure.pointer,

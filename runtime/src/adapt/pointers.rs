@@ -56,6 +56,34 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
     let mut jumps = 0;
     while i < wanted.len() {
         let t = wanted[i].as_str();
+        // A branch index of a union whose branches moved since (a null branch merged away, the
+        // structured branch put first): the branch that has what comes next.
+        if let (Value::Array(items), true) = (node, i + 1 < wanted.len()) {
+            let rest = &wanted[i + 1..];
+            // How far the rest of the path goes, as written, from each branch.
+            let reach = |b: &Value| {
+                let mut n = b;
+                rest.iter()
+                    .take_while(|t| match child(n, t) {
+                        Some(c) => {
+                            n = c;
+                            true
+                        }
+                        None => false,
+                    })
+                    .count()
+            };
+            let given = t.parse::<usize>().ok().filter(|k| *k < items.len());
+            let best = (0..items.len()).max_by_key(|k| (reach(&items[*k]), Some(*k) == given));
+            if let Some(k) = best.filter(|k| Some(*k) != given) {
+                if given.is_none_or(|g| reach(&items[k]) > reach(&items[g])) {
+                    path.push(k.to_string());
+                    node = &items[k];
+                    i += 1;
+                    continue;
+                }
+            }
+        }
         if let Some(next) = child(node, t) {
             path.push(t.to_owned());
             node = next;
@@ -80,13 +108,39 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
         }
         if t == "items" {
             if let Some(Value::Array(positions)) = m.get("prefixItems") {
-                if let Some(first) = positions.first() {
-                    path.extend(["prefixItems".to_owned(), "0".to_owned()]);
+                // Positions with different schemas were sent as `items.anyOf` of them; one
+                // shared schema as `items` itself.
+                let distinct = positions
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, p)| !positions[..*j].contains(p))
+                    .count();
+                let made_union = distinct > 1;
+                // The position that has what comes next (the first, when none does).
+                let next = wanted.get(i + 1).map(String::as_str);
+                let k = next
+                    .filter(|_| !made_union)
+                    .and_then(|n| positions.iter().position(|p| child(p, n).is_some()))
+                    .unwrap_or(0);
+                if let Some(first) = positions.get(k) {
+                    path.extend(["prefixItems".to_owned(), k.to_string()]);
                     node = first;
                     i += 1;
                     // `items.anyOf[k]` made from distinct positions: position k, as near as known.
-                    if wanted.get(i).map(String::as_str) == Some("anyOf") {
-                        match wanted.get(i + 1).and_then(|k| k.parse::<usize>().ok()) {
+                    if made_union && wanted.get(i).map(String::as_str) == Some("anyOf") {
+                        // Branches may have moved since (a null branch merged away): the
+                        // position that has what comes next, else the one at that index.
+                        let after = wanted.get(i + 2).map(String::as_str);
+                        let index = wanted.get(i + 1).and_then(|k| k.parse::<usize>().ok());
+                        let index = index.map(|k| {
+                            let fits = |p: &Value| after.is_none_or(|n| child(p, n).is_some());
+                            if positions.get(k).is_some_and(fits) {
+                                k
+                            } else {
+                                positions.iter().position(fits).unwrap_or(k)
+                            }
+                        });
+                        match index {
                             Some(k) if k < positions.len() => {
                                 path.pop();
                                 path.push(k.to_string());
@@ -229,6 +283,24 @@ fn in_output(
     None
 }
 
+/// Where the `const` an `enum` was made from stands below `node`: the node's own, or the first
+/// in its union branches (a union of constants read as one enum).
+fn const_source(node: &Value, depth: usize) -> Option<String> {
+    if node.get("enum").is_some() || depth > 4 {
+        return None;
+    }
+    if node.get("const").is_some() {
+        return Some("/const".to_owned());
+    }
+    ["anyOf", "oneOf", "allOf"].iter().find_map(|k| {
+        node.get(*k)?
+            .as_array()?
+            .iter()
+            .enumerate()
+            .find_map(|(i, b)| const_source(b, depth + 1).map(|rest| format!("/{k}/{i}{rest}")))
+    })
+}
+
 /// Maps every pointer of a report to the input, and sets each `at` in the output.
 pub(crate) fn locate(input: &Value, output: &Value, losses: &mut [Loss], changes: &mut [Change]) {
     let mut inlined = Inlined::new();
@@ -241,6 +313,32 @@ pub(crate) fn locate(input: &Value, output: &Value, losses: &mut [Loss], changes
             &mut inlined,
         );
         loss.pointer = in_input(input, &loss.pointer);
+        // A keyword a rule derived from another (`const` read as a one-value `enum`) is named
+        // where its source stands.
+        let own = format!("/{}", escape(&loss.keyword));
+        if loss.keyword == "enum" && !loss.pointer.ends_with(&own) {
+            if let Some(source) = input
+                .pointer(&loss.pointer)
+                .and_then(|node| const_source(node, 0))
+            {
+                loss.pointer.push_str(&source);
+                loss.keyword = "const".to_owned();
+            }
+        }
+        // A keyword the rules renamed is named as the input spells it.
+        let partner = match loss.keyword.as_str() {
+            "$defs" => "definitions",
+            "definitions" => "$defs",
+            "anyOf" => "oneOf",
+            "oneOf" => "anyOf",
+            "prefixItems" => "items",
+            _ => continue,
+        };
+        let mut tokens = loss.pointer.rsplit('/');
+        let (last, parent) = (tokens.next(), tokens.next());
+        if last == Some(partner) || parent == Some(partner) {
+            loss.keyword = partner.to_owned();
+        }
     }
     for change in changes {
         change.at = in_output(input, output, &change.pointer, None, &mut inlined);

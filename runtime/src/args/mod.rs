@@ -2,7 +2,7 @@
 //! original schema (re-imposing every constraint the provider did not enforce), deserialize.
 //! A value the original schema rejects is never returned.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -207,9 +207,10 @@ fn item_schemas<'a>(
 /// Undoes the argument-shape changes of any adaptation, guided by the original schema:
 /// - a `null` for an optional property whose original schema does not accept `null` is removed
 ///   (OpenAI strict makes optional properties required and nullable; serde defaults then apply);
-/// - a missing required property whose original schema accepts `null` is set to `null` (Cloud
-///   Code Assist makes nullable properties optional).
-fn undo(instance: &mut Value, schema: &Value, root: &Value) {
+/// - a missing required property that the adaptation made optional (`made_optional`: Cloud Code
+///   Assist makes nullable properties optional) is set to `null`. Only those: a property a
+///   union's other branch requires is not this value's business.
+fn undo(instance: &mut Value, schema: &Value, root: &Value, made_optional: &HashSet<*const Value>) {
     stacker::maybe_grow(64 * 1024, 1024 * 1024, || match instance {
         Value::Object(map) => {
             let mut shapes = Vec::new();
@@ -247,7 +248,8 @@ fn undo(instance: &mut Value, schema: &Value, root: &Value) {
                 };
                 for name in req.iter().filter_map(Value::as_str) {
                     if !map.contains_key(name)
-                        && property(name).is_some_and(|p| accepts_null(p, root))
+                        && property(name)
+                            .is_some_and(|p| made_optional.contains(&(p as *const Value)))
                     {
                         map.insert(name.to_owned(), Value::Null);
                     }
@@ -257,7 +259,7 @@ fn undo(instance: &mut Value, schema: &Value, root: &Value) {
             for k in keys {
                 if let Some(p) = property(&k) {
                     if let Some(v) = map.get_mut(&k) {
-                        undo(v, p, root);
+                        undo(v, p, root, made_optional);
                     }
                 }
             }
@@ -267,7 +269,7 @@ fn undo(instance: &mut Value, schema: &Value, root: &Value) {
                 let mut schemas = Vec::new();
                 item_schemas(schema, root, i, &mut schemas, 0);
                 if let Some(s) = schemas.first() {
-                    undo(item, s, root);
+                    undo(item, s, root, made_optional);
                 }
             }
         }
@@ -343,7 +345,16 @@ pub fn validate(schema: &Value, args: &Value) -> Result<(), ArgsError> {
 /// enforce is checked here). The result always satisfies the original schema.
 pub fn restore(adapted: &Adapted, mut args: Value) -> Result<Value, ArgsError> {
     let original = &adapted.input;
-    undo(&mut args, original, original);
+    // The property schemas the adaptation made optional, by identity (their pointers name
+    // places in the input).
+    let made_optional: HashSet<*const Value> = adapted
+        .changes
+        .iter()
+        .filter(|c| c.rule == "nullable-optional")
+        .filter_map(|c| original.pointer(&c.pointer))
+        .map(|v| v as *const Value)
+        .collect();
+    undo(&mut args, original, original, &made_optional);
     validate(original, &args)?;
     Ok(args)
 }

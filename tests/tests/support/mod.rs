@@ -1,9 +1,9 @@
-//! Shared by the integration tests: fixture catalogs and per-provider validators.
+//! Shared by the integration tests: fixture catalogs (the validators and the report promises are
+//! in the library, `toolschema_tests::{validators, promises}`, shared with the fuzz driver).
 #![allow(dead_code)]
 
 pub mod generate;
 pub mod types;
-pub mod validators;
 
 use std::path::PathBuf;
 

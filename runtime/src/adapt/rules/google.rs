@@ -163,6 +163,13 @@ impl Rule for GoogleNullable {
                 }
             }
             if nullable {
+                // `null` among other enum values says the same as the flag (or, without one, is
+                // refused with the rest of the null forms): the enum keeps its other values.
+                if let Some(Value::Array(values)) = map.get_mut("enum") {
+                    if values.iter().any(|v| !v.is_null()) {
+                        values.retain(|v| !v.is_null());
+                    }
+                }
                 if mark {
                     map.insert("nullable".into(), json!(true));
                     report.change(

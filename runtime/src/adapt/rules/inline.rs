@@ -31,6 +31,8 @@ struct Ctx<'a> {
     root: &'a Value,
     unroll: usize,
     active: HashMap<String, usize>,
+    /// Every reference expanded, to tell which definitions nothing uses.
+    used: std::collections::HashSet<String>,
     report: &'a mut Report,
 }
 
@@ -76,6 +78,7 @@ impl Ctx<'_> {
                 });
                 return Value::Object(cut);
             }
+            self.used.insert(reference.clone());
             *self.active.entry(reference.clone()).or_insert(0) += 1;
             let mut merged = match target {
                 Value::Object(t) => t.clone(),
@@ -159,11 +162,30 @@ impl Rule for InlineRefs {
             root: schema,
             unroll: self.unroll,
             active: HashMap::new(),
+            used: std::collections::HashSet::new(),
             report,
         };
         // The root itself is expanded as `#`, so `$ref: "#"` counts as recursion.
         ctx.active.insert("#".to_owned(), 1);
         let out = ctx.expand(&root, "");
+        // Definitions no reference reaches leave with `$defs`, and say so.
+        let used = std::mem::take(&mut ctx.used);
+        for defs in ["$defs", "definitions"] {
+            let Some(Value::Object(entries)) = schema.get(defs) else {
+                continue;
+            };
+            for name in entries.keys() {
+                let at = format!("/{}/{}", escape(defs), escape(name));
+                if !used.contains(&format!("#{at}")) {
+                    report.loss(
+                        &at,
+                        defs,
+                        LossKind::Dropped,
+                        format!("definition `{name}` is referenced nowhere; removed with `{defs}`"),
+                    );
+                }
+            }
+        }
         if has_defs {
             report.change(
                 "",

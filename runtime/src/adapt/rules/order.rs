@@ -40,12 +40,18 @@ impl Rule for StructuredFirst {
                 }
             }
         }
+        // Deepest first: moving an outer union's branch moves the unions inside it, so their
+        // planned positions must be used before that.
+        moves.sort_by_key(|(at, _, _)| std::cmp::Reverse(at.matches('/').count()));
         for (at, keyword, from) in moves {
             let Some(Value::Array(branches)) =
                 schema.pointer_mut(&at).and_then(|n| n.get_mut(keyword))
             else {
                 continue;
             };
+            if from >= branches.len() {
+                continue;
+            }
             let branch = branches.remove(from);
             branches.insert(0, branch);
             report.change(
@@ -79,5 +85,19 @@ mod tests {
         // Two structured branches: a structural union, left alone.
         assert_eq!(v["properties"]["d"]["anyOf"][0]["type"], "string");
         assert_eq!(r.changes.len(), 2);
+    }
+
+    /// Found by the fuzz suite: an outer and an inner union both reordered; the outer move used
+    /// to shift the inner union before its own move ran (index out of bounds).
+    #[test]
+    fn nested_unions_are_reordered_inside_out() {
+        let mut v = json!({"anyOf": [
+            {"anyOf": [{"type": "string"}]},
+            {"anyOf": [{"type": "string"}, {"type": ["object", "null"]}, {}]}
+        ]});
+        let mut r = Report::default();
+        StructuredFirst.apply(&mut v, &mut r);
+        assert_eq!(v["anyOf"][0]["anyOf"][0]["type"], json!(["object", "null"]));
+        assert_eq!(v["anyOf"][1], json!({"anyOf": [{"type": "string"}]}));
     }
 }

@@ -66,7 +66,14 @@ impl Rule for ResolveRefSiblings {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        let initial = Walk::new(schema).nodes.len();
         for _ in 0..ROUNDS {
+            // Definitions that reach each other through references with siblings grow the
+            // document each round: past a bound, that is recursion.
+            if Walk::new(schema).nodes.len() > initial.saturating_mul(16).max(4096) {
+                report.fail("", "references with sibling keywords keep growing the schema when inlined (mutually recursive definitions)");
+                return;
+            }
             // Plan on the immutable document, then apply.
             let mut plan: Vec<Planned> = Vec::new();
             {
@@ -81,12 +88,26 @@ impl Rule for ResolveRefSiblings {
                     if map.len() == 1 {
                         continue;
                     }
+                    let at = pointer(&walk.steps(index));
+                    // A definition that reaches itself through a `$ref` with siblings would be
+                    // copied into itself on every round: recursion has no inlined form.
+                    let inside_target = r
+                        .strip_prefix('#')
+                        .filter(|t| !t.is_empty()) // `#`, the root: handled below
+                        .is_some_and(|t| at == t || at.starts_with(&format!("{t}/")));
+                    if inside_target {
+                        report.fail(
+                            &at,
+                            format!("`$ref: {r}` with sibling keywords inside the definition it names: a recursive definition cannot be inlined"),
+                        );
+                        return;
+                    }
                     let target = if r == "#" {
                         None
                     } else {
                         resolve_local(schema, r).and_then(Value::as_object).cloned()
                     };
-                    plan.push((pointer(&walk.steps(index)), r.clone(), target));
+                    plan.push((at, r.clone(), target));
                 }
             }
             if plan.is_empty() {
@@ -164,6 +185,18 @@ mod tests {
         assert_eq!(v["properties"]["self"], json!({"$ref": "#"}));
         assert!(r.failure.is_none());
         assert_eq!(r.losses.len(), 1);
+    }
+
+    /// Found by the fuzz suite: the definition was copied into itself on every round until the
+    /// stack overflowed.
+    #[test]
+    fn a_definition_reaching_itself_with_siblings_fails_at_once() {
+        let mut v = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/D"}},
+            "$defs": {"D": {"type": "array", "prefixItems": [{"$ref": "#/$defs/D", "description": "again"}]}}});
+        let mut r = Report::default();
+        ResolveRefSiblings.apply(&mut v, &mut r);
+        let failure = r.failure.expect("recursion has no inlined form");
+        assert_eq!(failure.pointer, "/$defs/D/prefixItems/0");
     }
 
     #[test]

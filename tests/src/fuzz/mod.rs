@@ -1,0 +1,255 @@
+//! Generated-schema fuzzing: every target, every invariant.
+//!
+//! [`check`] states the invariants for one schema and one target:
+//! 1. no panic, and a result within [`TIME_BOUND`] (a non-object root is a reported fallback);
+//! 2. the output passes the target's validator (`crate::validators`, written from the providers'
+//!    documentation), and 5. `strict: true` only when it does;
+//! 3. the report's promises (`crate::promises`): nothing lost without an entry, positions that
+//!    resolve, spilled text in a description;
+//! 4. idempotence: adapting the output again for the same target changes nothing and loses
+//!    nothing;
+//! 6. arguments: an instance of the input schema, sent back as the target's model may send it
+//!    (a `null` for an optional property under OpenAI strict, an omitted `null` under Cloud Code
+//!    Assist), comes back from `restore` valid and equal to the original;
+//! 7. the contract checker agrees with an independent implementation ([`oracle`]) on whether the
+//!    schema has a structural union.
+//!
+//! [`run`] drives a seeded, shrinking search (proptest) and returns the minimized failing case.
+
+pub mod instance;
+pub mod oracle;
+pub mod schema;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, Instant};
+
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
+use serde_json::Value;
+use toolschema::adapt::LossKind;
+use toolschema::contract::{Kind, Severity, check as contract_check};
+use toolschema::{Adapted, Target, adapt, restore};
+
+use crate::promises::{Positions, report_problems};
+
+/// How long one adaptation may take before it counts as a hang.
+pub const TIME_BOUND: Duration = Duration::from_secs(2);
+
+/// A failing case, minimized.
+#[derive(Debug)]
+pub struct Finding {
+    /// The target it fails for.
+    pub target: Target,
+    /// The seed of the run.
+    pub seed: u64,
+    /// The minimized schema.
+    pub schema: Value,
+    /// Which invariant, and how.
+    pub message: String,
+}
+
+fn adapt_bounded(schema: &Value, target: Target) -> Result<Adapted, String> {
+    let start = Instant::now();
+    let adapted = catch_unwind(AssertUnwindSafe(|| adapt(schema, target)))
+        .map_err(|_| "adapt panicked".to_owned())?;
+    let took = start.elapsed();
+    if took > TIME_BOUND {
+        return Err(format!("adapt took {took:?} (bound {TIME_BOUND:?})"));
+    }
+    Ok(adapted)
+}
+
+/// Every invariant for one schema and one target.
+pub fn check(schema: &Value, target: Target) -> Result<(), String> {
+    // 1.
+    let adapted = adapt_bounded(schema, target)?;
+    if !adapted.fallback && adapted.schema.get("type").and_then(Value::as_str) != Some("object") {
+        return Err("a non-object output root without the fallback".into());
+    }
+    // 2, 3, 5.
+    let problems = report_problems(schema, &adapted, Positions::Resolve);
+    if !problems.is_empty() {
+        return Err(format!("report promises: {problems:#?}"));
+    }
+    // 4.
+    let again = adapt_bounded(&adapted.schema, target)?;
+    if again.schema != adapted.schema {
+        return Err(format!(
+            "not idempotent: adapting the output again gives\n{:#}",
+            again.schema
+        ));
+    }
+    // A schema strict mode cannot represent is refused again, for the same reason: that entry
+    // is the same answer, not a new loss.
+    let refused_before = adapted
+        .losses
+        .iter()
+        .any(|l| l.kind == LossKind::Fallback && l.keyword == "strict");
+    if let Some(l) = again
+        .losses
+        .iter()
+        .find(|l| !(refused_before && l.kind == LossKind::Fallback && l.keyword == "strict"))
+    {
+        return Err(format!(
+            "not idempotent: adapting the output again loses {l:?}"
+        ));
+    }
+    if again.strict != adapted.strict {
+        return Err(format!(
+            "not idempotent: strict {:?}, then {:?}",
+            adapted.strict, again.strict
+        ));
+    }
+    // 6.
+    arguments_round_trip(schema, &adapted)?;
+    // 7.
+    let checker = contract_check(schema)
+        .iter()
+        .any(|v| v.kind == Kind::StructuralUnion && v.severity == Severity::Error);
+    let independent = oracle::has_structural_union(schema);
+    if checker != independent {
+        return Err(format!(
+            "contract::check says structural union: {checker}, the independent oracle: {independent}"
+        ));
+    }
+    Ok(())
+}
+
+/// The instance as the target's model may send it back: the nulls and omissions the rewrite
+/// allows, at the root's properties, as the report's changes name them.
+fn as_sent(instance: &Value, adapted: &Adapted) -> Value {
+    let mut sent = instance.clone();
+    let Value::Object(map) = &mut sent else {
+        return sent;
+    };
+    for change in &adapted.changes {
+        let Some(name) = change.pointer.strip_prefix("/properties/") else {
+            continue;
+        };
+        if name.contains('/') {
+            continue;
+        }
+        let name = name.replace("~1", "/").replace("~0", "~");
+        match change.rule {
+            "nullable-required" if !map.contains_key(&name) => {
+                map.insert(name, Value::Null);
+            }
+            "nullable-optional" if map.get(&name) == Some(&Value::Null) => {
+                map.remove(&name);
+            }
+            _ => {}
+        }
+    }
+    sent
+}
+
+fn arguments_round_trip(schema: &Value, adapted: &Adapted) -> Result<(), String> {
+    // Formats asserted, as `restore` asserts them.
+    let Ok(validator) = jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+    else {
+        return Ok(()); // a schema the validator cannot compile has no instances to send
+    };
+    for with_optional in [false, true] {
+        let original = instance::instance(schema, schema, with_optional, 0);
+        if !validator.is_valid(&original) {
+            continue;
+        }
+        let sent = as_sent(&original, adapted);
+        let back = restore(adapted, sent.clone())
+            .map_err(|e| format!("restore refused {sent} (from {original}): {e}"))?;
+        if !validator.is_valid(&back) {
+            return Err(format!("restore returned {back}, which the input refuses"));
+        }
+        if !same_up_to_indistinct_nulls(&original, &back, schema) {
+            return Err(format!(
+                "restore returned {back}, not the original {original}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Equal, except that an optional root property that accepts `null` may be `null` on one side
+/// and absent on the other: the provider's wire cannot tell them apart.
+fn same_up_to_indistinct_nulls(original: &Value, back: &Value, schema: &Value) -> bool {
+    if original == back {
+        return true;
+    }
+    let (Value::Object(o), Value::Object(b)) = (original, back) else {
+        return false;
+    };
+    let accepts_null = |name: &str| {
+        let sub = schema.get("properties").and_then(|p| p.get(name));
+        let probe = serde_json::json!({ name: null });
+        sub.is_some()
+            && jsonschema::options()
+                .build(&serde_json::json!({"properties": {name: sub}}))
+                .is_ok_and(|v| v.is_valid(&probe))
+    };
+    let required = |name: &str| {
+        schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|x| x == name))
+    };
+    // Null and absent are one answer for an optional property that accepts null, where the
+    // wire has only one of them (OpenAI strict: null; Cloud Code Assist: absent).
+    let same = |k: &str, a: Option<&Value>, b: Option<&Value>| match (a, b) {
+        (Some(x), Some(y)) => x == y,
+        (None, Some(v)) | (Some(v), None) => v.is_null() && !required(k) && accepts_null(k),
+        (None, None) => true,
+    };
+    o.keys()
+        .chain(b.keys())
+        .all(|k| same(k, o.get(k), b.get(k)))
+}
+
+/// Runs `cases` generated schemas through [`check`] for `target`, from `seed`; `progress` is
+/// called with each case's number. On failure, the case is minimized.
+pub fn run(
+    target: Target,
+    cases: u32,
+    seed: u64,
+    progress: &mut dyn FnMut(u32),
+) -> Result<(), Box<Finding>> {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8..16].copy_from_slice(&(target as u64).to_le_bytes());
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 4096,
+        ..Config::default()
+    };
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes));
+    // proptest's test closure is `Fn`: count and report through a cell.
+    let n = std::cell::Cell::new(0u32);
+    let progress = std::cell::RefCell::new(progress);
+    // A crash the process cannot catch (a stack overflow, an abort) leaves its case here.
+    let last = std::env::var_os("FUZZ_LAST");
+    let result = runner.run(&schema::document(), |doc| {
+        if let Some(path) = &last {
+            let _ = std::fs::write(path, format!("{target}\n{doc:#}"));
+        }
+        n.set(n.get() + 1);
+        (progress.borrow_mut())(n.get());
+        check(&doc, target).map_err(TestCaseError::fail)
+    });
+    match result {
+        Ok(()) => Ok(()),
+        Err(TestError::Fail(reason, schema)) => Err(Box::new(Finding {
+            target,
+            seed,
+            message: reason.to_string(),
+            schema,
+        })),
+        Err(TestError::Abort(reason)) => Err(Box::new(Finding {
+            target,
+            seed,
+            message: format!("aborted: {reason}"),
+            schema: Value::Null,
+        })),
+    }
+}

@@ -1,0 +1,264 @@
+//! What every adapted schema promises, checked the same way over the fixtures
+//! (`tests/providers.rs`) and over generated schemas (the fuzz suite): the output passes the
+//! target's validator (or is a reported fallback), strict is sent only when enforced, nothing is
+//! lost without an entry, every position names a place the caller can find, and what a report
+//! says is "in the description" is there.
+
+use serde_json::Value;
+use toolschema::Adapted;
+use toolschema::adapt::LossKind;
+use toolschema::walk::{Walk, pointer};
+
+use crate::validators::validate;
+
+/// Keywords that constrain or describe values: each must survive or be reported.
+pub const ACCOUNTED: &[&str] = &[
+    "pattern",
+    "format",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "default",
+    "examples",
+    "not",
+    "if",
+    "then",
+    "else",
+    "patternProperties",
+    "propertyNames",
+    "dependentSchemas",
+    "dependentRequired",
+    "title",
+];
+
+/// Keywords of [`ACCOUNTED`] whose value holds subschemas.
+const SCHEMA_VALUED: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "patternProperties",
+    "propertyNames",
+    "dependentSchemas",
+];
+
+pub fn occurrences(schema: &Value) -> Vec<(String, String, Value)> {
+    let walk = Walk::new(schema);
+    let mut out = Vec::new();
+    for (i, (node, _)) in walk.nodes.iter().enumerate() {
+        let Some(m) = node.as_object() else { continue };
+        for k in ACCOUNTED {
+            if let Some(v) = m.get(*k) {
+                out.push((pointer(&walk.steps(i)), (*k).to_owned(), v.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Every `description` string anywhere in a schema.
+pub fn descriptions(schema: &Value) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(d)) = m.get("description") {
+                    out.push(d.as_str());
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// What a `spilled` loss says the description holds: the backticked `keyword: value` at the
+/// start of its detail (`keyword:` when the detail names the keyword alone).
+pub fn spilled_text(detail: &str) -> String {
+    let quoted = detail.split('`').nth(1).unwrap_or(detail);
+    if quoted.contains(": ") {
+        quoted.to_owned()
+    } else {
+        format!("{quoted}:")
+    }
+}
+
+/// How closely a report must name the places it talks about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Positions {
+    /// Every pointer resolves in the input and every `at` in the output (the promise).
+    Resolve,
+    /// Also: a removed keyword is named where it stood, not only by its node (held on the
+    /// fixtures; generated schemas stack rewrites where the mapping names the nearest node).
+    AtTheKeyword,
+}
+
+/// Each local definition's pointer (`/$defs/X`), with the pointers of the nodes that refer to it.
+fn references(input: &Value) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    let walk = Walk::new(input);
+    for (i, (node, _)) in walk.nodes.iter().enumerate() {
+        let Some(r) = node.get("$ref").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some(target) = r.strip_prefix('#').filter(|t| !t.is_empty()) else {
+            continue;
+        };
+        let place = pointer(&walk.steps(i));
+        match out.iter_mut().find(|(d, _)| d == target) {
+            Some((_, places)) => places.push(place),
+            None => out.push((target.to_owned(), vec![place])),
+        }
+    }
+    out
+}
+
+/// Every broken promise of `adapted`, the adaptation of `input`, in words (empty when none).
+pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -> Vec<String> {
+    let target = adapted.target;
+    let mut out = Vec::new();
+    if adapted.fallback {
+        if !adapted.losses.iter().any(|l| l.kind == LossKind::Fallback) {
+            out.push("fallback without a loss entry".to_owned());
+        }
+    } else {
+        for p in validate(target, &adapted.schema, adapted.strict) {
+            out.push(format!("the provider would refuse it: {p}"));
+        }
+    }
+    if adapted.strict == Some(false)
+        && target.wants_strict()
+        && !adapted.fallback
+        && !adapted
+            .losses
+            .iter()
+            .any(|l| l.kind == LossKind::Fallback && l.keyword == "strict")
+    {
+        out.push("strict refused without a `strict` fallback entry".to_owned());
+    }
+    // Nothing is lost without an entry.
+    let output = occurrences(&adapted.schema);
+    // Where each definition is used: a definition whose every use sits in a subtree reported
+    // lost (a collapsed branch) is lost with it.
+    let uses = references(input);
+    let covers = |place: &str| {
+        adapted.losses.iter().any(|l| {
+            l.kind != LossKind::Spilled
+                && (place == l.pointer || place.starts_with(&format!("{}/", l.pointer)))
+        })
+    };
+    let lost_with_its_uses = |at: &str| {
+        uses.iter().any(|(definition, places)| {
+            (at == definition || at.starts_with(&format!("{definition}/")))
+                && !places.is_empty()
+                && places.iter().all(|p| covers(p))
+        })
+    };
+    for (at, key, value) in occurrences(input) {
+        // A keyword whose value holds subschemas is kept when it is still there: what changed
+        // inside it (a union reordered, a constraint spilled) is accounted at its own place.
+        let kept = output
+            .iter()
+            .any(|(_, k, v)| *k == key && (*v == value || SCHEMA_VALUED.contains(&key.as_str())));
+        // Reported at the keyword itself, or with a whole subtree that holds it (a dropped
+        // `prefixItems`, a cut recursion), or by a per-tool fallback.
+        let own = format!("{at}/{key}");
+        let reported = adapted.losses.iter().any(|l| {
+            (l.keyword == key && l.pointer == own)
+                || (l.kind != LossKind::Spilled
+                    && l.pointer != own
+                    && (at == l.pointer || at.starts_with(&format!("{}/", l.pointer))))
+                || (l.kind == LossKind::Fallback && l.keyword == "root")
+                // Inlined definitions are reported where they were inlined, with the value.
+                || (l.keyword == key && l.detail.contains(&value.to_string()))
+        }) || lost_with_its_uses(&at);
+        if !(kept || reported) {
+            out.push(format!("`{key}` at `{at}` vanished without a loss entry"));
+        }
+    }
+    // Every position names a place the caller can find: `pointer` in the schema it passed, `at`
+    // in the one it got.
+    let places = adapted
+        .losses
+        .iter()
+        .map(|l| (&l.pointer, &l.at, format!("{:?} {}", l.kind, l.keyword)))
+        .chain(
+            adapted
+                .changes
+                .iter()
+                .map(|c| (&c.pointer, &c.at, c.rule.to_owned())),
+        );
+    for (pointer, at, what) in places {
+        if input.pointer(pointer).is_none() {
+            out.push(format!("{what} at `{pointer}` is not in the input"));
+        }
+        if let Some(at) = at {
+            if adapted.schema.pointer(at).is_none() {
+                out.push(format!("{what} `at` `{at}` is not in the output"));
+            }
+        }
+    }
+    // A keyword removed from the input is named where it stood.
+    // (A boolean schema has no keywords: a loss made from `false` names the schema itself.)
+    for l in adapted.losses.iter().filter(|l| {
+        positions == Positions::AtTheKeyword
+            && matches!(l.kind, LossKind::Spilled | LossKind::Dropped)
+            && input.pointer(&l.pointer).is_some_and(|n| !n.is_boolean())
+    }) {
+        // The keyword itself, or an entry of it (a definition of `$defs`).
+        let keyword = l.keyword.replace('~', "~0").replace('/', "~1");
+        let mut tokens = l.pointer.rsplit('/');
+        let (last, parent) = (tokens.next().unwrap_or_default(), tokens.next());
+        if last != keyword && parent != Some(keyword.as_str()) {
+            out.push(format!(
+                "{:?} `{}` is reported at `{}`, not at the keyword",
+                l.kind, l.keyword, l.pointer
+            ));
+        }
+    }
+    // A report is a promise: what it says is in the description is there.
+    let descriptions = descriptions(&adapted.schema);
+    // Where a whole subtree is reported dropped (a definition nothing refers to), what was
+    // spilled inside it is gone with it, and said so.
+    let dropped: Vec<String> = adapted
+        .losses
+        .iter()
+        .filter(|l| l.kind == LossKind::Dropped)
+        .map(|l| l.pointer.clone())
+        .collect();
+    let under = |p: &str, d: &str| p == d || p.starts_with(&format!("{d}/"));
+    for loss in adapted
+        .losses
+        .iter()
+        .filter(|l| l.kind == LossKind::Spilled && !dropped.iter().any(|d| under(&l.pointer, d)))
+    {
+        let text = spilled_text(&loss.detail);
+        // `(default: stats)`: a string default is written without JSON quotes.
+        let plain = text
+            .replacen(": \"", ": ", 1)
+            .trim_end_matches('"')
+            .to_owned();
+        if !descriptions
+            .iter()
+            .any(|d| d.contains(&text) || d.contains(&plain))
+        {
+            out.push(format!(
+                "spilled `{text}` ({}) is in no description of the output",
+                loss.pointer
+            ));
+        }
+    }
+    out
+}
