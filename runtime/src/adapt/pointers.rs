@@ -58,6 +58,33 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
         let t = wanted[i].as_str();
         // A branch index of a union whose branches moved since (a null branch merged away, the
         // structured branch put first): the branch that has what comes next.
+        // A list where the path names a keyword, not a position (a draft-07 tuple, `items: [..]`,
+        // sent as one `items` schema): the position the path goes on in.
+        if let Value::Array(items) = node {
+            if t.parse::<usize>().is_err() {
+                let rest = &wanted[i..];
+                let reach = |b: &Value| {
+                    let mut n = b;
+                    rest.iter()
+                        .take_while(|t| match child(n, t) {
+                            Some(c) => {
+                                n = c;
+                                true
+                            }
+                            None => false,
+                        })
+                        .count()
+                };
+                match (0..items.len()).max_by_key(|k| (reach(&items[*k]), usize::MAX - k)) {
+                    Some(k) => {
+                        path.push(k.to_string());
+                        node = &items[k];
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+        }
         if let (Value::Array(items), true) = (node, i + 1 < wanted.len()) {
             let rest = &wanted[i + 1..];
             // How far the rest of the path goes, as written, from each branch.

@@ -233,16 +233,16 @@ fn undo(instance: &mut Value, schema: &Value, root: &Value, made_optional: &Hash
             // Whether some shape the value may have takes `null` for this name (its own
             // property schema, or its additional properties).
             let null_fits = |name: &str| {
-                shapes.iter().any(|s| {
-                    match s.get("properties").and_then(|p| p.get(name)) {
+                shapes
+                    .iter()
+                    .any(|s| match s.get("properties").and_then(|p| p.get(name)) {
                         Some(p) => accepts_null(p, root),
                         None => match s.get("additionalProperties") {
                             Some(Value::Bool(false)) => false,
                             Some(extra) => accepts_null(extra, root),
                             None => true,
                         },
-                    }
-                })
+                    })
             };
             let nulls: Vec<String> = map
                 .iter()

@@ -331,8 +331,10 @@ pub fn document() -> impl Strategy<Value = Value> {
                         "$schema".into(),
                         json!("http://json-schema.org/draft-07/schema#"),
                     );
-                    let text = Value::Object(root).to_string();
-                    let text = text
+                    let mut doc = Value::Object(root);
+                    to_draft_07(&mut doc);
+                    let text = doc
+                        .to_string()
                         .replace("\"$defs\"", "\"definitions\"")
                         .replace("#/$defs/", "#/definitions/");
                     return serde_json::from_str(&text).expect("still JSON");
@@ -341,4 +343,21 @@ pub fn document() -> impl Strategy<Value = Value> {
             }
             Value::Object(root)
         })
+}
+
+/// Tuples in draft-07's form: `items` as an array of positions, `additionalItems` for the rest.
+fn to_draft_07(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if let Some(positions) = m.shift_remove("prefixItems") {
+                if let Some(rest) = m.shift_remove("items") {
+                    m.insert("additionalItems".into(), rest);
+                }
+                m.insert("items".into(), positions);
+            }
+            m.values_mut().for_each(to_draft_07);
+        }
+        Value::Array(a) => a.iter_mut().for_each(to_draft_07),
+        _ => {}
+    }
 }
