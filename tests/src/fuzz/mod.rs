@@ -179,13 +179,16 @@ fn same_up_to_indistinct_nulls(original: &Value, back: &Value, schema: &Value) -
     let (Value::Object(o), Value::Object(b)) = (original, back) else {
         return false;
     };
+    // Asked of the whole input (its draft, its definitions), with nothing required.
     let accepts_null = |name: &str| {
-        let sub = schema.get("properties").and_then(|p| p.get(name));
-        let probe = serde_json::json!({ name: null });
-        sub.is_some()
+        let mut probe_schema = schema.clone();
+        if let Value::Object(m) = &mut probe_schema {
+            m.shift_remove("required");
+        }
+        schema.get("properties").and_then(|p| p.get(name)).is_some()
             && jsonschema::options()
-                .build(&serde_json::json!({"properties": {name: sub}}))
-                .is_ok_and(|v| v.is_valid(&probe))
+                .build(&probe_schema)
+                .is_ok_and(|v| v.is_valid(&serde_json::json!({ name: null })))
     };
     let required = |name: &str| {
         schema
