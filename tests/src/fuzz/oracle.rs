@@ -138,7 +138,8 @@ pub fn has_structural_union(root: &Value) -> bool {
                 stack.push(v);
             }
         }
-        for k in LIST {
+        // (`items` is a list of positions in draft-07.)
+        for k in LIST.iter().chain(["items"].iter()) {
             if let Some(Value::Array(vs)) = m.get(*k) {
                 stack.extend(vs);
             }
