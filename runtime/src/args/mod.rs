@@ -357,6 +357,11 @@ pub fn validate(schema: &Value, args: &Value) -> Result<(), ArgsError> {
 /// enforce is checked here). The result always satisfies the original schema.
 pub fn restore(adapted: &Adapted, mut args: Value) -> Result<Value, ArgsError> {
     let original = &adapted.input;
+    // Arguments the original schema already accepts are never changed: the undoing below is for
+    // what only the adapted schema made the model send.
+    if validate(original, &args).is_ok() {
+        return Ok(args);
+    }
     // The property schemas the adaptation made optional, by identity (their pointers name
     // places in the input).
     let made_optional: HashSet<*const Value> = adapted
