@@ -2,7 +2,7 @@
 //!
 //! Read from the keywords alone: `false` accepts nothing, `true` and `{}` everything; `type`
 //! (a name or a list), OpenAPI's `nullable: true` (Gemini's form), `enum`, `const`, `anyOf`/
-//! `oneOf` (some branch), `allOf` (every branch) and local `$ref`s (by their target) each can
+//! `oneOf` (some branch; exactly one for `oneOf`), `allOf` (every branch) and local `$ref`s (by their target) each can
 //! refuse it. A reference that cannot be followed (dangling, external, or too deep a chain) says
 //! nothing, so it does not refuse `null`.
 
@@ -82,11 +82,20 @@ pub(crate) fn accepts_null_by(schema: &Value, reference: &dyn Fn(&str) -> Option
             return false;
         }
     }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(branches)) = m.get(key) {
-            if !branches.iter().any(|b| accepts_null_by(b, reference)) {
-                return false;
-            }
+    if let Some(Value::Array(branches)) = m.get("anyOf") {
+        if !branches.iter().any(|b| accepts_null_by(b, reference)) {
+            return false;
+        }
+    }
+    // `oneOf`: exactly one branch may take it (null in two branches is refused).
+    if let Some(Value::Array(branches)) = m.get("oneOf") {
+        if branches
+            .iter()
+            .filter(|b| accepts_null_by(b, reference))
+            .count()
+            != 1
+        {
+            return false;
         }
     }
     if let Some(Value::Array(branches)) = m.get("allOf") {
@@ -152,6 +161,11 @@ mod tests {
                 false,
             ),
             (json!({"oneOf": [{"type": "string"}, {}]}), true),
+            // Found by the fuzz suite: null in two `oneOf` branches matches both, so is refused.
+            (
+                json!({"oneOf": [{"type": ["string", "null"]}, {"type": "null"}]}),
+                false,
+            ),
             (
                 json!({"allOf": [{"type": ["string", "null"]}, {"maxLength": 3}]}),
                 true,
