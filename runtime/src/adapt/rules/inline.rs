@@ -92,8 +92,8 @@ impl Ctx<'_> {
             };
             merged.shift_remove("$defs");
             merged.shift_remove("definitions");
-            merge_siblings(&mut merged, siblings);
             let target_at = reference.trim_start_matches('#').to_owned();
+            merge_siblings(&mut merged, siblings, &target_at, self.report);
             let out = self.expand(&Value::Object(merged), &target_at);
             if let Some(n) = self.active.get_mut(&reference) {
                 *n -= 1;
@@ -200,6 +200,25 @@ impl Rule for InlineRefs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An internally tagged newtype variant: schemars puts the tag property next to a `$ref` to
+    /// the struct. Both apply, so inlining keeps the struct's fields and the tag.
+    #[test]
+    fn sibling_properties_and_required_are_united_with_the_target() {
+        let mut v = json!({"type": "object", "properties": {"v": {
+            "type": "object", "properties": {"kind": {"const": "w"}}, "required": ["kind"],
+            "$ref": "#/$defs/P"
+        }}, "$defs": {"P": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}});
+        let mut r = Report::default();
+        InlineRefs::default().apply(&mut v, &mut r);
+        let node = &v["properties"]["v"];
+        assert_eq!(
+            node["properties"],
+            json!({"x": {"type": "number"}, "kind": {"const": "w"}})
+        );
+        assert_eq!(node["required"], json!(["x", "kind"]));
+        assert!(r.losses.is_empty(), "{:?}", r.losses);
+    }
 
     #[test]
     fn inlines_and_cuts_recursion() {

@@ -142,11 +142,14 @@ pub(crate) fn joined_description(own: Option<&Value>, target: Option<&Value>) ->
     }
 }
 
-/// Merges a reference's sibling keywords over its inlined target (siblings win), joining the two
-/// descriptions instead of replacing one with the other.
+/// Merges a reference's sibling keywords over its inlined target: `properties` and `required`
+/// united (both apply), the two descriptions joined, any other keyword the sibling's. Reports, at `target_at` (the target's
+/// pointer), each keyword of the target a sibling replaced with another value.
 pub(crate) fn merge_siblings(
     target: &mut Map<String, Value>,
     siblings: impl IntoIterator<Item = (String, Value)>,
+    target_at: &str,
+    report: &mut Report,
 ) {
     for (k, v) in siblings {
         if k == "description" {
@@ -154,6 +157,37 @@ pub(crate) fn merge_siblings(
                 target.insert(k, joined);
             }
             continue;
+        }
+        // Both apply (a `$ref` and its siblings hold together): an internally tagged variant's
+        // tag property next to the referenced struct's fields keeps both.
+        match (k.as_str(), target.get_mut(&k), &v) {
+            ("properties", Some(Value::Object(own)), Value::Object(more)) => {
+                for (name, schema) in more {
+                    own.insert(name.clone(), schema.clone());
+                }
+                continue;
+            }
+            ("required", Some(Value::Array(own)), Value::Array(more)) => {
+                for name in more {
+                    if !own.contains(name) {
+                        own.push(name.clone());
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(old) = target.get(&k).filter(|old| **old != v) {
+            report.loss(
+                &format!("{target_at}/{}", crate::walk::escape(&k)),
+                &k,
+                super::report::LossKind::Dropped,
+                format!(
+                    "`{k}: {}` of the definition is replaced by the referring node's `{k}: {}` where it is inlined",
+                    json_text(old),
+                    json_text(&v)
+                ),
+            );
         }
         target.insert(k, v);
     }

@@ -125,7 +125,8 @@ impl Rule for ResolveRefSiblings {
                         // Definitions stay where they are; only the node is inlined.
                         target.shift_remove("$defs");
                         target.shift_remove("definitions");
-                        merge_siblings(&mut target, std::mem::take(node));
+                        let target_at = reference.trim_start_matches('#').to_owned();
+                        merge_siblings(&mut target, std::mem::take(node), &target_at, report);
                         *node = target;
                         report.change(
                             &at,
