@@ -62,6 +62,18 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
         // sent as one `items` schema): the position the path goes on in.
         if let Value::Array(items) = node {
             if t.parse::<usize>().is_err() {
+                // `anyOf/k` made from the positions: skip those two tokens and choose by what
+                // comes after them.
+                let made_union = t == "anyOf"
+                    && wanted
+                        .get(i + 1)
+                        .is_some_and(|k| k.parse::<usize>().is_ok());
+                if made_union {
+                    i += 2;
+                    if i == wanted.len() {
+                        break;
+                    }
+                }
                 let rest = &wanted[i..];
                 let reach = |b: &Value| {
                     let mut n = b;
