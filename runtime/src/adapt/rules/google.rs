@@ -131,6 +131,24 @@ impl Rule for GoogleNullable {
                             if let Value::Object(inner) = one.remove(0) {
                                 absorb(map, inner);
                             }
+                            // The branch may itself be a union of one: its branch, likewise
+                            // (bounded; once is the common case).
+                            for _ in 0..8 {
+                                match map.get("anyOf") {
+                                    Some(Value::Array(bs))
+                                        if bs.len() == 1 && bs[0].is_object() =>
+                                    {
+                                        let Some(Value::Array(mut one)) = map.shift_remove("anyOf")
+                                        else {
+                                            unreachable!()
+                                        };
+                                        if let Value::Object(inner) = one.remove(0) {
+                                            absorb(map, inner);
+                                        }
+                                    }
+                                    _ => break,
+                                }
+                            }
                         }
                         _ => {}
                     }
