@@ -47,6 +47,20 @@ fn child<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
     }
 }
 
+/// How many tokens of `path` can be followed, as written, from `node`.
+fn reach(node: &Value, path: &[String]) -> usize {
+    let mut n = node;
+    path.iter()
+        .take_while(|t| match child(n, t) {
+            Some(c) => {
+                n = c;
+                true
+            }
+            None => false,
+        })
+        .count()
+}
+
 /// Follows `wanted` in `doc`, undoing the rewrites the rules make where the path cannot be
 /// followed as written. Returns the path found in `doc` and whether all of `wanted` was followed.
 fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
@@ -75,18 +89,7 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
                     }
                 }
                 let rest = &wanted[i..];
-                let reach = |b: &Value| {
-                    let mut n = b;
-                    rest.iter()
-                        .take_while(|t| match child(n, t) {
-                            Some(c) => {
-                                n = c;
-                                true
-                            }
-                            None => false,
-                        })
-                        .count()
-                };
+                let reach = |b: &Value| reach(b, rest);
                 match (0..items.len()).max_by_key(|k| (reach(&items[*k]), usize::MAX - k)) {
                     Some(k) => {
                         path.push(k.to_string());
@@ -99,19 +102,7 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
         }
         if let (Value::Array(items), true) = (node, i + 1 < wanted.len()) {
             let rest = &wanted[i + 1..];
-            // How far the rest of the path goes, as written, from each branch.
-            let reach = |b: &Value| {
-                let mut n = b;
-                rest.iter()
-                    .take_while(|t| match child(n, t) {
-                        Some(c) => {
-                            n = c;
-                            true
-                        }
-                        None => false,
-                    })
-                    .count()
-            };
+            let reach = |b: &Value| reach(b, rest);
             let given = t.parse::<usize>().ok().filter(|k| *k < items.len());
             let best = (0..items.len()).max_by_key(|k| (reach(&items[*k]), Some(*k) == given));
             if let Some(k) = best.filter(|k| Some(*k) != given) {

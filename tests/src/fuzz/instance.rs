@@ -3,15 +3,7 @@
 //! `jsonschema` crate), so the generator can stay simple and never decides validity itself.
 
 use serde_json::{Map, Value, json};
-
-fn target<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let fragment = reference.strip_prefix('#')?;
-    if fragment.is_empty() {
-        Some(root)
-    } else {
-        root.pointer(fragment)
-    }
-}
+use toolschema::walk::resolve_local as target;
 
 /// A value for `schema`; `with_optional` also fills properties that are not required.
 pub fn instance(schema: &Value, root: &Value, with_optional: bool, depth: usize) -> Value {
