@@ -436,6 +436,8 @@ fn google_values(mark_nullable: bool) -> Vec<Box<dyn Rule>> {
         Box::new(ConstToEnum),
         Box::new(InferType),
         Box::new(GoogleNullable { mark_nullable }),
+        // Removing `null` from an enum can leave values of one type to infer it from.
+        Box::new(InferType),
     ]
 }
 
