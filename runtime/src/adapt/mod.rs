@@ -446,6 +446,7 @@ fn google_values(mark_nullable: bool) -> Vec<Box<dyn Rule>> {
 fn google_suffix() -> Vec<Box<dyn Rule>> {
     vec![
         Box::new(InlineRefs::default()),
+        Box::new(OneBranchUnions),
         Box::new(EnsureProperties),
         Box::new(PropertyOrdering),
         Box::new(StructuredFirst),

@@ -255,6 +255,72 @@ impl Rule for StringEnumsOnly {
     }
 }
 
+/// A union of one branch is that branch: after references are inlined, `{"anyOf": [X]}` (or
+/// `oneOf`) is merged into its node, where no keyword of the two disagrees (descriptions are
+/// joined). Same meaning; a change. Without it, the output is not a fixed point: adapting it again
+/// would merge what this pass left.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OneBranchUnions;
+
+impl Rule for OneBranchUnions {
+    fn name(&self) -> &'static str {
+        "one-branch-unions"
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+        visit(schema, Order::Post, &mut |node, path| {
+            let Value::Object(map) = node else { return };
+            // Bounded: each round removes one union from this node.
+            for _ in 0..8 {
+                let Some(key) = ["anyOf", "oneOf"].into_iter().find(|k| {
+                    matches!(map.get(*k), Some(Value::Array(bs)) if bs.len() == 1 && bs[0].is_object())
+                }) else {
+                    return;
+                };
+                let agrees = map[key][0].as_object().is_some_and(|branch| {
+                    branch
+                        .iter()
+                        .all(|(k, v)| k == "description" || map.get(k).is_none_or(|mine| mine == v))
+                });
+                if !agrees {
+                    return;
+                }
+                let Some(Value::Array(mut one)) = map.shift_remove(key) else {
+                    unreachable!("checked above")
+                };
+                if let Value::Object(branch) = one.remove(0) {
+                    absorb(map, branch);
+                }
+                report.change(
+                    &path.pointer(),
+                    "one-branch-unions",
+                    format!("`{key}` of one branch merged into the node"),
+                );
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod one_branch_tests {
+    use super::*;
+    use crate::adapt::rules::run;
+    use serde_json::json;
+
+    #[test]
+    fn a_union_of_one_is_its_branch() {
+        let (out, r) = run(
+            &mut OneBranchUnions,
+            json!({"anyOf": [{"anyOf": [{"type": "string"}], "nullable": true}]}),
+        );
+        assert_eq!(out, json!({"nullable": true, "type": "string"}));
+        assert_eq!(r.changes.len(), 2);
+        // Disagreeing keywords: left as they are.
+        let v = json!({"type": "string", "anyOf": [{"type": "integer"}]});
+        assert_eq!(run(&mut OneBranchUnions, v.clone()).0, v);
+    }
+}
+
 /// Every `type: "object"` gets a `properties` map (Google rejects objects without one).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct EnsureProperties;

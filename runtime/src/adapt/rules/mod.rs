@@ -24,8 +24,8 @@ pub use cca::{CollapseCombiners, MetaValidate, NullablePropertiesOptional, Resid
 pub use draft::UpgradeDraft07;
 pub use enums::{AllConstToEnum, ConstToEnum, InferType};
 pub use google::{
-    BoolSchemas, EnsureProperties, GoogleNullable, OPENAPI_SCHEMA_FIELDS, OpenApiSchemaFields,
-    PropertyOrdering, SnakeCaseKeywords, StringEnumsOnly, openapi_format_ok,
+    BoolSchemas, EnsureProperties, GoogleNullable, OPENAPI_SCHEMA_FIELDS, OneBranchUnions,
+    OpenApiSchemaFields, PropertyOrdering, SnakeCaseKeywords, StringEnumsOnly, openapi_format_ok,
 };
 pub use inline::InlineRefs;
 pub use keywords::{DefaultToDescription, StripKeywords};
