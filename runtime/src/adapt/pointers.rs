@@ -47,6 +47,32 @@ fn child<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
     }
 }
 
+/// The combinator steps (`anyOf`, `0`, ...) from `node` to the first branch, at any depth up to
+/// four combinators, that has `token`.
+fn branch_with(node: &Value, token: &str, depth: usize) -> Option<Vec<String>> {
+    if depth > 4 {
+        return None;
+    }
+    for k in ["allOf", "anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = node.get(k) else {
+            continue;
+        };
+        for (i, b) in branches.iter().enumerate() {
+            if child(b, token).is_some() {
+                return Some(vec![k.to_owned(), i.to_string()]);
+            }
+        }
+        for (i, b) in branches.iter().enumerate() {
+            if let Some(rest) = branch_with(b, token, depth + 1) {
+                let mut steps = vec![k.to_owned(), i.to_string()];
+                steps.extend(rest);
+                return Some(steps);
+            }
+        }
+    }
+    None
+}
+
 /// How many tokens of `path` can be followed, as written, from `node`.
 fn reach(node: &Value, path: &[String]) -> usize {
     let mut n = node;
@@ -209,17 +235,13 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
             i += 2;
             continue;
         }
-        // A merged branch (`allOf` of one, object unions merged): the branch that has it.
-        let branch = ["allOf", "anyOf", "oneOf"].iter().find_map(|k| {
-            m.get(*k).and_then(Value::as_array).and_then(|bs| {
-                bs.iter()
-                    .position(|b| child(b, t).is_some())
-                    .map(|b| (*k, b))
-            })
-        });
-        if let Some((k, b)) = branch {
-            path.extend([k.to_owned(), b.to_string()]);
-            node = &m[k][b];
+        // A merged branch (`allOf` of one, object unions merged, unions of one inside unions):
+        // the branch, at any combinator depth, that has it.
+        if let Some(steps) = branch_with(node, t, 0) {
+            for s in steps {
+                node = child(node, &s).expect("found by branch_with");
+                path.push(s);
+            }
             continue;
         }
         break;
