@@ -73,16 +73,26 @@ fn branch_with(node: &Value, token: &str, depth: usize) -> Option<Vec<String>> {
     None
 }
 
-/// How many tokens of `path` can be followed, as written, from `node`.
+/// How many tokens of `path` can be followed from `node`, as written or through the branches of
+/// merged unions.
 fn reach(node: &Value, path: &[String]) -> usize {
     let mut n = node;
     path.iter()
-        .take_while(|t| match child(n, t) {
-            Some(c) => {
+        .take_while(|t| {
+            if let Some(c) = child(n, t) {
                 n = c;
-                true
+                return true;
             }
-            None => false,
+            match branch_with(n, t, 0) {
+                Some(steps) => {
+                    for s in &steps {
+                        n = child(n, s).expect("found by branch_with");
+                    }
+                    n = child(n, t).expect("found by branch_with");
+                    true
+                }
+                None => false,
+            }
         })
         .count()
 }
