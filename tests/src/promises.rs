@@ -183,6 +183,12 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                 || (l.kind == LossKind::Fallback && l.keyword == "root")
                 // Inlined definitions are reported where they were inlined, with the value.
                 || (l.keyword == key && l.detail.contains(&value.to_string()))
+                // Identical twins (two equal branches) are one place to a reader: an entry at
+                // either names both.
+                || (l.keyword == key
+                    && l.pointer.rsplit_once('/').is_some_and(|(node, _)| {
+                        node != at && input.pointer(node).is_some() && input.pointer(node) == input.pointer(&at)
+                    }))
         }) || lost_with_its_uses(&at);
         if !(kept || reported) {
             out.push(format!("`{key}` at `{at}` vanished without a loss entry"));
