@@ -499,7 +499,10 @@ impl Rule for OpenApiSchemaFields {
                         &path.child(&key),
                         &key,
                         LossKind::Spilled,
-                        format!("`{key}` is not a `Schema` field; it is in the description"),
+                        format!(
+                            "`{key}: {}` is not a `Schema` field; it is in the description",
+                            json_text(&value)
+                        ),
                     );
                     spilled.push((key, value));
                 } else {
