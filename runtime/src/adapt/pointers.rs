@@ -118,7 +118,10 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
                     && wanted
                         .get(i + 1)
                         .is_some_and(|k| k.parse::<usize>().is_ok());
+                // Its index names the position, other things equal.
+                let mut preferred = None;
                 if made_union {
+                    preferred = wanted[i + 1].parse::<usize>().ok();
                     i += 2;
                     if i == wanted.len() {
                         break;
@@ -126,7 +129,9 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
                 }
                 let rest = &wanted[i..];
                 let reach = |b: &Value| reach(b, rest);
-                match (0..items.len()).max_by_key(|k| (reach(&items[*k]), usize::MAX - k)) {
+                match (0..items.len())
+                    .max_by_key(|k| (reach(&items[*k]), Some(*k) == preferred, usize::MAX - k))
+                {
                     Some(k) => {
                         path.push(k.to_string());
                         node = &items[k];
