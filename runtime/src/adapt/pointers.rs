@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::report::{Change, Loss};
+use super::report::{Change, Loss, LossKind};
 use crate::walk::{escape, resolve_local};
 
 /// How many `$ref` jumps one mapping may take (a cycle of references ends here).
@@ -73,13 +73,26 @@ fn branch_with(node: &Value, token: &str, depth: usize) -> Option<Vec<String>> {
     None
 }
 
+/// The child under the keyword `token` was renamed from (`oneOf` read as `anyOf`, the draft-07
+/// `definitions` upgraded to `$defs`).
+fn renamed_child<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
+    let from = match token {
+        "$defs" => "definitions",
+        "definitions" => "$defs",
+        "anyOf" => "oneOf",
+        "oneOf" => "anyOf",
+        _ => return None,
+    };
+    node.as_object()?.get(from)
+}
+
 /// How many tokens of `path` can be followed from `node`, as written or through the branches of
 /// merged unions.
 fn reach(node: &Value, path: &[String]) -> usize {
     let mut n = node;
     path.iter()
         .take_while(|t| {
-            if let Some(c) = child(n, t) {
+            if let Some(c) = child(n, t).or_else(|| renamed_child(n, t)) {
                 n = c;
                 return true;
             }
@@ -371,7 +384,7 @@ fn const_source(node: &Value, depth: usize) -> Option<String> {
 /// Maps every pointer of a report to the input, and sets each `at` in the output.
 pub(crate) fn locate(input: &Value, output: &Value, losses: &mut [Loss], changes: &mut [Change]) {
     let mut inlined = Inlined::new();
-    for loss in losses {
+    for loss in &mut *losses {
         loss.at = in_output(
             input,
             output,
@@ -410,6 +423,42 @@ pub(crate) fn locate(input: &Value, output: &Value, losses: &mut [Loss], changes
     for change in changes {
         change.at = in_output(input, output, &change.pointer, None, &mut inlined);
         change.pointer = in_input(input, &change.pointer);
+    }
+    went_with_dropped(losses);
+}
+
+/// A keyword spilled into a description inside a subtree that a later rule dropped whole (a
+/// `patternProperties` schema the legacy `Schema` message has no field for) is not in any
+/// description the provider gets: its loss says it was dropped with that subtree.
+fn went_with_dropped(losses: &mut [Loss]) {
+    let dropped: Vec<String> = losses
+        .iter()
+        .filter(|l| {
+            l.kind == LossKind::Dropped && l.pointer.ends_with(&format!("/{}", escape(&l.keyword)))
+        })
+        .map(|l| format!("{}/", l.pointer))
+        .collect();
+    if dropped.is_empty() {
+        return;
+    }
+    for loss in losses.iter_mut().filter(|l| l.kind == LossKind::Spilled) {
+        if let Some(gone) = dropped
+            .iter()
+            .find(|d| loss.pointer.starts_with(d.as_str()))
+        {
+            let container = gone
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or_default();
+            loss.kind = LossKind::Dropped;
+            loss.at = None;
+            loss.detail = format!(
+                "{}, but that description was dropped with `{}`",
+                loss.detail,
+                container.replace("~1", "/").replace("~0", "~")
+            );
+        }
     }
 }
 
