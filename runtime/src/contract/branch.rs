@@ -33,6 +33,8 @@ pub struct Branch {
     /// It was reached by flattening a nested union that is checked where it is defined (a
     /// `$ref` to a union that is not itself a branch of another union).
     pub reported_elsewhere: bool,
+    /// The union (its address) that it is reported at when `reported_elsewhere`.
+    pub(crate) elsewhere_union: Option<*const Value>,
 }
 
 impl Branch {
@@ -178,7 +180,7 @@ pub fn flatten(
         origin: usize,
         label: Rc<Hop>,
         schema: &'a Value,
-        elsewhere: bool,
+        elsewhere: Option<*const Value>,
         via_ref: bool,
     }
     let mut expanded: HashSet<*const Value> = HashSet::new();
@@ -197,7 +199,7 @@ pub fn flatten(
             origin: i,
             label: hop(format!("{keyword}[{i}]"), None),
             schema,
-            elsewhere: false,
+            elsewhere: None,
             via_ref: false,
         })
         .collect();
@@ -207,7 +209,8 @@ pub fn flatten(
             origin: work.origin,
             label: Rc::clone(&work.label),
             kind,
-            reported_elsewhere: work.elsewhere,
+            reported_elsewhere: work.elsewhere.is_some(),
+            elsewhere_union: work.elsewhere,
         });
     };
     while let Some(work) = stack.pop() {
@@ -251,8 +254,10 @@ pub fn flatten(
                 continue;
             }
             // Reached through a `$ref`, a union that stands on its own is reported there.
-            let elsewhere =
-                work.elsewhere || (work.via_ref && !nested.contains(&(schema as *const Value)));
+            let elsewhere = work.elsewhere.or_else(|| {
+                (work.via_ref && !nested.contains(&(schema as *const Value)))
+                    .then_some(schema as *const Value)
+            });
             for (i, sub) in subs.iter().enumerate().rev() {
                 stack.push(Work {
                     origin: work.origin,

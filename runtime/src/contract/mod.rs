@@ -253,11 +253,14 @@ fn check_union(
         .collect();
     let mut out = Vec::new();
     // When every structured branch comes from one referenced union, that union is reported
-    // where it is defined: `Option<Union>` is still that one union, reported once.
+    // where it is defined: `Option<Union>` is still that one union, reported once. Branches of
+    // two different referenced unions (even under one inline branch) are reported here.
     let one_nested_origin = structured.first().is_some_and(|first| {
-        structured
-            .iter()
-            .all(|b| b.reported_elsewhere && b.origin == first.origin)
+        structured.iter().all(|b| {
+            b.reported_elsewhere
+                && b.origin == first.origin
+                && b.elsewhere_union == first.elsewhere_union
+        })
     });
     if structured.len() > 1 && !one_nested_origin {
         let names: Vec<String> = structured

@@ -129,6 +129,21 @@ fn option_of_a_union_is_reported_once_where_the_union_stands() {
 }
 
 #[test]
+fn two_referenced_unions_under_one_inline_branch_are_reported() {
+    // Found by the fuzz suite: each definition is a union of one object (never reported on its
+    // own), and both are reached through the same inline branch. Two objects: a structural union.
+    let schema = json!({
+        "type": "object",
+        "properties": {"p": {"anyOf": [{"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}]}]}},
+        "$defs": {
+            "A": {"anyOf": [{"properties": {}}]},
+            "B": {"anyOf": [{"properties": {}}]}
+        }
+    });
+    assert_eq!(unions_at(&schema), vec!["properties.p"]);
+}
+
+#[test]
 fn every_position_is_checked() {
     let u = two_objects;
     let cases = vec![
