@@ -159,12 +159,34 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                 && (place == l.pointer || place.starts_with(&format!("{}/", l.pointer)))
         })
     };
+    // Definitions lost with their uses, to a fixed point: a use inside a definition that is
+    // itself lost (its own recursion included) does not keep a definition alive.
+    let inside = |place: &str, definition: &str| {
+        place == definition || place.starts_with(&format!("{definition}/"))
+    };
+    let mut lost_definitions: Vec<&str> = Vec::new();
+    loop {
+        let before = lost_definitions.len();
+        for (definition, places) in &uses {
+            if lost_definitions.contains(&definition.as_str()) {
+                continue;
+            }
+            let gone = |p: &String| {
+                covers(p) || inside(p, definition) || lost_definitions.iter().any(|d| inside(p, d))
+            };
+            let outside_itself = places.iter().any(|p| !inside(p, definition));
+            if outside_itself && places.iter().all(gone) {
+                lost_definitions.push(definition);
+            }
+        }
+        if lost_definitions.len() == before {
+            break;
+        }
+    }
     let lost_with_its_uses = |at: &str| {
-        uses.iter().any(|(definition, places)| {
-            (at == definition || at.starts_with(&format!("{definition}/")))
-                && !places.is_empty()
-                && places.iter().all(|p| covers(p))
-        })
+        lost_definitions
+            .iter()
+            .any(|definition| inside(at, definition))
     };
     for (at, key, value) in occurrences(input) {
         // A keyword whose value holds subschemas is kept when it is still there: what changed

@@ -74,8 +74,15 @@ fn branch_with(node: &Value, token: &str, depth: usize) -> Option<Vec<String>> {
 }
 
 /// The child under the keyword `token` was renamed from (`oneOf` read as `anyOf`, the draft-07
-/// `definitions` upgraded to `$defs`).
+/// `definitions` upgraded to `$defs`, a tuple's `prefixItems` sent as `items`).
 fn renamed_child<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
+    if token == "items" {
+        // A tuple sent as one `items` schema: its first position (the rest of the path decides
+        // between positions where it matters, in `follow`).
+        if let Some(Value::Array(positions)) = node.get("prefixItems") {
+            return positions.first();
+        }
+    }
     let from = match token {
         "$defs" => "definitions",
         "definitions" => "$defs",
