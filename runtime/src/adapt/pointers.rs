@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::report::{Change, Loss, LossKind};
-use crate::walk::{escape, resolve_local};
+use crate::walk::{Cursor, escape, resolve_local};
 
 /// How many `$ref` jumps one mapping may take (a cycle of references ends here).
 const MAX_JUMPS: usize = 32;
@@ -320,8 +320,8 @@ fn inlined_at(input: &Value, defs: &str, name: &str) -> Option<Vec<String>> {
 }
 
 /// The input position of a recorded one.
-fn in_input(input: &Value, recorded: &str) -> String {
-    if input.pointer(recorded).is_some() {
+fn in_input(input: &Value, recorded: &str, cursor: &mut Cursor<'_>) -> String {
+    if cursor.get(recorded).is_some() {
         return recorded.to_owned();
     }
     join(&follow(input, &tokens(recorded)).0)
@@ -337,6 +337,7 @@ fn in_output(
     recorded: &str,
     keyword: Option<&str>,
     inlined: &mut Inlined,
+    cursor: &mut Cursor<'_>,
 ) -> Option<String> {
     let node = match keyword {
         Some(k) if recorded.ends_with(&format!("/{}", escape(k))) => {
@@ -344,7 +345,7 @@ fn in_output(
         }
         _ => recorded,
     };
-    if output.pointer(node).is_some() {
+    if cursor.get(node).is_some() {
         return Some(node.to_owned());
     }
     let mut wanted = tokens(recorded);
@@ -391,6 +392,7 @@ fn const_source(node: &Value, depth: usize) -> Option<String> {
 /// Maps every pointer of a report to the input, and sets each `at` in the output.
 pub(crate) fn locate(input: &Value, output: &Value, losses: &mut [Loss], changes: &mut [Change]) {
     let mut inlined = Inlined::new();
+    let (mut in_cursor, mut out_cursor) = (Cursor::new(input), Cursor::new(output));
     for loss in &mut *losses {
         loss.at = in_output(
             input,
@@ -398,8 +400,9 @@ pub(crate) fn locate(input: &Value, output: &Value, losses: &mut [Loss], changes
             &loss.pointer,
             Some(&loss.keyword),
             &mut inlined,
+            &mut out_cursor,
         );
-        loss.pointer = in_input(input, &loss.pointer);
+        loss.pointer = in_input(input, &loss.pointer, &mut in_cursor);
         // A keyword a rule derived from another (`const` read as a one-value `enum`) is named
         // where its source stands.
         let own = format!("/{}", escape(&loss.keyword));
@@ -428,8 +431,15 @@ pub(crate) fn locate(input: &Value, output: &Value, losses: &mut [Loss], changes
         }
     }
     for change in changes {
-        change.at = in_output(input, output, &change.pointer, None, &mut inlined);
-        change.pointer = in_input(input, &change.pointer);
+        change.at = in_output(
+            input,
+            output,
+            &change.pointer,
+            None,
+            &mut inlined,
+            &mut out_cursor,
+        );
+        change.pointer = in_input(input, &change.pointer, &mut in_cursor);
     }
     went_with_dropped(losses);
 }
@@ -438,26 +448,27 @@ pub(crate) fn locate(input: &Value, output: &Value, losses: &mut [Loss], changes
 /// `patternProperties` schema the legacy `Schema` message has no field for) is not in any
 /// description the provider gets: its loss says it was dropped with that subtree.
 fn went_with_dropped(losses: &mut [Loss]) {
-    let dropped: Vec<String> = losses
+    let dropped: std::collections::HashSet<String> = losses
         .iter()
         .filter(|l| {
             l.kind == LossKind::Dropped && l.pointer.ends_with(&format!("/{}", escape(&l.keyword)))
         })
-        .map(|l| format!("{}/", l.pointer))
+        .map(|l| l.pointer.clone())
         .collect();
     if dropped.is_empty() {
         return;
     }
     for loss in losses.iter_mut().filter(|l| l.kind == LossKind::Spilled) {
-        if let Some(gone) = dropped
-            .iter()
-            .find(|d| loss.pointer.starts_with(d.as_str()))
-        {
-            let container = gone
-                .trim_end_matches('/')
-                .rsplit('/')
-                .next()
-                .unwrap_or_default();
+        // The nearest dropped ancestor, each ancestor looked up once.
+        let gone = loss
+            .pointer
+            .match_indices('/')
+            .map(|(i, _)| &loss.pointer[..i])
+            .filter(|prefix| !prefix.is_empty())
+            .find(|prefix| dropped.contains(*prefix))
+            .map(str::to_owned);
+        if let Some(gone) = gone {
+            let container = gone.rsplit('/').next().unwrap_or_default();
             loss.kind = LossKind::Dropped;
             loss.at = None;
             loss.detail = format!(
@@ -514,7 +525,11 @@ mod tests {
             ("/properties/gone/x", "/properties"),
         ];
         for (recorded, want) in cases {
-            assert_eq!(in_input(&input, recorded), want, "{recorded}");
+            assert_eq!(
+                in_input(&input, recorded, &mut Cursor::new(&input)),
+                want,
+                "{recorded}"
+            );
             assert!(input.pointer(want).is_some(), "{want}");
         }
     }
@@ -530,7 +545,8 @@ mod tests {
                 &output,
                 "/$defs/Port/maximum",
                 Some("maximum"),
-                &mut Inlined::new()
+                &mut Inlined::new(),
+                &mut Cursor::new(&output)
             )
             .as_deref(),
             Some("/properties/port")
@@ -541,7 +557,8 @@ mod tests {
                 &output,
                 "/properties/nope",
                 None,
-                &mut Inlined::new()
+                &mut Inlined::new(),
+                &mut Cursor::new(&output)
             ),
             None
         );

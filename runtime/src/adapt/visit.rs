@@ -8,37 +8,54 @@ use serde_json::Value;
 
 use crate::walk::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, is_schema};
 
-/// The pointer of the node being visited, kept as segments; rendered on demand.
+/// The pointer of the node being visited, kept rendered as the walk goes down (a step appends
+/// its escaped token, going back up truncates), so naming a node costs one copy of the string,
+/// not a rendering of every token.
 #[derive(Clone, Debug, Default)]
 pub struct Path {
-    segments: Vec<String>,
+    rendered: String,
+    ends: Vec<usize>,
 }
 
 impl Path {
     /// The JSON Pointer (RFC 6901).
     pub fn pointer(&self) -> String {
-        let mut out = String::new();
-        for s in &self.segments {
-            out.push('/');
-            out.push_str(&crate::walk::escape(s));
-        }
-        out
+        self.rendered.clone()
     }
 
     /// The pointer of a child keyword of this node.
     pub fn child(&self, keyword: &str) -> String {
-        let mut p = self.pointer();
-        p.push('/');
-        p.push_str(&crate::walk::escape(keyword));
+        let mut p = String::with_capacity(self.rendered.len() + keyword.len() + 1);
+        p.push_str(&self.rendered);
+        push_token(&mut p, keyword);
         p
     }
 
-    fn push(&mut self, s: String) {
-        self.segments.push(s);
+    fn push(&mut self, s: &str) {
+        self.ends.push(self.rendered.len());
+        push_token(&mut self.rendered, s);
+    }
+
+    fn push_index(&mut self, i: usize) {
+        use std::fmt::Write;
+        self.ends.push(self.rendered.len());
+        let _ = write!(self.rendered, "/{i}");
     }
 
     fn pop(&mut self) {
-        self.segments.pop();
+        if let Some(end) = self.ends.pop() {
+            self.rendered.truncate(end);
+        }
+    }
+}
+
+/// Appends `/token`, escaped (RFC 6901).
+fn push_token(out: &mut String, token: &str) {
+    out.push('/');
+    if token.contains(['~', '/']) {
+        out.push_str(&crate::walk::escape(token));
+    } else {
+        out.push_str(token);
     }
 }
 
@@ -69,8 +86,8 @@ fn walk(node: &mut Value, path: &mut Path, order: Order, f: &mut dyn FnMut(&mut 
                     if let Value::Object(entries) = value {
                         for (name, sub) in entries.iter_mut() {
                             if is_schema(sub) {
-                                path.push(key.to_owned());
-                                path.push(name.clone());
+                                path.push(key);
+                                path.push(name);
                                 walk(sub, path, order, f);
                                 path.pop();
                                 path.pop();
@@ -81,8 +98,8 @@ fn walk(node: &mut Value, path: &mut Path, order: Order, f: &mut dyn FnMut(&mut 
                     if let Value::Array(items) = value {
                         for (i, sub) in items.iter_mut().enumerate() {
                             if is_schema(sub) {
-                                path.push(key.to_owned());
-                                path.push(i.to_string());
+                                path.push(key);
+                                path.push_index(i);
                                 walk(sub, path, order, f);
                                 path.pop();
                                 path.pop();
@@ -90,7 +107,7 @@ fn walk(node: &mut Value, path: &mut Path, order: Order, f: &mut dyn FnMut(&mut 
                         }
                     }
                 } else if SINGLE_SCHEMA_KEYWORDS.contains(&key) && is_schema(value) {
-                    path.push(key.to_owned());
+                    path.push(key);
                     walk(value, path, order, f);
                     path.pop();
                 }

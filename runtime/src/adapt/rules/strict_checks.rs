@@ -34,6 +34,15 @@ impl Rule for StrictPrecheck {
 
     fn apply(&mut self, schema: &mut Value, report: &mut Report) {
         let walk = Walk::new(schema);
+        // Fail fast: limits the input already exceeds fail whatever the rewrite does (it never
+        // removes an object level or a property), before any work that grows with them.
+        if let Some((index, reason)) = exceeded_limits(&walk, false) {
+            report.fail(
+                &index.map(|i| pointer(&walk.steps(i))).unwrap_or_default(),
+                reason,
+            );
+            return;
+        }
         for (index, (node, place)) in walk.nodes.iter().enumerate() {
             let at = || pointer(&walk.steps(index));
             if index > 0 && untyped(node) {
@@ -150,79 +159,94 @@ impl Rule for OpenAiLimits {
 
     fn apply(&mut self, schema: &mut Value, report: &mut Report) {
         let walk = Walk::new(schema);
-        let (mut properties, mut enum_values, mut chars) = (0usize, 0usize, 0usize);
-        let mut depth: Vec<usize> = vec![0; walk.nodes.len()];
-        let mut deepest = (0usize, 0usize);
-        for (index, (node, place)) in walk.nodes.iter().enumerate() {
-            let parent = if place.parent == usize::MAX {
-                0
-            } else {
-                depth[place.parent]
-            };
-            let is_object = node
-                .as_object()
-                .is_some_and(|m| type_names(m).contains(&"object"));
-            depth[index] = parent + usize::from(is_object);
-            if depth[index] > deepest.0 {
-                deepest = (depth[index], index);
+        if let Some((index, reason)) = exceeded_limits(&walk, true) {
+            report.fail(
+                &index.map(|i| pointer(&walk.steps(i))).unwrap_or_default(),
+                reason,
+            );
+        }
+    }
+}
+
+/// The first of OpenAI's strict limits the document exceeds: the node to name (none for a
+/// whole-schema count) and the reason. `all: false` checks only the object nesting and the
+/// property count, which the strict rewrite can only grow (a sound early refusal on the input).
+fn exceeded_limits(walk: &Walk<'_>, all: bool) -> Option<(Option<usize>, String)> {
+    let (mut properties, mut enum_values, mut chars) = (0usize, 0usize, 0usize);
+    let mut depth: Vec<usize> = vec![0; walk.nodes.len()];
+    let mut deepest = (0usize, 0usize);
+    for (index, (node, place)) in walk.nodes.iter().enumerate() {
+        let parent = if place.parent == usize::MAX {
+            0
+        } else {
+            depth[place.parent]
+        };
+        let is_object = node
+            .as_object()
+            .is_some_and(|m| type_names(m).contains(&"object"));
+        depth[index] = parent + usize::from(is_object);
+        if depth[index] > deepest.0 {
+            deepest = (depth[index], index);
+        }
+        if let Some(Step::Name(kw, name)) = place.step {
+            if kw == "properties" || kw == "$defs" {
+                chars += name.chars().count();
             }
-            if let Some(Step::Name(kw, name)) = place.step {
-                if kw == "properties" || kw == "$defs" {
-                    chars += name.chars().count();
-                }
-                if kw == "properties" {
-                    properties += 1;
-                }
-            }
-            if let Some(Value::Array(values)) = node.get("enum") {
-                enum_values += values.len();
-                let len: usize = values
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(|s| s.chars().count())
-                    .sum();
-                chars += len;
-                if values.len() > 250 && values.iter().all(Value::is_string) && len > 15_000 {
-                    report.fail(&pointer(&walk.steps(index)), format!("a string enum of {} values totals {len} characters; OpenAI allows 15,000 for enums over 250 values", values.len()));
-                    return;
-                }
+            if kw == "properties" {
+                properties += 1;
             }
         }
-        let checks = [
-            (
-                properties > 5_000,
-                format!("{properties} object properties; OpenAI strict allows 5,000"),
-            ),
-            (
-                deepest.0 > 10,
-                format!(
-                    "{} levels of object nesting; OpenAI strict allows 10",
-                    deepest.0
-                ),
-            ),
-            (
-                enum_values > 1_000,
-                format!("{enum_values} enum values; OpenAI strict allows 1,000"),
-            ),
-            (
-                chars > 120_000,
-                format!(
-                    "{chars} characters of names and enum values; OpenAI strict allows 120,000"
-                ),
-            ),
-        ];
-        for (exceeded, reason) in checks {
-            if exceeded {
-                let at = if reason.contains("nesting") {
-                    pointer(&walk.steps(deepest.1))
-                } else {
-                    String::new()
-                };
-                report.fail(&at, reason);
-                return;
+        if !all {
+            continue;
+        }
+        if let Some(Value::Array(values)) = node.get("enum") {
+            enum_values += values.len();
+            let len: usize = values
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|s| s.chars().count())
+                .sum();
+            chars += len;
+            if values.len() > 250 && values.iter().all(Value::is_string) && len > 15_000 {
+                return Some((
+                    Some(index),
+                    format!(
+                        "a string enum of {} values totals {len} characters; OpenAI allows 15,000 for enums over 250 values",
+                        values.len()
+                    ),
+                ));
             }
         }
     }
+    let checks = [
+        (
+            properties > 5_000,
+            None,
+            format!("{properties} object properties; OpenAI strict allows 5,000"),
+        ),
+        (
+            deepest.0 > 10,
+            Some(deepest.1),
+            format!(
+                "{} levels of object nesting; OpenAI strict allows 10",
+                deepest.0
+            ),
+        ),
+        (
+            all && enum_values > 1_000,
+            None,
+            format!("{enum_values} enum values; OpenAI strict allows 1,000"),
+        ),
+        (
+            all && chars > 120_000,
+            None,
+            format!("{chars} characters of names and enum values; OpenAI strict allows 120,000"),
+        ),
+    ];
+    checks
+        .into_iter()
+        .find(|(exceeded, _, _)| *exceeded)
+        .map(|(_, at, reason)| (at, reason))
 }
 
 /// Anthropic strict tool use cannot represent recursion, external `$ref`, open maps,
@@ -399,6 +423,38 @@ mod tests {
         assert!(fails(
             &mut StrictPrecheck,
             json!({"type": "object", "properties": {"a": {"anyOf": [{}, {"type": "null"}]}}})
+        ));
+    }
+
+    #[test]
+    fn precheck_refuses_what_the_input_already_exceeds() {
+        // Eleven object levels, each a nullable type array with a `oneOf`: the rewrite would
+        // split and rewrite every level before the limits are checked; the precheck refuses
+        // first, naming the deepest object.
+        let mut deep = json!({"type": "string"});
+        for _ in 0..11 {
+            deep = json!({"type": ["object", "null"], "oneOf": [{"minProperties": 1}, {"maxProperties": 2}], "properties": {"x": deep}});
+        }
+        let mut r = Report::default();
+        StrictPrecheck.apply(&mut deep, &mut r);
+        let failure = r.failure.expect("refused");
+        assert!(
+            failure.reason.contains("11 levels of object nesting"),
+            "{failure}"
+        );
+        assert_eq!(failure.pointer, "/properties/x".repeat(10));
+        // Ten levels pass the precheck (the limit is checked again on the output).
+        let mut ten = json!({"type": "string"});
+        for _ in 0..10 {
+            ten =
+                json!({"type": "object", "properties": {"x": ten}, "additionalProperties": false});
+        }
+        assert!(!fails(&mut StrictPrecheck, ten));
+        // Enum counts are not judged on the input (`const` becomes an enum value later).
+        let values: Vec<Value> = (0..1_001).map(|i| json!(i)).collect();
+        assert!(!fails(
+            &mut StrictPrecheck,
+            json!({"type": "object", "properties": {"a": {"type": "integer", "enum": values}}})
         ));
     }
 

@@ -93,33 +93,49 @@ impl Rule for OneOfToAnyOf {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut Report) {
-        // Exclusivity is judged on the document before the rewrite (branches may be `$ref`s):
-        // decide first, on the immutable document, then rewrite.
+        // Exclusivity is judged on the document before the rewrite. Branches that are `$ref`s
+        // need the whole document: those unions are decided first, on the immutable document,
+        // by position; the others (the common case) where they stand, before they change.
+        let has_ref = |branches: &[Value]| branches.iter().any(|b| b.get("$ref").is_some());
+        let all_exclusive = |resolved: &[&Value]| {
+            (0..resolved.len())
+                .all(|i| (i + 1..resolved.len()).all(|j| exclusive(resolved[i], resolved[j])))
+        };
         let mut exclusive_at: std::collections::HashMap<String, bool> =
             std::collections::HashMap::new();
+        let mut any = false;
         {
             let walk = crate::walk::Walk::new(schema);
             for (index, (node, _)) in walk.nodes.iter().enumerate() {
                 let Some(Value::Array(branches)) = node.get("oneOf") else {
                     continue;
                 };
-                let resolved: Vec<&Value> = branches.iter().map(|b| resolve(schema, b)).collect();
-                let all = (0..resolved.len())
-                    .all(|i| (i + 1..resolved.len()).all(|j| exclusive(resolved[i], resolved[j])));
-                exclusive_at.insert(crate::walk::pointer(&walk.steps(index)), all);
+                any = true;
+                if has_ref(branches) {
+                    let resolved: Vec<&Value> =
+                        branches.iter().map(|b| resolve(schema, b)).collect();
+                    exclusive_at.insert(
+                        crate::walk::pointer(&walk.steps(index)),
+                        all_exclusive(&resolved),
+                    );
+                }
             }
         }
-        if exclusive_at.is_empty() {
+        if !any {
             return;
         }
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             // A non-array `oneOf` is not a schema keyword use we understand: left as it is.
-            if !map.get("oneOf").is_some_and(Value::is_array) {
+            let Some(Value::Array(branches)) = map.get("oneOf") else {
                 return;
-            }
+            };
             let at = path.pointer();
-            let all_exclusive = exclusive_at.get(&at).copied().unwrap_or(false);
+            let all_exclusive = if has_ref(branches) {
+                exclusive_at.get(&at).copied().unwrap_or(false)
+            } else {
+                all_exclusive(&branches.iter().collect::<Vec<_>>())
+            };
             let Some(Value::Array(branches)) = map.shift_remove("oneOf") else {
                 unreachable!("checked above")
             };
