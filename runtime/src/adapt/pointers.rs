@@ -57,8 +57,12 @@ fn branch_with(node: &Value, token: &str, depth: usize) -> Option<Vec<String>> {
         let Some(Value::Array(branches)) = node.get(k) else {
             continue;
         };
-        for (i, b) in branches.iter().enumerate() {
-            if child(b, token).is_some() {
+        // A branch that stands for null alone was removed, not merged (the nullable forms):
+        // the other branches first.
+        let mut order: Vec<usize> = (0..branches.len()).collect();
+        order.sort_by_key(|i| null_only(&branches[*i]));
+        for i in order {
+            if child(&branches[i], token).is_some() {
                 return Some(vec![k.to_owned(), i.to_string()]);
             }
         }
@@ -91,6 +95,12 @@ fn renamed_child<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
         _ => return None,
     };
     node.as_object()?.get(from)
+}
+
+/// A branch that stands for `null` alone, itself or as an `allOf` of one.
+fn null_only(branch: &Value) -> bool {
+    crate::nullable::is_null_branch(branch)
+        || matches!(branch.get("allOf"), Some(Value::Array(all)) if all.len() == 1 && crate::nullable::is_null_branch(&all[0]))
 }
 
 /// How many tokens of `path` can be followed from `node`, as written or through the branches of

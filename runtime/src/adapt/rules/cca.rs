@@ -173,7 +173,8 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut Report) {
                 unreachable!()
             };
             let n = branches.len();
-            merge_objects(map, branches, false, at, report);
+            // A union of one means its branch: every keyword of it is kept, as for `allOf`.
+            merge_objects(map, branches, n == 1, at, report);
             if n > 1 {
                 report.loss(&format!("{at}/{key}"), key, LossKind::Collapsed, format!("{n} object branches merged into one object: a value mixing their fields is now accepted, and only properties required by every branch stay required"));
             }
@@ -513,6 +514,23 @@ mod tests {
                 .count()
                 >= 2
         );
+    }
+
+    #[test]
+    fn a_union_of_one_object_keeps_every_keyword_of_its_branch() {
+        let (v, r) = run(
+            &mut CollapseCombiners,
+            json!({"type": "object", "properties": {"p": {"anyOf": [
+                {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"],
+                 "default": {"a": "x"}, "description": "the branch"}
+            ]}}}),
+        );
+        assert_eq!(
+            v["properties"]["p"],
+            json!({"default": {"a": "x"}, "description": "the branch", "type": "object",
+                   "properties": {"a": {"type": "string"}}, "required": ["a"]})
+        );
+        assert!(r.losses.is_empty(), "{:?}", r.losses);
     }
 
     #[test]

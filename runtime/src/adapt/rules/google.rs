@@ -103,18 +103,6 @@ impl Rule for GoogleNullable {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let mut nullable = false;
-            if map.get("type").and_then(Value::as_str) == Some("null") {
-                map.shift_remove("type");
-                nullable = true;
-                // `enum: [null]` says the same as the nullable flag.
-                if map
-                    .get("enum")
-                    .and_then(Value::as_array)
-                    .is_some_and(|v| v.iter().all(Value::is_null))
-                {
-                    map.shift_remove("enum");
-                }
-            }
             if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
                 let before = branches.len();
                 branches.retain(|b| !is_null_schema(b));
@@ -152,6 +140,19 @@ impl Rule for GoogleNullable {
                         }
                         _ => {}
                     }
+                }
+            }
+            // After the union: a branch merged into the node may have brought `type: null`.
+            if map.get("type").and_then(Value::as_str) == Some("null") {
+                map.shift_remove("type");
+                nullable = true;
+                // `enum: [null]` says the same as the nullable flag.
+                if map
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .is_some_and(|v| v.iter().all(Value::is_null))
+                {
+                    map.shift_remove("enum");
                 }
             }
             if let Some(Value::Array(types)) = map.get("type") {
