@@ -4,9 +4,9 @@
 use std::collections::HashSet;
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use super::{AdaptOptions, Adapted, Loss, LossKind, Target, adapt_with};
+use super::{AdaptOptions, AdaptSettings, Adapted, Loss, LossKind, Target};
 use crate::catalog::Catalog;
 
 /// What happened to one tool.
@@ -44,78 +44,6 @@ pub struct Converted {
     pub adapted: Vec<Adapted>,
 }
 
-/// A provider's tool-name rule.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum NameRule {
-    /// MCP: names pass through.
-    Any,
-    /// OpenAI and Anthropic: `^[a-zA-Z0-9_-]{1,64}$`.
-    Plain,
-    /// Google: `^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`.
-    Google,
-}
-
-fn allowed(rule: NameRule, c: char) -> bool {
-    match rule {
-        NameRule::Any => true,
-        NameRule::Plain => c.is_ascii_alphanumeric() || c == '_' || c == '-',
-        NameRule::Google => c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'),
-    }
-}
-
-fn starts_well(rule: NameRule, name: &str) -> bool {
-    rule != NameRule::Google
-        || name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-}
-
-fn fits_name_rule(rule: NameRule, name: &str) -> bool {
-    rule == NameRule::Any
-        || (!name.is_empty()
-            && name.len() <= 64
-            && starts_well(rule, name)
-            && name.chars().all(|c| allowed(rule, c)))
-}
-
-fn rewrite_name(rule: NameRule, name: &str, taken: &HashSet<String>) -> String {
-    let mut base: String = name
-        .chars()
-        .map(|c| if allowed(rule, c) { c } else { '_' })
-        .collect();
-    if !base.is_empty() && !starts_well(rule, &base) {
-        base.insert(0, '_');
-    }
-    base.truncate(64);
-    if base.is_empty() {
-        base = "tool".into();
-    }
-    let mut candidate = base.clone();
-    let mut n = 2;
-    while taken.contains(&candidate) {
-        let suffix = format!("_{n}");
-        let mut b = base.clone();
-        b.truncate(64 - suffix.len());
-        candidate = format!("{b}{suffix}");
-        n += 1;
-    }
-    candidate
-}
-
-/// Anthropic's per-request limits on strict schemas (providers.md section 4).
-struct AnthropicBudget {
-    tools: usize,
-    optional: usize,
-    unions: usize,
-}
-
-impl AnthropicBudget {
-    const TOOLS: usize = 20;
-    const OPTIONAL: usize = 24;
-    const UNIONS: usize = 16;
-}
-
 /// Optional parameters and union-typed parameters of a schema, at every level.
 fn parameter_counts(schema: &Value) -> (usize, usize) {
     let (mut optional, mut unions) = (0, 0);
@@ -147,34 +75,37 @@ pub fn convert(catalog: &Catalog, target: Target) -> Converted {
 
 /// [`convert`] with the choices a target leaves to the caller.
 pub fn convert_with(catalog: &Catalog, target: Target, options: AdaptOptions) -> Converted {
-    let rule = match target {
-        Target::Mcp => NameRule::Any,
-        Target::Gemini | Target::GeminiOpenApi | Target::CcaClaude => NameRule::Google,
-        _ => NameRule::Plain,
-    };
+    convert_for(catalog, &target.settings().with_options(options))
+}
+
+/// [`convert`] with a provider's settings, as adjusted by the caller.
+pub fn convert_for(catalog: &Catalog, settings: &AdaptSettings) -> Converted {
+    let target = settings.target;
+    let rule = settings.names;
     let mut taken: HashSet<String> = HashSet::new();
-    let mut budget = AnthropicBudget {
-        tools: 0,
-        optional: 0,
-        unions: 0,
-    };
+    let (mut used_tools, mut used_optional, mut used_unions) = (0usize, 0usize, 0usize);
     let mut entries: Vec<(String, Option<String>, Option<String>, Adapted)> = Vec::new();
     for tool in &catalog.tools {
         let original = tool.name.clone().unwrap_or_else(|| "tool".to_owned());
-        let name = if !fits_name_rule(rule, &original) || taken.contains(&original) {
-            rewrite_name(rule, &original, &taken)
+        let name = if !rule.fits(&original) || taken.contains(&original) {
+            rule.rewrite(&original, &taken)
         } else {
             original.clone()
         };
         taken.insert(name.clone());
-        let mut adapted = adapt_with(&tool.schema, target, options);
-        if target == Target::AnthropicStrict && adapted.strict == Some(true) {
+        let mut adapted = settings.adapt(&tool.schema);
+        if let (Some(budget), Some(true)) = (settings.budget, adapted.strict) {
             let (optional, unions) = parameter_counts(&adapted.schema);
-            let over = budget.tools + 1 > AnthropicBudget::TOOLS
-                || budget.optional + optional > AnthropicBudget::OPTIONAL
-                || budget.unions + unions > AnthropicBudget::UNIONS;
+            let over = used_tools + 1 > budget.tools
+                || used_optional + optional > budget.optional
+                || used_unions + unions > budget.unions;
             if over {
-                let mut relaxed = adapt_with(&tool.schema, Target::Anthropic, options);
+                let relaxed_settings = AdaptSettings {
+                    options: settings.options,
+                    kept_keywords: settings.kept_keywords.clone(),
+                    ..budget.relaxed.settings()
+                };
+                let mut relaxed = relaxed_settings.adapt(&tool.schema);
                 relaxed.target = target;
                 relaxed.losses.insert(0, Loss {
                     pointer: String::new(),
@@ -182,15 +113,15 @@ pub fn convert_with(catalog: &Catalog, target: Target, options: AdaptOptions) ->
                     keyword: "strict".into(),
                     kind: LossKind::Fallback,
                     detail: format!(
-                        "sent non-strict: Anthropic allows {} strict tools, {} optional and {} union-typed parameters per request, and the tools before this one used {}, {} and {} (this one needs 1, {optional}, {unions})",
-                        AnthropicBudget::TOOLS, AnthropicBudget::OPTIONAL, AnthropicBudget::UNIONS, budget.tools, budget.optional, budget.unions
+                        "sent non-strict: {} allows {} strict tools, {} optional and {} union-typed parameters per request, and the tools before this one used {used_tools}, {used_optional} and {used_unions} (this one needs 1, {optional}, {unions})",
+                        budget.provider, budget.tools, budget.optional, budget.unions
                     ),
                 });
                 adapted = relaxed;
             } else {
-                budget.tools += 1;
-                budget.optional += optional;
-                budget.unions += unions;
+                used_tools += 1;
+                used_optional += optional;
+                used_unions += unions;
             }
         }
         let renamed_from = (name != original).then_some(original);
@@ -209,64 +140,12 @@ pub fn convert_with(catalog: &Catalog, target: Target, options: AdaptOptions) ->
     let mut tools = Vec::new();
     for (name, renamed_from, description, adapted) in &entries {
         let strict = flag(adapted);
-        let mut decl = Map::new();
-        let description = description.clone().map_or(Value::Null, Value::String);
-        match target {
-            Target::Mcp => {
-                decl.insert("name".into(), json!(name));
-                if !description.is_null() {
-                    decl.insert("description".into(), description);
-                }
-                decl.insert("inputSchema".into(), adapted.schema.clone());
-            }
-            Target::OpenAi | Target::OpenAiStrict => {
-                let mut function = Map::new();
-                function.insert("name".into(), json!(name));
-                if !description.is_null() {
-                    function.insert("description".into(), description);
-                }
-                function.insert("parameters".into(), adapted.schema.clone());
-                if let Some(s) = strict {
-                    function.insert("strict".into(), json!(s));
-                }
-                decl.insert("type".into(), json!("function"));
-                decl.insert("function".into(), Value::Object(function));
-            }
-            Target::OpenAiResponses => {
-                decl.insert("type".into(), json!("function"));
-                decl.insert("name".into(), json!(name));
-                if !description.is_null() {
-                    decl.insert("description".into(), description);
-                }
-                decl.insert("parameters".into(), adapted.schema.clone());
-                if let Some(s) = strict {
-                    decl.insert("strict".into(), json!(s));
-                }
-            }
-            Target::Anthropic | Target::AnthropicStrict => {
-                decl.insert("name".into(), json!(name));
-                if !description.is_null() {
-                    decl.insert("description".into(), description);
-                }
-                decl.insert("input_schema".into(), adapted.schema.clone());
-                if let Some(s) = strict {
-                    decl.insert("strict".into(), json!(s));
-                }
-            }
-            Target::Gemini | Target::GeminiOpenApi | Target::CcaClaude => {
-                decl.insert("name".into(), json!(name));
-                if !description.is_null() {
-                    decl.insert("description".into(), description);
-                }
-                let field = if target == Target::Gemini {
-                    "parametersJsonSchema"
-                } else {
-                    "parameters"
-                };
-                decl.insert(field.into(), adapted.schema.clone());
-            }
-        }
-        declarations.push(Value::Object(decl));
+        declarations.push(settings.wire.declaration(
+            name,
+            description.as_deref(),
+            adapted.schema.clone(),
+            strict,
+        ));
         tools.push(ToolReport {
             tool: name.clone(),
             renamed_from: renamed_from.clone(),
@@ -275,15 +154,8 @@ pub fn convert_with(catalog: &Catalog, target: Target, options: AdaptOptions) ->
             losses: adapted.losses.clone(),
         });
     }
-    let declarations = match target {
-        Target::Mcp => json!({"tools": declarations}),
-        Target::Gemini | Target::GeminiOpenApi | Target::CcaClaude => {
-            json!({"functionDeclarations": declarations})
-        }
-        _ => Value::Array(declarations),
-    };
     Converted {
-        declarations,
+        declarations: settings.wire.envelope(declarations),
         report: ConvertReport { target, tools },
         adapted: entries.into_iter().map(|e| e.3).collect(),
     }
@@ -293,26 +165,22 @@ pub fn convert_with(catalog: &Catalog, target: Target, options: AdaptOptions) ->
 mod tests {
     use super::*;
 
+    use crate::adapt::NameRule;
+
     #[test]
     fn names() {
         use NameRule::*;
-        assert!(fits_name_rule(Plain, "browser_navigate"));
-        assert!(!fits_name_rule(Plain, "fs.read"));
-        assert!(fits_name_rule(Google, "fs.read:v2"));
-        assert!(!fits_name_rule(Google, "2fa"));
-        assert!(fits_name_rule(Any, "anything goes"));
+        assert!(Plain.fits("browser_navigate"));
+        assert!(!Plain.fits("fs.read"));
+        assert!(Google.fits("fs.read:v2"));
+        assert!(!Google.fits("2fa"));
+        assert!(Any.fits("anything goes"));
         let mut taken = HashSet::new();
-        assert_eq!(rewrite_name(Plain, "fs.read", &taken), "fs_read");
+        assert_eq!(Plain.rewrite("fs.read", &taken), "fs_read");
         taken.insert("fs_read".to_owned());
-        assert_eq!(rewrite_name(Plain, "fs/read", &taken), "fs_read_2");
-        assert_eq!(
-            rewrite_name(Plain, &"x".repeat(100), &HashSet::new()).len(),
-            64
-        );
-        assert_eq!(rewrite_name(Plain, "", &HashSet::new()), "tool");
-        assert_eq!(
-            rewrite_name(Google, "2fa check", &HashSet::new()),
-            "_2fa_check"
-        );
+        assert_eq!(Plain.rewrite("fs/read", &taken), "fs_read_2");
+        assert_eq!(Plain.rewrite(&"x".repeat(100), &HashSet::new()).len(), 64);
+        assert_eq!(Plain.rewrite("", &HashSet::new()), "tool");
+        assert_eq!(Google.rewrite("2fa check", &HashSet::new()), "_2fa_check");
     }
 }

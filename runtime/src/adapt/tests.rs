@@ -608,3 +608,32 @@ fn cca_deep_nesting_is_linear() {
     std::mem::forget(a);
     std::mem::forget(schema);
 }
+
+#[test]
+fn each_provider_is_a_value() {
+    for target in Target::ALL {
+        let settings = target.settings();
+        assert_eq!(settings.target, target);
+        assert_eq!(settings.wants_strict(), target.wants_strict());
+        // The default settings are what `adapt` runs.
+        let schema = json!({"type": "object", "properties": {"n": {"type": ["integer", "null"], "minimum": 1}}});
+        assert_eq!(settings.adapt(&schema), adapt(&schema, target), "{target}");
+    }
+}
+
+#[test]
+fn a_kept_keyword_is_neither_stripped_nor_reported() {
+    let schema = json!({"type": "object", "properties": {"s": {"type": "string", "minLength": 2}}, "required": ["s"]});
+    let default = AdaptSettings::openai_strict().adapt(&schema);
+    assert!(default.schema["properties"]["s"].get("minLength").is_none());
+    assert!(default.losses.iter().any(|l| l.keyword == "minLength"));
+    let kept = AdaptSettings::openai_strict()
+        .keep_keyword("minLength")
+        .adapt(&schema);
+    assert_eq!(kept.schema["properties"]["s"]["minLength"], 2);
+    assert!(
+        !kept.losses.iter().any(|l| l.keyword == "minLength"),
+        "{:?}",
+        kept.losses
+    );
+}

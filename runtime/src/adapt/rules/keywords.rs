@@ -11,7 +11,7 @@ use crate::adapt::visit::{Order, visit};
 /// description in the seed's format (`{pattern: "^a", minLength: 1}`) and reported as spilled,
 /// the others reported as dropped. `keep` may exempt a keyword on a node (for example a
 /// `format` the provider supports).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct StripKeywords {
     /// A short name for the report.
     pub name: &'static str,
@@ -23,6 +23,9 @@ pub struct StripKeywords {
     pub why: &'static str,
     /// Exempts `(keyword, value)` pairs the provider does support.
     pub keep: fn(&str, &Value) -> bool,
+    /// Keywords the caller keeps although the table lists them
+    /// ([`crate::adapt::AdaptSettings::keep_keyword`]).
+    pub also_keep: Vec<String>,
 }
 
 /// Keeps nothing: every listed keyword goes.
@@ -59,13 +62,13 @@ impl Rule for StripKeywords {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut Report) {
-        let this = *self;
+        let this = &*self;
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let mut spilled: Vec<(String, Value)> = Vec::new();
             let present: Vec<String> = map
                 .keys()
-                .filter(|k| this.keywords.contains(&k.as_str()))
+                .filter(|k| this.keywords.contains(&k.as_str()) && !this.also_keep.contains(k))
                 .cloned()
                 .collect();
             for key in present {
@@ -155,6 +158,7 @@ mod tests {
             spill: HUMAN_READABLE,
             why: "test",
             keep: keep_none,
+            also_keep: Vec::new(),
         };
         let mut v = json!({"type": "object", "properties": {
             "id": {"type": "string", "description": "ID", "pattern": "^\\d+$", "minLength": 1.0, "title": "Id"},

@@ -1,0 +1,151 @@
+//! Anthropic tool use, and strict tool use
+//! (<https://docs.anthropic.com/en/docs/build-with-claude/tool-use>; the strict subset and its
+//! per-request limits: providers.md section 4).
+
+use serde_json::Value;
+
+use super::super::rules::{
+    AnthropicStrictCheck, CloseObjects, MergeSingleAllOf, OneOfToAnyOf, Optional, RootCombinators,
+    Rule, StructuredFirst, TupleItems,
+};
+use super::super::settings::{AdaptSettings, NameRule, StrictBudget, Wire};
+use super::super::{AdaptOptions, Target};
+use super::{json_schema_prefix, strip};
+
+impl AdaptSettings {
+    /// Anthropic `input_schema` without strict: JSON Schema with an object root and no root
+    /// combinators; union branches ordered structured-first.
+    pub fn anthropic() -> Self {
+        AdaptSettings {
+            target: Target::Anthropic,
+            options: AdaptOptions::default(),
+            kept_keywords: Vec::new(),
+            names: NameRule::Plain,
+            wire: Wire::Anthropic,
+            budget: None,
+            strict_flag: true,
+            strict: None,
+            relaxed,
+        }
+    }
+
+    /// Anthropic strict tool use: closed objects, the supported keywords, no recursion; within
+    /// a request at most 20 strict tools, 24 optional and 16 union-typed parameters (a tool over
+    /// that budget is sent non-strict, reported). Fails open to [`AdaptSettings::anthropic`].
+    pub fn anthropic_strict() -> Self {
+        AdaptSettings {
+            target: Target::AnthropicStrict,
+            strict: Some(strict),
+            budget: Some(StrictBudget {
+                provider: "Anthropic",
+                tools: 20,
+                optional: 24,
+                unions: 16,
+                relaxed: Target::Anthropic,
+            }),
+            ..Self::anthropic()
+        }
+    }
+}
+
+fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    let mut rules = json_schema_prefix();
+    rules.push(Box::new(RootCombinators::ANTHROPIC));
+    rules.push(Box::new(StructuredFirst));
+    rules
+}
+
+fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    let mut rules = json_schema_prefix();
+    rules.extend([
+        Box::new(RootCombinators::ANTHROPIC) as Box<dyn Rule>,
+        Box::new(MergeSingleAllOf),
+        Box::new(TupleItems::default()),
+        Box::new(AnthropicStrictCheck),
+        Box::new(OneOfToAnyOf),
+        strip(
+            settings,
+            "strip-unsupported",
+            ANTHROPIC_STRICT_STRIP,
+            "not supported by Anthropic strict tool use",
+            anthropic_keeps,
+        ),
+        Box::new(CloseObjects {
+            optional: Optional::Keep,
+        }),
+        Box::new(StructuredFirst),
+        Box::new(AnthropicStrictCheck),
+    ]);
+    rules
+}
+
+/// Anthropic strict tool use: what its grammar does not support (providers.md section 4).
+const ANTHROPIC_STRICT_STRIP: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "format",
+    "pattern",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "contains",
+    "minContains",
+    "maxContains",
+    "dependentSchemas",
+    "dependentRequired",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+];
+
+const ANTHROPIC_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+fn anthropic_keeps(key: &str, value: &Value) -> bool {
+    match key {
+        "minItems" => value.as_u64().is_some_and(|n| n <= 1),
+        "format" => value
+            .as_str()
+            .is_some_and(|f| ANTHROPIC_FORMATS.contains(&f)),
+        "pattern" => value.as_str().is_some_and(|p| {
+            !super::super::rules::responses_has_lookaround(p)
+                && !p.contains("\\b")
+                && !p.contains("\\B")
+                && !has_backreference(p)
+        }),
+        _ => false,
+    }
+}
+
+fn has_backreference(p: &str) -> bool {
+    let b = p.as_bytes();
+    b.windows(2).enumerate().any(|(i, w)| {
+        w[0] == b'\\'
+            && (w[1].is_ascii_digit() && w[1] != b'0' || w[1] == b'k')
+            && b[..i].iter().rev().take_while(|c| **c == b'\\').count() % 2 == 0
+    })
+}

@@ -1,0 +1,51 @@
+//! Claude through Google Cloud Code Assist / Antigravity: Google's `parameters` wire with
+//! Claude's validator behind it (seed section 4; providers.md).
+
+use super::super::rules::{
+    CollapseCombiners, EnsureProperties, InlineRefs, MergeSingleAllOf, MetaValidate,
+    NullablePropertiesOptional, ResidualGate, Rule, StructuredFirst,
+};
+use super::super::settings::{AdaptSettings, NameRule, Wire};
+use super::super::{AdaptOptions, Target};
+use super::google::{google_prefix, google_strip, google_values};
+use super::json_schema_prefix;
+
+impl AdaptSettings {
+    /// Cloud Code Assist Claude: no combinators at all (object unions merged, mixed types
+    /// collapsed, reported), nullable properties made optional, and a tool the gate still
+    /// refuses sent as the empty object (per-tool fallback).
+    pub fn cca_claude() -> Self {
+        AdaptSettings {
+            target: Target::CcaClaude,
+            options: AdaptOptions::default(),
+            kept_keywords: Vec::new(),
+            names: NameRule::Google,
+            wire: Wire::Google {
+                field: "parameters",
+            },
+            budget: None,
+            strict_flag: false,
+            strict: None,
+            relaxed: rules,
+        }
+    }
+}
+
+fn rules(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    let mut rules = json_schema_prefix();
+    rules.extend(google_prefix());
+    rules.push(Box::new(MergeSingleAllOf));
+    rules.push(Box::new(NullablePropertiesOptional));
+    rules.push(google_strip(settings));
+    rules.extend(google_values(false));
+    rules.extend([
+        Box::new(InlineRefs::default()) as Box<dyn Rule>,
+        Box::new(MergeSingleAllOf),
+        Box::new(StructuredFirst),
+        Box::new(CollapseCombiners),
+        Box::new(EnsureProperties),
+        Box::new(ResidualGate),
+        Box::new(MetaValidate),
+    ]);
+    rules
+}

@@ -1,0 +1,32 @@
+//! MCP `tools/list`: JSON Schema 2020-12 as the client receives it
+//! (<https://modelcontextprotocol.io/specification/2025-06-18/server/tools>).
+
+use super::super::rules::{ObjectRoot, RemoveSchemaUri, Rule, StructuredFirst};
+use super::super::settings::{AdaptSettings, NameRule, Wire};
+use super::super::{AdaptOptions, Target};
+
+impl AdaptSettings {
+    /// MCP `inputSchema`: only `$schema` removed, an object root, and union branches ordered
+    /// structured-first (clients that keep one branch keep the structured one).
+    pub fn mcp() -> Self {
+        AdaptSettings {
+            target: Target::Mcp,
+            options: AdaptOptions::default(),
+            kept_keywords: Vec::new(),
+            names: NameRule::Any,
+            wire: Wire::Mcp,
+            budget: None,
+            strict_flag: false,
+            strict: None,
+            relaxed: rules,
+        }
+    }
+}
+
+fn rules(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    vec![
+        Box::new(RemoveSchemaUri),
+        Box::new(ObjectRoot),
+        Box::new(StructuredFirst),
+    ]
+}

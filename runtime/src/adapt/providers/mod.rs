@@ -1,0 +1,42 @@
+//! One constructor per provider: each builds the [`AdaptSettings`] of one target, with its
+//! rules in order and its keyword tables, and links the provider's own documentation.
+
+mod anthropic;
+mod cca;
+mod google;
+mod mcp;
+mod openai;
+
+pub use openai::{openai_strict_enforce, openai_strict_sanitize};
+
+use super::rules::{ObjectRoot, RemoveSchemaUri, Rule, StripKeywords, UpgradeDraft07};
+use super::settings::AdaptSettings;
+use serde_json::Value;
+
+/// What every target but MCP starts with: draft-07 forms upgraded, `$schema` removed, an object
+/// root.
+fn json_schema_prefix() -> Vec<Box<dyn Rule>> {
+    vec![
+        Box::new(UpgradeDraft07),
+        Box::new(RemoveSchemaUri),
+        Box::new(ObjectRoot),
+    ]
+}
+
+/// A keyword table as a rule, with the caller's kept keywords exempted.
+fn strip(
+    settings: &AdaptSettings,
+    name: &'static str,
+    keywords: &'static [&'static str],
+    why: &'static str,
+    keep: fn(&str, &Value) -> bool,
+) -> Box<dyn Rule> {
+    Box::new(StripKeywords {
+        name,
+        keywords,
+        spill: super::rules::keywords::HUMAN_READABLE,
+        why,
+        keep,
+        also_keep: settings.kept_keywords.clone(),
+    })
+}

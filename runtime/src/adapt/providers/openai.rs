@@ -1,0 +1,214 @@
+//! OpenAI function calling: Chat Completions and Responses, with and without strict mode
+//! (Structured Outputs: <https://platform.openai.com/docs/guides/structured-outputs#supported-schemas>;
+//! function calling: <https://platform.openai.com/docs/guides/function-calling>).
+
+use serde_json::Value;
+
+use super::super::rules::keywords::keep_none;
+use super::super::rules::{
+    CloseObjects, ConstToEnum, DefaultToDescription, InferType, MergeSingleAllOf, OneOfToAnyOf,
+    OpenAiLimits, Optional, ResolveRefSiblings, ResponsesPrepass, RootCombinators, Rule,
+    SpliceNestedAnyOf, SplitTypeArrays, StrictPrecheck, StructuredFirst, TupleItems, Typed,
+};
+use super::super::settings::{AdaptSettings, NameRule, Wire};
+use super::super::{AdaptOptions, Target};
+use super::{json_schema_prefix, strip};
+
+impl AdaptSettings {
+    /// OpenAI function calling without strict: JSON Schema with an object root and no root
+    /// combinators; union branches ordered structured-first.
+    pub fn openai() -> Self {
+        AdaptSettings {
+            target: Target::OpenAi,
+            options: AdaptOptions::default(),
+            kept_keywords: Vec::new(),
+            names: NameRule::Plain,
+            wire: Wire::OpenAiChat,
+            budget: None,
+            strict_flag: true,
+            strict: None,
+            relaxed,
+        }
+    }
+
+    /// OpenAI function calling with `strict: true`: the Structured Outputs subset (closed
+    /// objects, every property required, `anyOf` only, OpenAI's limits). A schema strict mode
+    /// cannot represent fails open to [`AdaptSettings::openai`]'s form, reported.
+    pub fn openai_strict() -> Self {
+        AdaptSettings {
+            target: Target::OpenAiStrict,
+            strict: Some(strict),
+            ..Self::openai()
+        }
+    }
+
+    /// OpenAI Responses API function tools: strict when representable, with Responses' own
+    /// relaxed form (its function tools take no root combinators and no `oneOf`).
+    pub fn openai_responses() -> Self {
+        AdaptSettings {
+            target: Target::OpenAiResponses,
+            wire: Wire::OpenAiResponses,
+            strict: Some(responses_strict),
+            relaxed: responses_relaxed,
+            ..Self::openai()
+        }
+    }
+}
+
+fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    let mut rules = json_schema_prefix();
+    rules.push(Box::new(RootCombinators::OPENAI));
+    rules.push(Box::new(StructuredFirst));
+    rules
+}
+
+fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    let mut rules = json_schema_prefix();
+    rules.push(Box::new(RootCombinators::OPENAI));
+    rules.push(Box::new(StrictPrecheck));
+    rules.extend(sanitize(settings));
+    rules.extend(openai_strict_enforce());
+    rules
+}
+
+fn responses_strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    let mut rules = json_schema_prefix();
+    rules.push(Box::new(RootCombinators::OPENAI));
+    rules.push(Box::new(ResponsesPrepass));
+    rules.push(Box::new(StrictPrecheck));
+    rules.extend(sanitize(settings));
+    rules.extend(openai_strict_enforce());
+    rules
+}
+
+fn responses_relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    let mut rules = json_schema_prefix();
+    rules.push(Box::new(RootCombinators::OPENAI));
+    rules.push(Box::new(ResponsesPrepass));
+    rules.push(Box::new(OneOfToAnyOf));
+    rules.push(Box::new(StructuredFirst));
+    rules
+}
+
+/// OpenAI strict strips the keywords that are not structural (seed 2.1); `default` is handled by
+/// [`DefaultToDescription`], `nullable` by the draft upgrade.
+const OPENAI_STRICT_STRIP: &[&str] = &[
+    "format",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "multipleOf",
+    "examples",
+    "title",
+    "$comment",
+    "if",
+    "then",
+    "else",
+    "not",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "patternProperties",
+    "propertyNames",
+    "contains",
+    "minContains",
+    "maxContains",
+    "dependentRequired",
+    "dependentSchemas",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "minProperties",
+    "maxProperties",
+    "$dynamicRef",
+    "$dynamicAnchor",
+];
+
+/// The string formats OpenAI strict mode accepts (Structured Outputs guide, "Supported
+/// properties").
+const OPENAI_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// What OpenAI strict mode enforces of [`OPENAI_STRICT_STRIP`], per the Structured Outputs guide:
+/// string `pattern` and `format` (its list), number `minimum`/`maximum`/`exclusiveMinimum`/
+/// `exclusiveMaximum`/`multipleOf`, array `minItems`/`maxItems`. `minLength`/`maxLength` are not
+/// listed (providers.md: uncertain), so they are spilled.
+fn openai_keeps(key: &str, value: &Value) -> bool {
+    match key {
+        "pattern" => value.is_string(),
+        "format" => value.as_str().is_some_and(|f| OPENAI_FORMATS.contains(&f)),
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => {
+            value.is_number()
+        }
+        "minItems" | "maxItems" => value.is_u64(),
+        _ => false,
+    }
+}
+
+/// OpenAI strict, first stage (the reference's `sanitizeSchemaForStrictMode`): keyword
+/// stripping and spilling, `$ref`/`allOf` forms, `const`, type arrays and type inference. The
+/// constraints OpenAI enforces are kept unless `options.openai_conservative`.
+pub fn openai_strict_sanitize(options: AdaptOptions) -> Vec<Box<dyn Rule>> {
+    sanitize(&AdaptSettings::openai_strict().with_options(options))
+}
+
+fn sanitize(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    let keep = if settings.options.openai_conservative {
+        keep_none
+    } else {
+        openai_keeps
+    };
+    vec![
+        Box::new(MergeSingleAllOf),
+        Box::new(ResolveRefSiblings),
+        Box::new(TupleItems {
+            untyped_fails: true,
+        }),
+        Box::new(DefaultToDescription),
+        strip(
+            settings,
+            "strip-non-structural",
+            OPENAI_STRICT_STRIP,
+            "not structural: OpenAI strict mode rejects it",
+            keep,
+        ),
+        Box::new(ConstToEnum),
+        Box::new(SplitTypeArrays),
+        Box::new(InferType),
+    ]
+}
+
+/// OpenAI strict, second stage (the reference's `enforceStrictSchema`): `anyOf` only, closed
+/// objects with every property required (optional ones nullable), nested unions spliced, and
+/// the representability and size checks.
+pub fn openai_strict_enforce() -> Vec<Box<dyn Rule>> {
+    vec![
+        Box::new(InferType),
+        Box::new(OneOfToAnyOf),
+        Box::new(CloseObjects {
+            optional: Optional::NullableRequired,
+        }),
+        Box::new(SpliceNestedAnyOf),
+        Box::new(StructuredFirst),
+        Box::new(Typed),
+        Box::new(OpenAiLimits),
+    ]
+}

@@ -1,0 +1,286 @@
+//! A provider as a value: everything one target needs (its rules, its strict policy and relaxed
+//! form, its wire envelope, tool-name rule and per-request budget) in one [`AdaptSettings`],
+//! built by one constructor per provider (in [`super::providers`]), as schemars'
+//! `SchemaSettings` holds a JSON Schema dialect.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value, json};
+
+use super::rules::Rule;
+use super::{AdaptOptions, Adapted, Target};
+
+/// The rules of one attempt, built from the settings (so that what a caller adjusts reaches
+/// the rules that use it).
+pub type RuleSet = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
+
+/// How one provider is adapted for. Start from a constructor ([`Target::settings`],
+/// [`AdaptSettings::openai_strict`], ...), adjust, then [`AdaptSettings::adapt`].
+///
+/// ```
+/// use serde_json::json;
+/// use toolschema::adapt::AdaptSettings;
+///
+/// let schema = json!({"type": "object", "properties": {"when": {"type": "string", "format": "date-time"}}});
+/// // Gemini strips `format`; a caller whose model reads it keeps it.
+/// let settings = AdaptSettings::gemini().keep_keyword("format");
+/// let adapted = settings.adapt(&schema);
+/// assert_eq!(adapted.schema["properties"]["when"]["format"], "date-time");
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct AdaptSettings {
+    /// The target these settings adapt for (reports and wire forms name it).
+    pub target: Target,
+    /// Choices the provider leaves to the caller.
+    pub options: AdaptOptions,
+    /// Keywords kept although the provider's tables would strip them.
+    pub kept_keywords: Vec<String>,
+    /// The tool-name rule of the provider's API.
+    pub names: NameRule,
+    /// The provider's wire envelope for a list of tools.
+    pub wire: Wire,
+    /// Per-request limits on strict tools, when the provider documents them.
+    pub budget: Option<StrictBudget>,
+    /// The wire format has a `strict` flag.
+    pub strict_flag: bool,
+    /// The strict attempt's rules; `None` for targets that never attempt strict.
+    pub(crate) strict: Option<RuleSet>,
+    /// The non-strict rules (the whole pipeline of a non-strict target; the fail-open form of a
+    /// strict one).
+    pub(crate) relaxed: RuleSet,
+}
+
+impl AdaptSettings {
+    /// Adapts one tool's parameter schema. Never panics; recursive, deep and hostile schemas
+    /// are ordinary input.
+    pub fn adapt(&self, schema: &Value) -> Adapted {
+        super::engine(self, schema)
+    }
+
+    /// Keeps `keyword` wherever these settings would strip it (the caller knows its model reads
+    /// it). The provider may then refuse the schema: that is the caller's choice.
+    pub fn keep_keyword(mut self, keyword: &str) -> Self {
+        if !self.kept_keywords.iter().any(|k| k == keyword) {
+            self.kept_keywords.push(keyword.to_owned());
+        }
+        self
+    }
+
+    /// The same settings with `options`.
+    pub fn with_options(mut self, options: AdaptOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Whether the target attempts strict enforcement.
+    pub fn wants_strict(&self) -> bool {
+        self.strict.is_some()
+    }
+
+    /// The rules of the main attempt (strict when the target wants strict).
+    pub fn rules(&self) -> Vec<Box<dyn Rule>> {
+        (self.strict.unwrap_or(self.relaxed))(self)
+    }
+
+    /// The rules of the non-strict form.
+    pub fn relaxed_rules(&self) -> Vec<Box<dyn Rule>> {
+        (self.relaxed)(self)
+    }
+}
+
+impl Target {
+    /// The provider's default settings.
+    pub fn settings(self) -> AdaptSettings {
+        match self {
+            Target::Mcp => AdaptSettings::mcp(),
+            Target::OpenAi => AdaptSettings::openai(),
+            Target::OpenAiStrict => AdaptSettings::openai_strict(),
+            Target::OpenAiResponses => AdaptSettings::openai_responses(),
+            Target::Anthropic => AdaptSettings::anthropic(),
+            Target::AnthropicStrict => AdaptSettings::anthropic_strict(),
+            Target::Gemini => AdaptSettings::gemini(),
+            Target::GeminiOpenApi => AdaptSettings::gemini_openapi(),
+            Target::CcaClaude => AdaptSettings::cca_claude(),
+        }
+    }
+
+    /// Whether the wire format has a `strict` flag.
+    pub fn has_strict_flag(self) -> bool {
+        self.settings().strict_flag
+    }
+
+    /// Whether the target attempts strict enforcement.
+    pub fn wants_strict(self) -> bool {
+        self.settings().wants_strict()
+    }
+}
+
+/// A provider's tool-name rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NameRule {
+    /// MCP: names pass through.
+    Any,
+    /// OpenAI and Anthropic: `^[a-zA-Z0-9_-]{1,64}$`.
+    Plain,
+    /// Google: `^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`.
+    Google,
+}
+
+impl NameRule {
+    fn allowed(self, c: char) -> bool {
+        match self {
+            NameRule::Any => true,
+            NameRule::Plain => c.is_ascii_alphanumeric() || c == '_' || c == '-',
+            NameRule::Google => c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'),
+        }
+    }
+
+    fn starts_well(self, name: &str) -> bool {
+        self != NameRule::Google
+            || name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    }
+
+    /// Whether the provider accepts `name` as it is.
+    pub fn fits(self, name: &str) -> bool {
+        self == NameRule::Any
+            || (!name.is_empty()
+                && name.len() <= 64
+                && self.starts_well(name)
+                && name.chars().all(|c| self.allowed(c)))
+    }
+
+    /// A name the provider accepts, made from `name`, that is not in `taken`.
+    pub fn rewrite(self, name: &str, taken: &HashSet<String>) -> String {
+        let mut base: String = name
+            .chars()
+            .map(|c| if self.allowed(c) { c } else { '_' })
+            .collect();
+        if !base.is_empty() && !self.starts_well(&base) {
+            base.insert(0, '_');
+        }
+        base.truncate(64);
+        if base.is_empty() {
+            base = "tool".into();
+        }
+        let mut candidate = base.clone();
+        let mut n = 2;
+        while taken.contains(&candidate) {
+            let suffix = format!("_{n}");
+            let mut b = base.clone();
+            b.truncate(64 - suffix.len());
+            candidate = format!("{b}{suffix}");
+            n += 1;
+        }
+        candidate
+    }
+}
+
+/// How a provider's API wraps a list of tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Wire {
+    /// MCP `tools/list`: `{"tools": [{"name", "description", "inputSchema"}]}`.
+    Mcp,
+    /// OpenAI Chat Completions: `[{"type": "function", "function": {"name", "description",
+    /// "parameters", "strict"}}]`.
+    OpenAiChat,
+    /// OpenAI Responses: `[{"type": "function", "name", "description", "parameters", "strict"}]`.
+    OpenAiResponses,
+    /// Anthropic Messages: `[{"name", "description", "input_schema", "strict"}]`.
+    Anthropic,
+    /// Google: `{"functionDeclarations": [{"name", "description", <field>}]}` where the field is
+    /// `parametersJsonSchema` or `parameters`.
+    Google {
+        /// The declaration's schema field.
+        field: &'static str,
+    },
+}
+
+impl Wire {
+    /// One tool's declaration.
+    pub fn declaration(
+        self,
+        name: &str,
+        description: Option<&str>,
+        schema: Value,
+        strict: Option<bool>,
+    ) -> Value {
+        let mut decl = Map::new();
+        let describe = |m: &mut Map<String, Value>| {
+            if let Some(d) = description {
+                m.insert("description".into(), json!(d));
+            }
+        };
+        let flag = |m: &mut Map<String, Value>| {
+            if let Some(s) = strict {
+                m.insert("strict".into(), json!(s));
+            }
+        };
+        match self {
+            Wire::Mcp => {
+                decl.insert("name".into(), json!(name));
+                describe(&mut decl);
+                decl.insert("inputSchema".into(), schema);
+            }
+            Wire::OpenAiChat => {
+                let mut function = Map::new();
+                function.insert("name".into(), json!(name));
+                describe(&mut function);
+                function.insert("parameters".into(), schema);
+                flag(&mut function);
+                decl.insert("type".into(), json!("function"));
+                decl.insert("function".into(), Value::Object(function));
+            }
+            Wire::OpenAiResponses => {
+                decl.insert("type".into(), json!("function"));
+                decl.insert("name".into(), json!(name));
+                describe(&mut decl);
+                decl.insert("parameters".into(), schema);
+                flag(&mut decl);
+            }
+            Wire::Anthropic => {
+                decl.insert("name".into(), json!(name));
+                describe(&mut decl);
+                decl.insert("input_schema".into(), schema);
+                flag(&mut decl);
+            }
+            Wire::Google { field } => {
+                decl.insert("name".into(), json!(name));
+                describe(&mut decl);
+                decl.insert(field.into(), schema);
+            }
+        }
+        Value::Object(decl)
+    }
+
+    /// The request's list of tools.
+    pub fn envelope(self, declarations: Vec<Value>) -> Value {
+        match self {
+            Wire::Mcp => json!({"tools": declarations}),
+            Wire::Google { .. } => json!({"functionDeclarations": declarations}),
+            _ => Value::Array(declarations),
+        }
+    }
+}
+
+/// A provider's per-request limits on strict tools; a tool over them is sent in the relaxed
+/// form of `relaxed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StrictBudget {
+    /// The provider, as the report names it.
+    pub provider: &'static str,
+    /// Strict tools per request.
+    pub tools: usize,
+    /// Optional parameters over all strict tools.
+    pub optional: usize,
+    /// Union-typed parameters over all strict tools.
+    pub unions: usize,
+    /// The target a tool over budget is adapted for instead.
+    pub relaxed: Target,
+}
