@@ -88,6 +88,8 @@ fn renamed_child<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
         }
     }
     let from = match token {
+        // A `const` read as a one-value `enum`.
+        "enum" => "const",
         "$defs" => "definitions",
         "definitions" => "$defs",
         "anyOf" => "oneOf",

@@ -150,7 +150,7 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut Report) {
                 let Some(Value::Array(all)) = map.shift_remove("allOf") else {
                     unreachable!()
                 };
-                merge_objects(map, all, true, at, report);
+                merge_objects(map, all, true, &format!("{at}/allOf"), at, report);
                 continue;
             }
             return;
@@ -174,7 +174,7 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut Report) {
             };
             let n = branches.len();
             // A union of one means its branch: every keyword of it is kept, as for `allOf`.
-            merge_objects(map, branches, n == 1, at, report);
+            merge_objects(map, branches, n == 1, &format!("{at}/{key}"), at, report);
             if n > 1 {
                 report.loss(&format!("{at}/{key}"), key, LossKind::Collapsed, format!("{n} object branches merged into one object: a value mixing their fields is now accepted, and only properties required by every branch stay required"));
             }
@@ -239,7 +239,7 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut Report) {
             branches.into_iter().nth(pick)
         };
         if let Some(Value::Object(chosen)) = chosen {
-            absorb(map, chosen);
+            absorb(map, chosen, &format!("{at}/{key}"), report);
         }
         for note in notes {
             append_description(map, &note, "\n\n");
@@ -296,6 +296,7 @@ pub(crate) fn merge_objects(
     map: &mut Map<String, Value>,
     branches: Vec<Value>,
     all_of: bool,
+    branches_at: &str,
     at: &str,
     report: &mut Report,
 ) {
@@ -305,7 +306,7 @@ pub(crate) fn merge_objects(
     };
     let parent_required: Vec<String> = strings(map.get("required"));
     let mut required: Option<Vec<String>> = None;
-    for b in branches {
+    for (i, b) in branches.into_iter().enumerate() {
         let Value::Object(mut b) = b else { continue };
         if let Some(Value::Object(bp)) = b.shift_remove("properties") {
             for (name, schema) in bp {
@@ -334,7 +335,7 @@ pub(crate) fn merge_objects(
             let mut b = b;
             b.shift_remove("required");
             b.shift_remove("type");
-            absorb(map, b);
+            absorb(map, b, &format!("{branches_at}/{i}"), report);
         }
     }
     // A merged property that became a union is collapsed in turn (its branches already are).

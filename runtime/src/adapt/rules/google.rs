@@ -117,7 +117,7 @@ impl Rule for GoogleNullable {
                                 unreachable!()
                             };
                             if let Value::Object(inner) = one.remove(0) {
-                                absorb(map, inner);
+                                absorb(map, inner, &path.child("anyOf"), report);
                             }
                             // The branch may itself be a union of one: its branch, likewise
                             // (bounded; once is the common case).
@@ -131,7 +131,7 @@ impl Rule for GoogleNullable {
                                             unreachable!()
                                         };
                                         if let Value::Object(inner) = one.remove(0) {
-                                            absorb(map, inner);
+                                            absorb(map, inner, &path.child("anyOf"), report);
                                         }
                                     }
                                     _ => break,
@@ -290,7 +290,7 @@ impl Rule for OneBranchUnions {
                     unreachable!("checked above")
                 };
                 if let Value::Object(branch) = one.remove(0) {
-                    absorb(map, branch);
+                    absorb(map, branch, &path.child(key), report);
                 }
                 report.change(
                     &path.pointer(),

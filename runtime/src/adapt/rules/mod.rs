@@ -195,8 +195,14 @@ pub(crate) fn merge_siblings(
 
 /// Takes a branch's (or a reference target's) keywords into a node that keeps its own: the node's
 /// keywords win, and the two descriptions are joined (the node's first), so that nothing a rule
-/// spilled into the branch's description is lost.
-pub(crate) fn absorb(node: &mut Map<String, Value>, branch: Map<String, Value>) {
+/// spilled into the branch's description is lost. A keyword of the branch that the node's own
+/// value replaces is reported dropped, at `branch_at` (where the branch stands).
+pub(crate) fn absorb(
+    node: &mut Map<String, Value>,
+    branch: Map<String, Value>,
+    branch_at: &str,
+    report: &mut Report,
+) {
     for (k, v) in branch {
         if k == "description" {
             if let Some(joined) = joined_description(node.get("description"), Some(&v)) {
@@ -204,7 +210,24 @@ pub(crate) fn absorb(node: &mut Map<String, Value>, branch: Map<String, Value>) 
             }
             continue;
         }
-        node.entry(k).or_insert(v);
+        match node.get(&k) {
+            None => {
+                node.insert(k, v);
+            }
+            Some(own) if *own == v => {}
+            Some(own) => {
+                report.loss(
+                    &format!("{branch_at}/{}", crate::walk::escape(&k)),
+                    &k,
+                    super::report::LossKind::Dropped,
+                    format!(
+                        "`{k}: {}` of a merged branch is replaced by the node's own `{k}: {}`",
+                        json_text(&v),
+                        json_text(own)
+                    ),
+                );
+            }
+        }
     }
 }
 

@@ -80,7 +80,8 @@ impl Rule for ObjectRoot {
             match target {
                 Some(Value::Object(target)) if only_ref && r != "#" => {
                     map.shift_remove("$ref");
-                    absorb(map, target);
+                    let target_at = r.trim_start_matches('#').to_owned();
+                    absorb(map, target, &target_at, report);
                     report.change(
                         "",
                         "object-root",
@@ -109,7 +110,7 @@ impl Rule for ObjectRoot {
                 if !resolved.is_empty() && resolved.iter().all(super::cca::object_shaped) {
                     let n = resolved.len();
                     map.shift_remove(key);
-                    super::cca::merge_objects(map, resolved, false, "", report);
+                    super::cca::merge_objects(map, resolved, false, &format!("/{key}"), "", report);
                     report.loss(&format!("/{key}"), key, LossKind::Collapsed, format!("the root `{key}` of {n} objects was merged into one object (providers need an object root): a value mixing their fields is now accepted, and only properties every branch requires stay required"));
                     break;
                 }
