@@ -463,7 +463,10 @@ fn went_with_dropped(losses: &mut [Loss]) {
     let dropped: std::collections::HashSet<String> = losses
         .iter()
         .filter(|l| {
-            l.kind == LossKind::Dropped && l.pointer.ends_with(&format!("/{}", escape(&l.keyword)))
+            l.kind == LossKind::Dropped
+                && (l.pointer.ends_with(&format!("/{}", escape(&l.keyword)))
+                    // A definition removed whole (referenced nowhere).
+                    || matches!(l.keyword.as_str(), "$defs" | "definitions"))
         })
         .map(|l| l.pointer.clone())
         .collect();
@@ -481,10 +484,17 @@ fn went_with_dropped(losses: &mut [Loss]) {
             .map(str::to_owned);
         if let Some(gone) = gone {
             let container = gone.rsplit('/').next().unwrap_or_default();
+            let definition = (gone.starts_with("/$defs/") || gone.starts_with("/definitions/"))
+                && gone.matches('/').count() == 2;
+            let container = if definition {
+                format!("the unreferenced definition {container}")
+            } else {
+                format!("`{container}`")
+            };
             loss.kind = LossKind::Dropped;
             loss.at = None;
             loss.detail = format!(
-                "{}, but that description was dropped with `{}`",
+                "{}, but that description was dropped with {}",
                 loss.detail,
                 container.replace("~1", "/").replace("~0", "~")
             );
