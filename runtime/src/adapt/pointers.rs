@@ -223,7 +223,11 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
                 let next = wanted.get(i + 1).map(String::as_str);
                 let k = next
                     .filter(|_| !made_union)
-                    .and_then(|n| positions.iter().position(|p| child(p, n).is_some()))
+                    .and_then(|n| {
+                        positions
+                            .iter()
+                            .position(|p| child(p, n).or_else(|| renamed_child(p, n)).is_some())
+                    })
                     .unwrap_or(0);
                 if let Some(first) = positions.get(k) {
                     path.extend(["prefixItems".to_owned(), k.to_string()]);
@@ -236,7 +240,11 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
                         let after = wanted.get(i + 2).map(String::as_str);
                         let index = wanted.get(i + 1).and_then(|k| k.parse::<usize>().ok());
                         let index = index.map(|k| {
-                            let fits = |p: &Value| after.is_none_or(|n| child(p, n).is_some());
+                            let fits = |p: &Value| {
+                                after.is_none_or(|n| {
+                                    child(p, n).or_else(|| renamed_child(p, n)).is_some()
+                                })
+                            };
                             if positions.get(k).is_some_and(fits) {
                                 k
                             } else {

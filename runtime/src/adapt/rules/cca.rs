@@ -336,6 +336,12 @@ pub(crate) fn merge_objects(
             b.shift_remove("required");
             b.shift_remove("type");
             absorb(map, b, &format!("{branches_at}/{i}"), report);
+        } else if let Some(d) = b.get("description") {
+            // Alternatives merged: each branch's description is kept (what a rule spilled into
+            // it included), joined after the node's own.
+            if let Some(joined) = super::joined_description(map.get("description"), Some(d)) {
+                map.insert("description".into(), joined);
+            }
         }
     }
     // A merged property that became a union is collapsed in turn (its branches already are).
