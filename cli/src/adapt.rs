@@ -8,7 +8,7 @@ use crate::input::{self, InputError};
 use crate::{AdaptArgs, ConvertArgs};
 
 fn print(value: &Value) {
-    println!(
+    crate::say!(
         "{}",
         serde_json::to_string_pretty(value).expect("a Value serializes")
     );
@@ -54,14 +54,13 @@ pub fn run_adapt(args: &AdaptArgs) -> u8 {
 }
 
 pub fn run_convert(args: &ConvertArgs) -> u8 {
-    let source = args.input.as_deref();
-    let value = match input::read_json(source) {
+    let (value, name) = match args.live.read(args.input.as_deref()) {
         Ok(v) => v,
         Err(e) => return fail(e),
     };
     let catalog = match Catalog::from_value(value) {
         Ok(c) => c,
-        Err(e) => return fail(InputError(format!("{}: {e}", input::name(source)))),
+        Err(e) => return fail(InputError(format!("{name}: {e}"))),
     };
     let options = adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
     let converted = adapt::convert_with(&catalog, args.to, options);

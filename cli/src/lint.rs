@@ -34,10 +34,8 @@ fn lint(args: &LintArgs) -> Result<(Report, usize), InputError> {
                 .map_err(|e| InputError(format!("bad allow-list {}: {e}", path.display())))?
         }
     };
-    let source = args.input.as_deref();
-    let value = input::read_json(source)?;
-    let catalog = Catalog::from_value(value)
-        .map_err(|e| InputError(format!("{}: {e}", input::name(source))))?;
+    let (value, name) = args.live.read(args.input.as_deref())?;
+    let catalog = Catalog::from_value(value).map_err(|e| InputError(format!("{name}: {e}")))?;
     Ok((catalog.check(&allow), catalog.tools.len()))
 }
 
@@ -48,7 +46,7 @@ fn print(format: Format, report: &Report, tools: usize) {
                 "violations": report.violations,
                 "stale_allows": report.stale_allows,
             });
-            println!(
+            crate::say!(
                 "{}",
                 serde_json::to_string_pretty(&out).expect("a Value serializes")
             );
@@ -61,16 +59,16 @@ fn print(format: Format, report: &Report, tools: usize) {
                     Severity::Error => "",
                     Severity::Warning => "warning: ",
                 };
-                println!("{tool}: {path}: {level}{} [{}]", v.message, v.kind);
+                crate::say!("{tool}: {path}: {level}{} [{}]", v.message, v.kind);
             }
             for s in &report.stale_allows {
-                println!("{s}");
+                crate::say!("{s}");
             }
             let errors = report.errors().count();
             let warnings = report.warnings().count();
             let stale = report.stale_allows.len();
             let verdict = if report.is_ok() { "ok" } else { "FAILED" };
-            println!(
+            crate::say!(
                 "{verdict}: {errors} error(s), {warnings} warning(s), {stale} stale allow-list entr{} in {tools} tool(s)",
                 if stale == 1 { "y" } else { "ies" }
             );

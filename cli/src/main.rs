@@ -5,6 +5,7 @@
 mod adapt;
 mod input;
 mod lint;
+mod server;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -65,8 +66,60 @@ struct ConvertArgs {
     #[arg(long)]
     openai_conservative: bool,
     /// A tool catalog (as for `lint`): a path, or `-` (or nothing) for standard input.
-    #[arg(value_name = "INPUT")]
+    #[arg(value_name = "INPUT", conflicts_with_all = ["server", "url"])]
     input: Option<PathBuf>,
+    #[command(flatten)]
+    live: LiveArgs,
+}
+
+/// A live MCP server as the input.
+#[derive(clap::Args)]
+struct LiveArgs {
+    /// Read the tools from a server started as `-- CMD [ARGS...]` (run directly, no shell),
+    /// speaking MCP over stdio.
+    #[arg(long, requires = "command", conflicts_with = "url")]
+    server: bool,
+    /// Read the tools from an MCP server over Streamable HTTP.
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+    /// An HTTP header for `--url` (`'Name: value'`, repeatable), e.g. for authentication; sent
+    /// to that server only and never printed.
+    #[arg(long = "header", value_name = "'NAME: VALUE'", requires = "url")]
+    headers: Vec<String>,
+    /// Give up on a server that has not answered within this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    timeout: u64,
+    /// The server command for `--server`, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+impl LiveArgs {
+    /// The live server to read, when one is given.
+    fn server(&self) -> Option<server::Server> {
+        if self.server {
+            Some(server::Server::Command(self.command.clone()))
+        } else {
+            self.url.as_ref().map(|url| server::Server::Url {
+                url: url.clone(),
+                headers: self.headers.clone(),
+            })
+        }
+    }
+
+    /// The catalog value: the server's tools, or the file / standard input.
+    fn read(
+        &self,
+        input: Option<&std::path::Path>,
+    ) -> Result<(serde_json::Value, String), input::InputError> {
+        match self.server() {
+            Some(s) => Ok((
+                server::list_tools(&s, std::time::Duration::from_secs(self.timeout.max(1)))?,
+                s.name(),
+            )),
+            None => Ok((input::read_json(input)?, input::name(input))),
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -89,8 +142,20 @@ struct LintArgs {
     deny_warnings: bool,
     /// A JSON Schema, an array of tools, a `tools/list` result or a JSON-RPC response; a path,
     /// or `-` (or nothing) for standard input.
-    #[arg(value_name = "INPUT")]
+    #[arg(value_name = "INPUT", conflicts_with_all = ["server", "url"])]
     input: Option<PathBuf>,
+    #[command(flatten)]
+    live: LiveArgs,
+}
+
+/// Prints a line on standard output; a reader that went away (`toolschema ... | head`) ends the
+/// output quietly instead of a panic.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
 }
 
 /// Parsing and checking run on a thread with a large stack: serde_json parses recursively, and

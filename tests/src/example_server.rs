@@ -324,3 +324,131 @@ pub async fn serve_stdio() -> Result<(), Box<dyn std::error::Error + Send + Sync
     running.waiting().await?;
     Ok(())
 }
+
+/// How the example server behaves, for the live-server tests of `toolschema lint --server/--url`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// All tools in one `tools/list` page.
+    #[default]
+    Normal,
+    /// `tools/list` in pages of this many tools, linked by `nextCursor`.
+    Paged(usize),
+    /// `tools/list` answers with a JSON-RPC error.
+    FailList,
+}
+
+/// The example server in one [`Mode`].
+#[derive(Clone, Default)]
+pub struct ModedServer {
+    inner: ContentServer,
+    mode: Mode,
+}
+
+impl ModedServer {
+    /// The example server in `mode`.
+    pub fn new(mode: Mode) -> Self {
+        ModedServer {
+            inner: ContentServer::default(),
+            mode,
+        }
+    }
+}
+
+impl ServerHandler for ModedServer {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.get_info()
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
+        let mut all = self.inner.tool_router.list_all();
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        let size = match self.mode {
+            Mode::Normal => all.len().max(1),
+            Mode::Paged(n) => n.max(1),
+            Mode::FailList => {
+                return Err(ErrorData::internal_error(
+                    "the tool list is unavailable (a test server that always fails)",
+                    None,
+                ));
+            }
+        };
+        let start: usize = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(c) => c
+                .parse()
+                .map_err(|_| ErrorData::invalid_params(format!("bad cursor {c:?}"), None))?,
+        };
+        let end = (start + size).min(all.len());
+        let tools = all.get(start..end).unwrap_or_default().to_vec();
+        let mut page = rmcp::model::ListToolsResult::with_all_items(tools);
+        page.next_cursor = (end < all.len()).then(|| end.to_string());
+        Ok(page)
+    }
+
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        self.inner.call_tool(request, context).await
+    }
+}
+
+/// Serves `mode` on standard input and output until the client closes them.
+pub async fn serve_stdio_in(mode: Mode) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let running = ModedServer::new(mode)
+        .serve(rmcp::transport::stdio())
+        .await?;
+    running.waiting().await?;
+    Ok(())
+}
+
+/// Serves `mode` over Streamable HTTP at `http://ADDR/mcp` on an already bound listener, until
+/// the process ends.
+pub async fn serve_http(
+    listener: tokio::net::TcpListener,
+    mode: Mode,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    };
+    let service = StreamableHttpService::new(
+        move || Ok(ModedServer::new(mode)),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    axum::serve(listener, router).await?;
+    Ok(())
+}
+
+/// The example server's command line: `[--http ADDR] [--paged N] [--fail-list]`. Stdio by
+/// default; `--http` serves Streamable HTTP at `http://ADDR/mcp` and first prints the bound
+/// address on standard output (so `127.0.0.1:0` picks a free port); `--paged N` lists tools N
+/// per page; `--fail-list` answers `tools/list` with a JSON-RPC error.
+pub async fn run_from_args(
+    args: impl IntoIterator<Item = String>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let mut args = args.into_iter();
+    let (mut http, mut mode) = (None, Mode::Normal);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--http" => http = args.next(),
+            "--paged" => mode = Mode::Paged(args.next().and_then(|n| n.parse().ok()).unwrap_or(2)),
+            "--fail-list" => mode = Mode::FailList,
+            other => return Err(format!("unknown argument `{other}`").into()),
+        }
+    }
+    match http {
+        None => serve_stdio_in(mode).await,
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(&addr).await?;
+            println!("{}", listener.local_addr()?);
+            serve_http(listener, mode).await
+        }
+    }
+}

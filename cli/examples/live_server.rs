@@ -1,0 +1,7 @@
+//! The example MCP server, built with this package for its live-server tests
+//! (`tests/server.rs`): `live_server [--http ADDR] [--paged N] [--fail-list]`.
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    toolschema_tests::example_server::run_from_args(std::env::args().skip(1)).await
+}

@@ -1,0 +1,196 @@
+//! A live MCP server as input: spawned over stdio or reached over Streamable HTTP with rmcp's
+//! client, initialized, asked for every `tools/list` page (rmcp follows `nextCursor`), and shut
+//! down. What it returned is read as a catalog, like a `tools/list` result in a file.
+//!
+//! Every failure is one line (exit 2), never a hang: the whole exchange has a deadline, a server
+//! that exits early shows the tail of its standard error, and the child process is killed and
+//! waited for on every path.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::{Value, json};
+use tokio::io::AsyncReadExt;
+
+use crate::input::InputError;
+
+/// Where the tools come from.
+pub enum Server {
+    /// A command speaking MCP on its standard input and output (run directly, no shell).
+    Command(Vec<String>),
+    /// A Streamable HTTP endpoint, with extra request headers (sent to it only).
+    Url {
+        /// The endpoint.
+        url: String,
+        /// `Name: value` headers, for authentication.
+        headers: Vec<String>,
+    },
+}
+
+impl Server {
+    /// How the source is named in messages.
+    pub fn name(&self) -> String {
+        match self {
+            Server::Command(argv) => format!("server `{}`", argv.join(" ")),
+            Server::Url { url, .. } => format!("server {url}"),
+        }
+    }
+}
+
+/// The `tools/list` result of a live server, as `{"tools": [...]}` (every page).
+pub fn list_tools(server: &Server, timeout: Duration) -> Result<Value, InputError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
+    let name = server.name();
+    let stderr_tail = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let result = runtime.block_on(async {
+        match tokio::time::timeout(timeout, fetch(server, stderr_tail.clone())).await {
+            Ok(result) => result,
+            Err(_) => Err(format!(
+                "no answer within {} s (raise it with --timeout SECS)",
+                timeout.as_secs()
+            )),
+        }
+    });
+    // Anything still running (a child being killed, a reader of its stderr) ends here.
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    result.map_err(|why| {
+        let tail = tail_of(&stderr_tail.lock().map(|b| b.clone()).unwrap_or_default());
+        let tail = if tail.is_empty() {
+            String::new()
+        } else {
+            format!(" (its stderr ends: {tail})")
+        };
+        InputError(format!("{name}: {why}{tail}"))
+    })
+}
+
+async fn fetch(server: &Server, stderr_tail: Arc<Mutex<Vec<u8>>>) -> Result<Value, String> {
+    match server {
+        Server::Command(argv) => {
+            let (program, args) = argv
+                .split_first()
+                .ok_or_else(|| "no command given after `--server --`".to_owned())?;
+            let mut command = tokio::process::Command::new(program);
+            command.args(args).kill_on_drop(true);
+            let (transport, stderr) = TokioChildProcess::builder(command)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+            let reader = stderr.map(|mut stderr| {
+                tokio::spawn(async move {
+                    let mut chunk = [0u8; 4096];
+                    while let Ok(n) = stderr.read(&mut chunk).await {
+                        if n == 0 {
+                            break;
+                        }
+                        if let Ok(mut buf) = stderr_tail.lock() {
+                            buf.extend_from_slice(&chunk[..n]);
+                            let excess = buf.len().saturating_sub(8192);
+                            buf.drain(..excess);
+                        }
+                    }
+                })
+            });
+            let client = match ().serve(transport).await {
+                Ok(client) => client,
+                Err(e) => {
+                    // The server may have said why on stderr before it went: read to its end.
+                    if let Some(reader) = reader {
+                        let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
+                    }
+                    return Err(format!(
+                        "did not initialize as an MCP server ({e}): it exited, closed its output or wrote something that is not MCP JSON-RPC"
+                    ));
+                }
+            };
+            let tools = client
+                .list_all_tools()
+                .await
+                .map_err(|e| format!("`tools/list` failed: {e}"));
+            // A clean shutdown: stdin closed, the child waited for (killed if it lingers).
+            let _ = client.cancel().await;
+            to_value(tools?)
+        }
+        Server::Url { url, headers } => {
+            let mut custom = HashMap::new();
+            for header in headers {
+                let (name, value) = header
+                    .split_once(':')
+                    .ok_or_else(|| "a --header must look like `Name: value`".to_owned())?;
+                let name = name
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("`{}` is not a valid header name", name.trim()))?;
+                // The value is a secret: never repeated in a message.
+                let value = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("the value of header `{name}` is not valid"))?;
+                custom.insert(name, value);
+            }
+            let config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            let transport = StreamableHttpClientTransport::from_config(config);
+            let client = ().serve(transport).await.map_err(|e| {
+                format!(
+                    "did not initialize as an MCP server over Streamable HTTP ({})",
+                    http_reason(&e.to_string())
+                )
+            })?;
+            let tools = client
+                .list_all_tools()
+                .await
+                .map_err(|e| format!("`tools/list` failed: {e}"));
+            let _ = client.cancel().await;
+            to_value(tools?)
+        }
+    }
+}
+
+fn to_value(tools: Vec<rmcp::model::Tool>) -> Result<Value, String> {
+    let tools = serde_json::to_value(tools).map_err(|e| format!("unreadable tools: {e}"))?;
+    Ok(json!({ "tools": tools }))
+}
+
+/// The last non-empty line of what the server wrote on stderr, shortened.
+fn tail_of(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let line = text
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    match line.char_indices().nth(200) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_owned(),
+    }
+}
+
+/// The part of an HTTP transport error a person needs (rmcp's message names its own types).
+fn http_reason(message: &str) -> String {
+    if let Some((_, rest)) = message.split_once("unexpected server response: ") {
+        let reason = rest.split(", when").next().unwrap_or(rest);
+        return reason.trim_end_matches([':', ' ']).to_owned();
+    }
+    if message.contains("error sending request") {
+        return "cannot connect".to_owned();
+    }
+    if let Some((_, rest)) = message.split_once("Unexpected content type: ") {
+        let got = rest.split(", when").next().unwrap_or(rest);
+        let got = got.trim_start_matches("Some(\"").trim_end_matches("\")");
+        return format!("the answer is not MCP: content type {got}");
+    }
+    match message.rsplit_once("error: ") {
+        Some((_, reason)) => reason.to_owned(),
+        None => message.to_owned(),
+    }
+}
