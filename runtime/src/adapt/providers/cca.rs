@@ -2,7 +2,7 @@
 //! Claude's validator behind it (seed section 4; providers.md).
 
 use super::super::rules::{
-    CollapseCombiners, EnsureProperties, InlineRefs, MergeSingleAllOf, MetaValidate,
+    CollapseCombiners, EnsureProperties, InferType, InlineRefs, MergeSingleAllOf, MetaValidate,
     NullablePropertiesOptional, ResidualGate, Rule, StructuredFirst,
 };
 use super::super::settings::{AdaptSettings, NameRule, Wire};
@@ -41,6 +41,9 @@ fn rules(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     rules.extend([
         Box::new(InlineRefs::default()) as Box<dyn Rule>,
         Box::new(MergeSingleAllOf),
+        // A property that was a `$ref` to a nullable definition is nullable only now.
+        Box::new(NullablePropertiesOptional),
+        Box::new(InferType),
         Box::new(StructuredFirst),
         Box::new(CollapseCombiners),
         Box::new(EnsureProperties),
