@@ -180,11 +180,8 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
             let given = index.filter(|k| *k < items.len());
             // Null branches removed since (the nullable forms) shift the others down: the
             // recorded index counts the branches that are not null alone.
-            let shifted = index.and_then(|k| {
-                (0..items.len())
-                    .filter(|j| !null_only(&items[*j]))
-                    .nth(k)
-            });
+            let shifted =
+                index.and_then(|k| (0..items.len()).filter(|j| !null_only(&items[*j])).nth(k));
             let best = (0..items.len()).max_by_key(|k| {
                 (
                     reach(&items[*k]),
