@@ -45,14 +45,67 @@ pub fn parse(name: &str, text: &str) -> Result<Value, InputError> {
     let mut de = serde_json::Deserializer::from_str(text);
     de.disable_recursion_limit();
     let value = Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
-    value.map_err(|e| {
-        InputError(format!(
+    value.or_else(|e| {
+        // One JSON value per line (a stdio MCP session, as a server writes it): the
+        // `tools/list` responses among them.
+        if e.classify() == serde_json::error::Category::Syntax && e.line() > 1
+            || e.to_string().starts_with("trailing characters")
+        {
+            if let Some(found) = json_lines(name, text)? {
+                return Ok(found);
+            }
+        }
+        Err(InputError(format!(
             "cannot parse {name}: line {}, column {}: {}",
             e.line(),
             e.column(),
             strip_position(&e.to_string())
-        ))
+        )))
     })
+}
+
+/// JSON Lines: every line one JSON value. The `tools/list` results among them (JSON-RPC
+/// responses whose `result` has `tools`), their tools in the order of the response ids (pages of
+/// one listing follow each other), as one `{"tools": [...]}`. `None` when the text is not JSON
+/// Lines at all.
+fn json_lines(name: &str, text: &str) -> Result<Option<Value>, InputError> {
+    // Each listing page with its response id: responses may come out of order.
+    let mut pages: Vec<(Option<i64>, Vec<Value>)> = Vec::new();
+    let mut messages = 0;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut de = serde_json::Deserializer::from_str(line);
+        de.disable_recursion_limit();
+        let Ok(message) = Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v)) else {
+            if messages == 0 {
+                return Ok(None);
+            }
+            return Err(InputError(format!(
+                "cannot parse {name}: line {} is not JSON (read as JSON Lines: one JSON-RPC message per line)",
+                i + 1
+            )));
+        };
+        messages += 1;
+        if let Some(Value::Array(page)) = message.get("result").and_then(|r| r.get("tools")) {
+            pages.push((message.get("id").and_then(Value::as_i64), page.clone()));
+        }
+    }
+    if pages.iter().all(|(id, _)| id.is_some()) {
+        pages.sort_by_key(|(id, _)| *id);
+    }
+    if messages < 2 {
+        return Ok(None);
+    }
+    if pages.is_empty() {
+        return Err(InputError(format!(
+            "{name}: {messages} JSON-RPC messages, none of them a `tools/list` response (`result.tools`)"
+        )));
+    }
+    let tools: Vec<Value> = pages.into_iter().flat_map(|(_, page)| page).collect();
+    Ok(Some(serde_json::json!({ "tools": tools })))
 }
 
 fn strip_position(message: &str) -> &str {

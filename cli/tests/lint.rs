@@ -290,3 +290,56 @@ fn deny_warnings_fails_on_warnings() {
         owned(&[("", "properties.v", "structured-not-first")])
     );
 }
+
+#[test]
+fn json_lines_of_a_stdio_session_are_read() {
+    // Two `tools/list` pages, answered out of order, among other messages.
+    let session = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/sessions/example-server-paged.jsonl");
+    let session = session.to_str().unwrap();
+    let out = toolschema(&["lint", session], None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("in 4 tool(s)"));
+    let out = toolschema(&["convert", "--to", "mcp", session], None);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "manage_fields",
+            "search_entries",
+            "tree_size",
+            "upsert_entry"
+        ],
+        "pages in id order"
+    );
+    // JSON Lines without a listing, and a broken line, say so.
+    let out = toolschema(
+        &["lint", "-"],
+        Some(
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n",
+        ),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("none of them a `tools/list` response"));
+    let out = toolschema(
+        &["lint", "-"],
+        Some("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n{oops\n"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("line 2 is not JSON"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
