@@ -5,7 +5,7 @@ use toolschema::adapt::{self, Target};
 use toolschema::catalog::{Catalog, Shape};
 
 use crate::input::{self, InputError};
-use crate::{AdaptArgs, ConvertArgs};
+use crate::{AdaptArgs, ConvertArgs, SnapshotArgs};
 
 fn print(value: &Value) {
     crate::say!(
@@ -70,6 +70,62 @@ pub fn run_convert(args: &ConvertArgs) -> u8 {
         print(&converted.declarations);
     }
     0
+}
+
+pub fn run_snapshot(args: &SnapshotArgs) -> u8 {
+    let (value, name) = match args.live.read(args.input.as_deref()) {
+        Ok(v) => v,
+        Err(e) => return fail(e),
+    };
+    let catalog = match Catalog::from_value(value) {
+        Ok(c) => c,
+        Err(e) => return fail(InputError(format!("{name}: {e}"))),
+    };
+    let files = toolschema::snapshot::catalog(&catalog);
+    let dir = args.out.as_path();
+    if args.check {
+        let cmp = match toolschema::snapshot::compare(&files, dir) {
+            Ok(c) => c,
+            Err(e) => return fail(InputError(format!("cannot read {}: {e}", dir.display()))),
+        };
+        if cmp.is_clean() {
+            crate::say!(
+                "snapshots up to date: {} files in {}",
+                files.len(),
+                dir.display()
+            );
+            return 0;
+        }
+        for (what, paths) in [
+            ("changed", &cmp.changed),
+            ("missing", &cmp.missing),
+            ("extra", &cmp.extra),
+        ] {
+            for p in paths {
+                crate::say!("{what}: {}", dir.join(p).display());
+            }
+        }
+        crate::say!(
+            "snapshots differ: {} changed, {} missing, {} extra; run `toolschema snapshot --out {}` and review the diff",
+            cmp.changed.len(),
+            cmp.missing.len(),
+            cmp.extra.len(),
+            dir.display()
+        );
+        return 1;
+    }
+    match toolschema::snapshot::write(&files, dir) {
+        Ok(()) => {
+            crate::say!(
+                "wrote {} files for {} tools in {}",
+                files.len(),
+                catalog.tools.len(),
+                dir.display()
+            );
+            0
+        }
+        Err(e) => fail(InputError(format!("cannot write {}: {e}", dir.display()))),
+    }
 }
 
 /// `--to` values.

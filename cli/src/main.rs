@@ -32,6 +32,25 @@ enum Command {
     Adapt(AdaptArgs),
     /// Convert a tool catalog into a provider's tool declarations.
     Convert(ConvertArgs),
+    /// Write, per tool and provider, the declaration that would be sent and its loss report
+    /// (`DIR/<tool>/<target>.json`); `--check` compares instead (exit 1 on a difference).
+    Snapshot(SnapshotArgs),
+}
+
+#[derive(clap::Args)]
+struct SnapshotArgs {
+    /// The snapshot directory.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Compare with DIR instead of writing: exit 1 listing the files that differ, are missing
+    /// or are extra.
+    #[arg(long)]
+    check: bool,
+    /// A tool catalog (as for `lint`): a path, or `-` (or nothing) for standard input.
+    #[arg(value_name = "INPUT", conflicts_with_all = ["server", "url"])]
+    input: Option<PathBuf>,
+    #[command(flatten)]
+    live: LiveArgs,
 }
 
 #[derive(clap::Args)]
@@ -170,6 +189,7 @@ fn main() -> ExitCode {
             Command::Lint(args) => lint::run(&args),
             Command::Adapt(args) => adapt::run_adapt(&args),
             Command::Convert(args) => adapt::run_convert(&args),
+            Command::Snapshot(args) => adapt::run_snapshot(&args),
         });
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => ExitCode::from(code),

@@ -42,6 +42,7 @@ mod nullable;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
 mod shape;
+pub mod snapshot;
 mod traits;
 pub mod walk;
 
@@ -57,6 +58,8 @@ pub use toolschema_macros::{ProviderSafe, ToolParams};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::impls::field_ok;
+    #[cfg(feature = "insta")]
+    pub use insta;
     pub use schemars;
     pub use serde;
     pub use serde_json;

@@ -315,3 +315,13 @@ fn stdio_process_round_trip() {
     let status = child.wait().unwrap();
     assert!(status.success(), "{status}");
 }
+
+/// What each provider would be sent for the example server's tools, reviewed as insta snapshots
+/// (`tests/snapshots/mcp_server__*.snap`): one line per tool, as a server author would write it.
+#[test]
+fn tool_snapshots_per_provider() {
+    toolschema::assert_tool_snapshots!(UpsertEntry, "upsert_entry");
+    toolschema::assert_tool_snapshots!(ManageFields, "manage_fields");
+    toolschema::assert_tool_snapshots!(SearchEntries, "search_entries");
+    toolschema::assert_tool_snapshots!(TreeSize, "tree_size");
+}

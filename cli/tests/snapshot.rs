@@ -1,0 +1,89 @@
+//! `toolschema snapshot`: writes per-tool, per-provider files; `--check` passes on them and fails,
+//! naming the files, on every kind of difference.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn toolschema(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolschema"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/tools")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn write_then_check_both_ways() {
+    let dir = std::env::temp_dir().join(format!("toolschema-snap-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let catalog = fixture("mcp-server-everything.json");
+    let out = toolschema(&["snapshot", "--out", d, &catalog]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // One directory per tool, one file per target, pretty JSON with a trailing newline.
+    let echo = dir.join("echo");
+    let mut names: Vec<String> = std::fs::read_dir(&echo)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 9, "{names:?}");
+    let gemini = std::fs::read_to_string(echo.join("gemini.json")).unwrap();
+    assert!(
+        gemini.ends_with("}\n") && gemini.contains("\n  \"declaration\": {"),
+        "{gemini}"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&gemini).unwrap();
+    assert_eq!(doc["declaration"]["name"], "echo");
+    assert!(doc["declaration"].get("parametersJsonSchema").is_some());
+
+    let check = |expect: i32| {
+        let out = toolschema(&["snapshot", "--check", "--out", d, &catalog]);
+        assert_eq!(out.status.code(), Some(expect), "{}", stdout(&out));
+        stdout(&out)
+    };
+    assert!(check(0).contains("up to date"));
+    // Each kind of difference is named.
+    std::fs::write(echo.join("mcp.json"), "{}\n").unwrap();
+    std::fs::remove_file(echo.join("openai.json")).unwrap();
+    let gone = dir.join("a-tool-that-was-removed");
+    std::fs::create_dir_all(&gone).unwrap();
+    std::fs::write(gone.join("mcp.json"), "{}\n").unwrap();
+    let report = check(1);
+    let p = |rel: &str| Path::new(d).join(rel).display().to_string();
+    assert!(
+        report.contains(&format!("changed: {}", p("echo/mcp.json"))),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("missing: {}", p("echo/openai.json"))),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("extra: {}", p("a-tool-that-was-removed/mcp.json"))),
+        "{report}"
+    );
+    assert!(report.contains("1 changed, 1 missing, 1 extra"), "{report}");
+    // Writing again brings the directory back in line, the removed tool's directory included.
+    let out = toolschema(&["snapshot", "--out", d, &catalog]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!gone.exists());
+    check(0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
