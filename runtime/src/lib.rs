@@ -29,6 +29,71 @@
 //!
 //! SetField::check_contract().unwrap();
 //! ```
+//!
+//! ## The modules, one example each
+//!
+//! [`contract`]: any published schema against the contract (a structural union is reported with
+//! its path, the cause and the fix).
+//!
+//! ```
+//! use serde_json::json;
+//! let schema = json!({"type": "object", "properties": {"filter": {"anyOf": [
+//!     {"type": "object", "properties": {"name": {"type": "string"}}},
+//!     {"type": "array", "items": {"type": "string"}}
+//! ]}}});
+//! let violations = toolschema::contract::check(&schema);
+//! assert_eq!(violations.len(), 1);
+//! assert_eq!(violations[0].path, "properties.filter");
+//! ```
+//!
+//! [`adapt`]: the schema each provider accepts, and what it will no longer enforce.
+//!
+//! ```
+//! use serde_json::json;
+//! use toolschema::{Target, adapt};
+//! let schema = json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}});
+//! let gemini = adapt(&schema, Target::Gemini);
+//! assert!(gemini.schema["properties"]["n"].get("minimum").is_none()); // Gemini strips it...
+//! assert_eq!(gemini.losses[0].keyword, "minimum"); // ...and the report says so
+//! let strict = adapt(&schema, Target::OpenAiStrict);
+//! assert_eq!(strict.strict, Some(true));
+//! ```
+//!
+//! [`args`]: the model's arguments back through the adaptation, validated against the schema the
+//! server published.
+//!
+//! ```
+//! use serde_json::json;
+//! use toolschema::{Target, adapt, restore};
+//! let schema = json!({"type": "object", "properties": {"limit": {"type": "integer"}}});
+//! let strict = adapt(&schema, Target::OpenAiStrict); // optional `limit` became required + nullable
+//! assert_eq!(restore(&strict, json!({"limit": null})).unwrap(), json!({}));
+//! let refused = restore(&strict, json!({"limit": "ten"})).unwrap_err();
+//! assert!(refused.to_string().contains("/limit must be an integer"));
+//! ```
+//!
+//! [`catalog`]: tool lists as servers in any language publish them.
+//!
+//! ```
+//! use serde_json::json;
+//! use toolschema::catalog::Catalog;
+//! let list = json!({"tools": [{"name": "echo", "inputSchema": {"type": "object", "properties": {}}}]});
+//! let catalog = Catalog::from_value(list).unwrap();
+//! assert_eq!(catalog.tools[0].name.as_deref(), Some("echo"));
+//! assert!(catalog.check(&Default::default()).is_ok());
+//! ```
+//!
+//! [`snapshot`]: per-provider files of your own tools, to commit and review.
+//!
+//! `rmcp` (feature `rmcp`): `toolschema::rmcp::Parameters<T>` in an rmcp `#[tool]` publishes the
+//! MCP-adapted schema and restores, validates and deserializes each call's arguments; invalid
+//! arguments become a tool error the model can act on. A complete server:
+//! `tests/examples/quickstart.rs` in the repository.
+//!
+//! ```ignore
+//! #[tool(description = "Write one field.")]
+//! fn set_field(&self, Parameters(args): Parameters<SetField>) -> Result<CallToolResult, ErrorData> { /* ... */ }
+//! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
