@@ -99,6 +99,7 @@
 #![warn(missing_docs)]
 
 pub mod adapt;
+#[cfg(feature = "validate")]
 pub mod args;
 pub mod catalog;
 pub mod contract;
@@ -112,6 +113,7 @@ mod traits;
 pub mod walk;
 
 pub use adapt::{Adapted, Target, adapt};
+#[cfg(feature = "validate")]
 pub use args::{ArgsError, restore};
 pub use shape::{Shape, ShapeKind};
 pub use traits::{AllowedUnion, AllowedUnions, ProviderSafe, StringKey, ToolParams};

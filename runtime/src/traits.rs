@@ -75,6 +75,7 @@ pub trait ToolParams: ProviderSafe + DeserializeOwned {
         (*adapted).clone()
     }
 
+    #[cfg(feature = "validate")]
     /// Arguments a model sent for this tool under `target`, restored (nulls the adaptation
     /// introduced removed, nullables it made optional put back), validated against the published
     /// schema (re-imposing every constraint the provider did not enforce) and deserialized.

@@ -438,7 +438,7 @@ impl Rule for ResidualGate {
 }
 
 /// The result must be a valid JSON Schema 2020-12 document (the `jsonschema` crate's bundled
-/// meta-schema; nothing is fetched).
+/// meta-schema; nothing is fetched). Feature `validate`; without it the rule checks nothing.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MetaValidate;
 
@@ -447,6 +447,7 @@ impl Rule for MetaValidate {
         "meta-validate"
     }
 
+    #[cfg(feature = "validate")]
     fn apply(&mut self, schema: &mut Value, report: &mut Report) {
         if let Err(e) = jsonschema::meta::validate(schema) {
             report.fail(
@@ -455,6 +456,11 @@ impl Rule for MetaValidate {
             );
         }
     }
+
+    /// Without the `validate` feature there is no meta-schema to check against: the residual
+    /// gate alone decides the fallback.
+    #[cfg(not(feature = "validate"))]
+    fn apply(&mut self, _schema: &mut Value, _report: &mut Report) {}
 }
 
 #[cfg(test)]
