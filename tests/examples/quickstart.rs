@@ -54,7 +54,9 @@ impl Server {
                 format!("must be a {:?} value, as `kind` says", args.kind).to_lowercase(),
                 Some(&args.value),
             );
-            return Ok(CallToolResult::error(vec![ContentBlock::text(error.to_string())]));
+            return Ok(CallToolResult::error(vec![ContentBlock::text(
+                error.to_string(),
+            )]));
         }
         Ok(CallToolResult::success(vec![ContentBlock::text(format!(
             "{} = {}",
@@ -77,6 +79,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let server = Server {
         tool_router: Server::tool_router(),
     };
-    server.serve(rmcp::transport::stdio()).await?.waiting().await?;
+    server
+        .serve(rmcp::transport::stdio())
+        .await?
+        .waiting()
+        .await?;
     Ok(())
 }

@@ -60,7 +60,7 @@ pub struct AdaptOptions {
     /// `minItems`/`maxItems`). OpenAI's Structured Outputs guide
     /// (<https://platform.openai.com/docs/guides/structured-outputs#supported-schemas>) says these
     /// "are not yet supported for fine-tuned models": set this for a fine-tuned model. It is the
-    /// second seed's behaviour, written when the guide rejected all of them.
+    /// reference implementation's behaviour, written when the guide rejected all of them.
     pub openai_conservative: bool,
 }
 

@@ -25,12 +25,12 @@ pub enum Target {
     Anthropic,
     /// Anthropic strict tool use.
     AnthropicStrict,
-    /// Gemini `parametersJsonSchema` (seed section 3).
+    /// Gemini `parametersJsonSchema` (<https://ai.google.dev/gemini-api/docs/function-calling>).
     Gemini,
     /// Gemini legacy `parameters`: the OpenAPI 3.0 `Schema` message (Live API, older models).
     #[serde(rename = "gemini-openapi")]
     GeminiOpenApi,
-    /// Claude through Google Cloud Code Assist / Antigravity, sent as `parameters` (seed 4).
+    /// Claude through Google Cloud Code Assist / Antigravity, sent as `parameters`.
     CcaClaude,
 }
 

@@ -1,6 +1,6 @@
 //! Anthropic tool use, and strict tool use
 //! (<https://docs.anthropic.com/en/docs/build-with-claude/tool-use>; the strict subset and its
-//! per-request limits: providers.md section 4).
+//! per-request limits: <https://platform.claude.com/docs/en/agents-and-tools/tool-use/strict-tool-use>).
 
 use serde_json::Value;
 
@@ -79,7 +79,7 @@ fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     rules
 }
 
-/// Anthropic strict tool use: what its grammar does not support (providers.md section 4).
+/// Anthropic strict tool use: what its grammar does not support (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/strict-tool-use>).
 const ANTHROPIC_STRICT_STRIP: &[&str] = &[
     "minimum",
     "maximum",

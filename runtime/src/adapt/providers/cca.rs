@@ -1,5 +1,6 @@
 //! Claude through Google Cloud Code Assist / Antigravity: Google's `parameters` wire with
-//! Claude's validator behind it (seed section 4; providers.md).
+//! Claude's validator behind it (no public schema reference: the rules follow the errors it
+//! returns).
 
 use super::super::rules::{
     CollapseCombiners, EnsureProperties, InferType, InlineRefs, MergeSingleAllOf, MetaValidate,

@@ -66,7 +66,7 @@ fn gemini_openapi(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     rules
 }
 
-/// Google strips these (the reference's `UNSUPPORTED_SCHEMA_FIELDS`, seed 3.1). `$ref` and `$defs`
+/// Google strips these (the reference implementation's `UNSUPPORTED_SCHEMA_FIELDS`). `$ref` and `$defs`
 /// are in that list too; here they are inlined instead, after the per-node rules have run on the
 /// definitions, so that every loss is reported at its place in the input.
 const GOOGLE_STRIP: &[&str] = &[

@@ -90,7 +90,7 @@ fn responses_relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     rules
 }
 
-/// OpenAI strict strips the keywords that are not structural (seed 2.1); `default` is handled by
+/// OpenAI strict strips the keywords that are not structural; `default` is handled by
 /// [`DefaultToDescription`], `nullable` by the draft upgrade.
 const OPENAI_STRICT_STRIP: &[&str] = &[
     "format",
@@ -150,7 +150,7 @@ const OPENAI_FORMATS: &[&str] = &[
 /// What OpenAI strict mode enforces of [`OPENAI_STRICT_STRIP`], per the Structured Outputs guide:
 /// string `pattern` and `format` (its list), number `minimum`/`maximum`/`exclusiveMinimum`/
 /// `exclusiveMaximum`/`multipleOf`, array `minItems`/`maxItems`. `minLength`/`maxLength` are not
-/// listed (providers.md: uncertain), so they are spilled.
+/// listed, so they are spilled.
 fn openai_keeps(key: &str, value: &Value) -> bool {
     match key {
         "pattern" => value.is_string(),

@@ -1,4 +1,4 @@
-//! Cloud Code Assist Claude (`parameters` on Google's Claude path), seed section 4: nullable
+//! Cloud Code Assist Claude (`parameters` on Google's Claude path), as its validator accepts them: nullable
 //! properties made optional, combiners merged or collapsed, then a gate and a meta-schema check
 //! whose failure sends the per-tool fallback.
 

@@ -390,7 +390,7 @@ impl Rule for PropertyOrdering {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OpenApiSchemaFields;
 
-/// The `Schema` message's fields (providers.md 3a).
+/// The `Schema` message's fields (<https://ai.google.dev/api/caching#Schema>).
 pub const OPENAPI_SCHEMA_FIELDS: &[&str] = &[
     "type",
     "format",

@@ -8,7 +8,7 @@ use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 
 /// Removes `keywords` from every schema node; those also in `spill` are written into the node's
-/// description in the seed's format (`{pattern: "^a", minLength: 1}`) and reported as spilled,
+/// description in the reference implementation's format (`{pattern: "^a", minLength: 1}`) and reported as spilled,
 /// the others reported as dropped. `keep` may exempt a keyword on a node (for example a
 /// `format` the provider supports).
 #[derive(Clone, Debug)]

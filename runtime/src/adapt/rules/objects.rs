@@ -12,7 +12,7 @@ use std::collections::HashMap;
 /// How a strict mode treats optional properties.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Optional {
-    /// OpenAI: every property required; an optional one accepts `null` instead (seed 2.3:
+    /// OpenAI: every property required; an optional one accepts `null` instead (OpenAI's Structured Outputs guide:
     /// append a `null` branch to a pure `anyOf`, wrap anything else, never double-wrap).
     NullableRequired,
     /// Anthropic: optional properties stay optional.
