@@ -46,7 +46,7 @@
 //! assert_eq!(violations[0].path, "properties.filter");
 //! ```
 //!
-//! [`adapt`]: the schema each provider accepts, and what it will no longer enforce.
+//! [`adapt`](mod@adapt): the schema each provider accepts, and what it will no longer enforce.
 //!
 //! ```
 //! use serde_json::json;

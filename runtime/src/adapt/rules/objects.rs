@@ -12,8 +12,9 @@ use std::collections::HashMap;
 /// How a strict mode treats optional properties.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Optional {
-    /// OpenAI: every property required; an optional one accepts `null` instead (OpenAI's Structured Outputs guide:
-    /// append a `null` branch to a pure `anyOf`, wrap anything else, never double-wrap).
+    /// OpenAI: every property required; an optional one accepts `null` instead (the Structured
+    /// Outputs guide emulates optional fields with a union with `null`): a `null` branch appended
+    /// to a pure `anyOf`, anything else wrapped, never wrapped twice.
     NullableRequired,
     /// Anthropic: optional properties stay optional.
     Keep,
