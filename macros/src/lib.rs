@@ -1,6 +1,6 @@
 //! Implementation detail of the `toolschema` crate: the `ToolParams` and `ProviderSafe` derives.
 //!
-//! Each entry point parses, hands the input to [`expand::derive`], and returns its tokens. The
+//! Each entry point parses, hands the input to `expand::derive`, and returns its tokens. The
 //! phases below it work on `proc_macro2` and are tested without a compiler invocation.
 
 mod ast;
