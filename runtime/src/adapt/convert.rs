@@ -116,6 +116,7 @@ pub fn convert_for(catalog: &Catalog, settings: &AdaptSettings) -> Converted {
                         "sent non-strict: {} allows {} strict tools, {} optional and {} union-typed parameters per request, and the tools before this one used {used_tools}, {used_optional} and {used_unions} (this one needs 1, {optional}, {unions})",
                         budget.provider, budget.tools, budget.optional, budget.unions
                     ),
+                    rule: "strict-budget",
                 });
                 adapted = relaxed;
             } else {

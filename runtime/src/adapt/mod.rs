@@ -103,7 +103,7 @@ pub fn run_rules(rules: Vec<Box<dyn Rule>>, schema: &mut Value) -> Report {
 fn run(rules: Vec<Box<dyn Rule>>, schema: &mut Value) -> Report {
     let mut report = Report::default();
     for mut rule in rules {
-        let mut one = Report::default();
+        let mut one = Report::for_rule(rule.name());
         rule.apply(schema, &mut one);
         let failed = one.failure.is_some();
         report.absorb(one);
@@ -218,6 +218,7 @@ fn adapt_unlocated(settings: &AdaptSettings, schema: &Value) -> Adapted {
                     "the schema was replaced by the empty object: {}",
                     failure.reason
                 ),
+                rule: "fallback",
             }],
             changes: Vec::new(),
             input: schema.clone(),
@@ -232,6 +233,7 @@ fn adapt_unlocated(settings: &AdaptSettings, schema: &Value) -> Adapted {
                 keyword: "strict".into(),
                 kind: LossKind::Fallback,
                 detail: why,
+                rule: "fail-open",
             },
         );
     }

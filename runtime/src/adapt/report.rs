@@ -41,6 +41,10 @@ pub struct Loss {
     pub kind: LossKind,
     /// The value and why, in words.
     pub detail: String,
+    /// The rule that made it ([`crate::adapt::rules::Rule::name`]), or the engine's step:
+    /// `fail-open` (strict refused), `fallback` (the per-tool fallback), `strict-budget` (a
+    /// provider's per-request strict limits).
+    pub rule: &'static str,
 }
 
 /// A rewrite that keeps what the schema enforces (reordering, renaming, equivalent forms), or
@@ -87,9 +91,19 @@ pub struct Report {
     pub changes: Vec<Change>,
     /// Set when the schema cannot be represented for the target.
     pub failure: Option<Unrepresentable>,
+    /// The rule running, named in every loss it records.
+    pub(crate) rule: &'static str,
 }
 
 impl Report {
+    /// An empty report for what `rule` records.
+    pub fn for_rule(rule: &'static str) -> Self {
+        Report {
+            rule,
+            ..Report::default()
+        }
+    }
+
     /// Records a loss.
     pub fn loss(
         &mut self,
@@ -104,6 +118,7 @@ impl Report {
             keyword: keyword.to_owned(),
             kind,
             detail: detail.into(),
+            rule: self.rule,
         });
     }
 

@@ -76,6 +76,7 @@ impl<R> Logged<R> {
 impl<R: Rule> Transform for Logged<R> {
     fn transform(&mut self, schema: &mut Schema) {
         let mut value = std::mem::replace(schema, Schema::from(true)).to_value();
+        self.report.rule = self.rule.name();
         self.rule.apply(&mut value, &mut self.report);
         *schema = Schema::try_from(value).unwrap_or_else(|_| Schema::from(true));
     }
