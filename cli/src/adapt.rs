@@ -37,7 +37,7 @@ pub fn run_adapt(args: &AdaptArgs) -> u8 {
         Err(e) => return fail(InputError(format!("{}: {e}", input::name(source)))),
     };
     let options = adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
-    let adapted = adapt::adapt_with(&schema, args.to, options);
+    let adapted = args.to.settings().with_options(options).adapt_owned(schema);
     if args.report {
         print(&json!({
             "target": adapted.target,

@@ -55,6 +55,12 @@ impl AdaptSettings {
     /// Adapts one tool's parameter schema. Never panics; recursive, deep and hostile schemas
     /// are ordinary input.
     pub fn adapt(&self, schema: &Value) -> Adapted {
+        super::engine(self, schema.clone())
+    }
+
+    /// [`AdaptSettings::adapt`] taking the schema by value (it becomes [`Adapted::input`]
+    /// without a copy).
+    pub fn adapt_owned(&self, schema: Value) -> Adapted {
         super::engine(self, schema)
     }
 

@@ -618,6 +618,11 @@ fn each_provider_is_a_value() {
         // The default settings are what `adapt` runs.
         let schema = json!({"type": "object", "properties": {"n": {"type": ["integer", "null"], "minimum": 1}}});
         assert_eq!(settings.adapt(&schema), adapt(&schema, target), "{target}");
+        assert_eq!(
+            super::adapt_owned(schema.clone(), target),
+            adapt(&schema, target),
+            "{target}"
+        );
     }
 }
 
