@@ -151,15 +151,14 @@ pub fn adapt_owned(schema: Value, target: Target) -> Adapted {
 ///
 /// serde_json clones and drops values recursively, so for deeply nested input the work runs on
 /// a stack sized for it (`stacker`). The caller still drops the result on its own stack.
-fn engine(settings: &AdaptSettings, input: Value) -> Adapted {
+fn engine(settings: &AdaptSettings, input: std::borrow::Cow<'_, Value>) -> Adapted {
     let depth = json_depth(&input);
+    // A borrowed input is copied here, on the grown stack: serde_json clones recursively.
+    let run = move || adapt_on_this_stack(settings, input.into_owned());
     if depth > 128 {
-        stacker::grow(
-            depth.saturating_mul(16 * 1024).saturating_add(1 << 20),
-            move || adapt_on_this_stack(settings, input),
-        )
+        stacker::grow(depth.saturating_mul(16 * 1024).saturating_add(1 << 20), run)
     } else {
-        adapt_on_this_stack(settings, input)
+        run()
     }
 }
 

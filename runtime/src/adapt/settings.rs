@@ -55,13 +55,13 @@ impl AdaptSettings {
     /// Adapts one tool's parameter schema. Never panics; recursive, deep and hostile schemas
     /// are ordinary input.
     pub fn adapt(&self, schema: &Value) -> Adapted {
-        super::engine(self, schema.clone())
+        super::engine(self, std::borrow::Cow::Borrowed(schema))
     }
 
     /// [`AdaptSettings::adapt`] taking the schema by value (it becomes [`Adapted::input`]
     /// without a copy).
     pub fn adapt_owned(&self, schema: Value) -> Adapted {
-        super::engine(self, schema)
+        super::engine(self, std::borrow::Cow::Owned(schema))
     }
 
     /// Keeps `keyword` wherever these settings would strip it (the caller knows its model reads
