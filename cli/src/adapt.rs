@@ -54,13 +54,9 @@ pub fn run_adapt(args: &AdaptArgs) -> u8 {
 }
 
 pub fn run_convert(args: &ConvertArgs) -> u8 {
-    let (value, name) = match args.live.read(args.input.as_deref()) {
-        Ok(v) => v,
-        Err(e) => return fail(e),
-    };
-    let catalog = match Catalog::from_value(value) {
+    let catalog = match args.live.catalog(args.input.as_deref()) {
         Ok(c) => c,
-        Err(e) => return fail(InputError(format!("{name}: {e}"))),
+        Err(e) => return fail(e),
     };
     let options = adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
     let converted = adapt::convert_with(&catalog, args.to, options);
@@ -73,13 +69,9 @@ pub fn run_convert(args: &ConvertArgs) -> u8 {
 }
 
 pub fn run_snapshot(args: &SnapshotArgs) -> u8 {
-    let (value, name) = match args.live.read(args.input.as_deref()) {
-        Ok(v) => v,
-        Err(e) => return fail(e),
-    };
-    let catalog = match Catalog::from_value(value) {
+    let catalog = match args.live.catalog(args.input.as_deref()) {
         Ok(c) => c,
-        Err(e) => return fail(InputError(format!("{name}: {e}"))),
+        Err(e) => return fail(e),
     };
     let files = toolschema::snapshot::catalog(&catalog);
     let dir = args.out.as_path();

@@ -1,7 +1,6 @@
 //! `toolschema lint`: the published-schema contract, on any tool catalog.
 
 use serde_json::json;
-use toolschema::catalog::Catalog;
 use toolschema::contract::{AllowList, Report, Severity};
 
 use crate::input::{self, InputError};
@@ -34,8 +33,7 @@ fn lint(args: &LintArgs) -> Result<(Report, usize), InputError> {
                 .map_err(|e| InputError(format!("bad allow-list {}: {e}", path.display())))?
         }
     };
-    let (value, name) = args.live.read(args.input.as_deref())?;
-    let catalog = Catalog::from_value(value).map_err(|e| InputError(format!("{name}: {e}")))?;
+    let catalog = args.live.catalog(args.input.as_deref())?;
     Ok((catalog.check(&allow), catalog.tools.len()))
 }
 

@@ -126,6 +126,16 @@ impl LiveArgs {
         }
     }
 
+    /// The catalog: the server's tools, or the file / standard input.
+    fn catalog(
+        &self,
+        input: Option<&std::path::Path>,
+    ) -> Result<toolschema::catalog::Catalog, input::InputError> {
+        let (value, name) = self.read(input)?;
+        toolschema::catalog::Catalog::from_value(value)
+            .map_err(|e| input::InputError(format!("{name}: {e}")))
+    }
+
     /// The catalog value: the server's tools, or the file / standard input.
     fn read(
         &self,

@@ -111,13 +111,7 @@ async fn fetch(server: &Server, stderr_tail: Arc<Mutex<Vec<u8>>>) -> Result<Valu
                     ));
                 }
             };
-            let tools = client
-                .list_all_tools()
-                .await
-                .map_err(|e| format!("`tools/list` failed: {e}"));
-            // A clean shutdown: stdin closed, the child waited for (killed if it lingers).
-            let _ = client.cancel().await;
-            to_value(tools?)
+            list_and_close(client).await
         }
         Server::Url { url, headers } => {
             let mut custom = HashMap::new();
@@ -145,18 +139,22 @@ async fn fetch(server: &Server, stderr_tail: Arc<Mutex<Vec<u8>>>) -> Result<Valu
                     http_reason(&e.to_string())
                 )
             })?;
-            let tools = client
-                .list_all_tools()
-                .await
-                .map_err(|e| format!("`tools/list` failed: {e}"));
-            let _ = client.cancel().await;
-            to_value(tools?)
+            list_and_close(client).await
         }
     }
 }
 
-fn to_value(tools: Vec<rmcp::model::Tool>) -> Result<Value, String> {
-    let tools = serde_json::to_value(tools).map_err(|e| format!("unreadable tools: {e}"))?;
+/// Every `tools/list` page, then a clean shutdown (a child: stdin closed, waited for, killed if
+/// it lingers), as `{"tools": [...]}`.
+async fn list_and_close(
+    client: rmcp::service::RunningService<rmcp::RoleClient, ()>,
+) -> Result<Value, String> {
+    let tools = client
+        .list_all_tools()
+        .await
+        .map_err(|e| format!("`tools/list` failed: {e}"));
+    let _ = client.cancel().await;
+    let tools = serde_json::to_value(tools?).map_err(|e| format!("unreadable tools: {e}"))?;
     Ok(json!({ "tools": tools }))
 }
 

@@ -63,18 +63,18 @@ fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
 }
 
 fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
-    let mut rules = json_schema_prefix();
-    rules.push(Box::new(RootCombinators::OPENAI));
-    rules.push(Box::new(StrictPrecheck));
-    rules.extend(sanitize(settings));
-    rules.extend(openai_strict_enforce());
-    rules
+    strict_after(settings, None)
 }
 
 fn responses_strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    strict_after(settings, Some(Box::new(ResponsesPrepass)))
+}
+
+/// The strict attempt, with a pre-pass of the API's own (Responses) before the precheck.
+fn strict_after(settings: &AdaptSettings, prepass: Option<Box<dyn Rule>>) -> Vec<Box<dyn Rule>> {
     let mut rules = json_schema_prefix();
     rules.push(Box::new(RootCombinators::OPENAI));
-    rules.push(Box::new(ResponsesPrepass));
+    rules.extend(prepass);
     rules.push(Box::new(StrictPrecheck));
     rules.extend(sanitize(settings));
     rules.extend(openai_strict_enforce());
