@@ -117,6 +117,7 @@ pub fn convert_for(catalog: &Catalog, settings: &AdaptSettings) -> Converted {
                         budget.provider, budget.tools, budget.optional, budget.unions
                     ),
                     rule: "strict-budget",
+                    epoch: 0,
                 });
                 adapted = relaxed;
             } else {

@@ -104,6 +104,7 @@ fn run(rules: Vec<Box<dyn Rule>>, schema: &mut Value) -> Report {
     let mut report = Report::default();
     for mut rule in rules {
         let mut one = Report::for_rule(rule.name());
+        one.moves_before = report.moves.len();
         rule.apply(schema, &mut one);
         let failed = one.failure.is_some();
         report.absorb(one);
@@ -163,18 +164,21 @@ fn engine(settings: &AdaptSettings, input: std::borrow::Cow<'_, Value>) -> Adapt
 }
 
 fn adapt_on_this_stack(settings: &AdaptSettings, input: Value) -> Adapted {
-    let mut adapted = adapt_unlocated(settings, input);
+    let (mut adapted, moves) = adapt_unlocated(settings, input);
     // Every pointer names a place in the input, every `at` one in the output.
     pointers::locate(
         &adapted.input,
         &adapted.schema,
         &mut adapted.losses,
         &mut adapted.changes,
+        &moves,
     );
     adapted
 }
 
-fn adapt_unlocated(settings: &AdaptSettings, input: Value) -> Adapted {
+/// The adaptation with its positions as the rules recorded them, and the branch moves the
+/// rules logged (to take those positions back to the input).
+fn adapt_unlocated(settings: &AdaptSettings, input: Value) -> (Adapted, Vec<report::BranchMove>) {
     let target = settings.target;
     let strict_flag = |ok: bool| settings.strict_flag.then_some(ok);
     let mut bypass = None;
@@ -186,7 +190,7 @@ fn adapt_unlocated(settings: &AdaptSettings, input: Value) -> Adapted {
             let report = run(strict_rules(settings), &mut attempt);
             match report.failure {
                 None => {
-                    return Adapted {
+                    let adapted = Adapted {
                         target,
                         schema: attempt,
                         strict: Some(true),
@@ -195,6 +199,7 @@ fn adapt_unlocated(settings: &AdaptSettings, input: Value) -> Adapted {
                         changes: report.changes,
                         input,
                     };
+                    return (adapted, report.moves);
                 }
                 Some(why) => {
                     bypass = Some(format!(
@@ -209,8 +214,8 @@ fn adapt_unlocated(settings: &AdaptSettings, input: Value) -> Adapted {
     if let Some(failure) = report.failure.take() {
         // The empty object, as this target sends it (closed and strict where the target is), so
         // that the fallback is itself a fixed point of the adaptation.
-        let empty = adapt_unlocated(settings, json!({"type": "object", "properties": {}}));
-        return Adapted {
+        let (empty, _) = adapt_unlocated(settings, json!({"type": "object", "properties": {}}));
+        let adapted = Adapted {
             target,
             schema: empty.schema,
             strict: empty.strict,
@@ -225,10 +230,12 @@ fn adapt_unlocated(settings: &AdaptSettings, input: Value) -> Adapted {
                     failure.reason
                 ),
                 rule: "fallback",
+                epoch: 0,
             }],
             changes: Vec::new(),
             input,
         };
+        return (adapted, Vec::new());
     }
     if let Some(why) = bypass {
         report.losses.insert(
@@ -240,10 +247,11 @@ fn adapt_unlocated(settings: &AdaptSettings, input: Value) -> Adapted {
                 kind: LossKind::Fallback,
                 detail: why,
                 rule: "fail-open",
+                epoch: 0,
             },
         );
     }
-    Adapted {
+    let adapted = Adapted {
         target,
         schema: out,
         strict: strict_flag(false),
@@ -251,7 +259,8 @@ fn adapt_unlocated(settings: &AdaptSettings, input: Value) -> Adapted {
         losses: report.losses,
         changes: report.changes,
         input,
-    }
+    };
+    (adapted, report.moves)
 }
 
 #[cfg(test)]

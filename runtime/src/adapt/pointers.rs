@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::report::{Change, Loss, LossKind};
+use super::report::{BranchMove, Change, Loss, LossKind};
 use crate::walk::{Cursor, escape, resolve_local};
 
 /// How many `$ref` jumps one mapping may take (a cycle of references ends here).
@@ -421,8 +421,36 @@ fn const_source(node: &Value, depth: usize) -> Option<String> {
     })
 }
 
+/// A position recorded after union branches moved, back to the branch indices each union had
+/// before (the latest move first): the position in the coordinates of the rules' input.
+fn unmove(recorded: &str, moves: &[BranchMove]) -> String {
+    if moves.is_empty() {
+        return recorded.to_owned();
+    }
+    let mut path = tokens(recorded);
+    for m in moves.iter().rev() {
+        let at = tokens(&m.at);
+        if path.len() > at.len() + 1 && path[..at.len()] == at[..] && path[at.len()] == m.keyword {
+            if let Some(from) = path[at.len() + 1]
+                .parse::<usize>()
+                .ok()
+                .and_then(|k| m.from.get(k))
+            {
+                path[at.len() + 1] = from.to_string();
+            }
+        }
+    }
+    join(&path)
+}
+
 /// Maps every pointer of a report to the input, and sets each `at` in the output.
-pub(crate) fn locate(input: &Value, output: &Value, losses: &mut [Loss], changes: &mut [Change]) {
+pub(crate) fn locate(
+    input: &Value,
+    output: &Value,
+    losses: &mut [Loss],
+    changes: &mut [Change],
+    moves: &[BranchMove],
+) {
     let mut inlined = Inlined::new();
     let (mut in_cursor, mut out_cursor) = (Cursor::new(input), Cursor::new(output));
     for loss in &mut *losses {
@@ -434,7 +462,8 @@ pub(crate) fn locate(input: &Value, output: &Value, losses: &mut [Loss], changes
             &mut inlined,
             &mut out_cursor,
         );
-        loss.pointer = in_input(input, &loss.pointer, &mut in_cursor);
+        let recorded = unmove(&loss.pointer, &moves[..loss.epoch.min(moves.len())]);
+        loss.pointer = in_input(input, &recorded, &mut in_cursor);
         // A keyword a rule derived from another (`const` read as a one-value `enum`) is named
         // where its source stands.
         let own = format!("/{}", escape(&loss.keyword));
@@ -574,6 +603,41 @@ mod tests {
             );
             assert!(input.pointer(want).is_some(), "{want}");
         }
+    }
+
+    #[test]
+    fn positions_go_back_through_logged_branch_moves() {
+        let moves = vec![
+            // Null branches 0 and 2 of a five-branch union removed: 1, 3, 4 remain.
+            BranchMove {
+                at: "/properties/a".into(),
+                keyword: "anyOf",
+                from: vec![1, 3, 4],
+            },
+            // Then the two last of those swapped.
+            BranchMove {
+                at: "/properties/a".into(),
+                keyword: "anyOf",
+                from: vec![0, 2, 1],
+            },
+        ];
+        assert_eq!(
+            unmove("/properties/a/anyOf/1/x", &moves),
+            "/properties/a/anyOf/4/x"
+        );
+        assert_eq!(
+            unmove("/properties/a/anyOf/0", &moves),
+            "/properties/a/anyOf/1"
+        );
+        // Elsewhere, or before the moves: unchanged.
+        assert_eq!(
+            unmove("/properties/b/anyOf/1", &moves),
+            "/properties/b/anyOf/1"
+        );
+        assert_eq!(
+            unmove("/properties/a/anyOf/1", &[]),
+            "/properties/a/anyOf/1"
+        );
     }
 
     #[test]

@@ -45,6 +45,10 @@ pub struct Loss {
     /// `fail-open` (strict refused), `fallback` (the per-tool fallback), `strict-budget` (a
     /// provider's per-request strict limits).
     pub rule: &'static str,
+    /// How many branch moves had been logged when it was recorded (its pointer is in the
+    /// coordinates after those moves).
+    #[serde(skip)]
+    pub(crate) epoch: usize,
 }
 
 /// A rewrite that keeps what the schema enforces (reordering, renaming, equivalent forms), or
@@ -93,6 +97,20 @@ pub struct Report {
     pub failure: Option<Unrepresentable>,
     /// The rule running, named in every loss it records.
     pub(crate) rule: &'static str,
+    /// Union branches removed or reordered, in order: how to take a later position back to the
+    /// input's branch indices.
+    pub(crate) moves: Vec<BranchMove>,
+    /// Moves logged by the rules before this report's (set by the engine).
+    pub(crate) moves_before: usize,
+}
+
+/// A union's branches changed places: the branch now at index `k` of `at/keyword` was at
+/// `from[k]` before.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct BranchMove {
+    pub(crate) at: String,
+    pub(crate) keyword: &'static str,
+    pub(crate) from: Vec<usize>,
 }
 
 impl Report {
@@ -119,6 +137,7 @@ impl Report {
             kind,
             detail: detail.into(),
             rule: self.rule,
+            epoch: self.moves_before + self.moves.len(),
         });
     }
 
@@ -129,6 +148,15 @@ impl Report {
             at: None,
             rule,
             detail: detail.into(),
+        });
+    }
+
+    /// Logs that the branches of `at/keyword` moved: the one now at `k` was at `from[k]`.
+    pub(crate) fn moved(&mut self, at: &str, keyword: &'static str, from: Vec<usize>) {
+        self.moves.push(BranchMove {
+            at: at.to_owned(),
+            keyword,
+            from,
         });
     }
 
@@ -144,6 +172,7 @@ impl Report {
 
     /// Moves another report's entries into this one.
     pub fn absorb(&mut self, other: Report) {
+        self.moves.extend(other.moves);
         self.losses.extend(other.losses);
         self.changes.extend(other.changes);
         if self.failure.is_none() {

@@ -105,8 +105,12 @@ impl Rule for GoogleNullable {
             let mut nullable = false;
             if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
                 let before = branches.len();
+                let kept: Vec<usize> = (0..before)
+                    .filter(|i| !is_null_schema(&branches[*i]))
+                    .collect();
                 branches.retain(|b| !is_null_schema(b));
                 if branches.len() != before {
+                    report.moved(&path.pointer(), "anyOf", kept);
                     nullable = true;
                     match branches.len() {
                         0 => {
