@@ -17,15 +17,37 @@ const MAX_REF_DEPTH: usize = 64;
 
 /// Whether `schema`, a node of the document `root`, accepts `null`.
 pub(crate) fn accepts_null(schema: &Value, root: &Value) -> bool {
-    fn go(schema: &Value, root: &Value, depth: usize) -> bool {
+    /// References being answered (a cycle says nothing) and those answered (each once: a
+    /// definition that refers to itself twice must not double the work per level).
+    struct Seen {
+        open: Vec<String>,
+        done: HashMap<String, bool>,
+    }
+    fn go(schema: &Value, root: &Value, seen: &std::cell::RefCell<Seen>) -> bool {
         accepts_null_by(schema, &|reference| {
-            if depth >= MAX_REF_DEPTH {
-                return None;
+            {
+                let s = seen.borrow();
+                if let Some(answer) = s.done.get(reference) {
+                    return Some(*answer);
+                }
+                if s.open.len() >= MAX_REF_DEPTH || s.open.iter().any(|r| r == reference) {
+                    return None;
+                }
             }
-            resolve_local(root, reference).map(|target| go(target, root, depth + 1))
+            let target = resolve_local(root, reference)?;
+            seen.borrow_mut().open.push(reference.to_owned());
+            let answer = go(target, root, seen);
+            let mut s = seen.borrow_mut();
+            s.open.pop();
+            s.done.insert(reference.to_owned(), answer);
+            Some(answer)
         })
     }
-    go(schema, root, 0)
+    let seen = std::cell::RefCell::new(Seen {
+        open: Vec::new(),
+        done: HashMap::new(),
+    });
+    go(schema, root, &seen)
 }
 
 /// The answer for every local reference in `root`, computed once, for rules that rewrite the
@@ -125,6 +147,22 @@ pub(crate) fn is_null_branch(v: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn self_references_are_answered_once() {
+        // 40 self-references per level: following each would never end.
+        let refs: Vec<Value> = (0..40)
+            .map(|_| serde_json::json!({"$ref": "#/$defs/D"}))
+            .collect();
+        let root = serde_json::json!({"$defs": {"D": {"allOf": refs, "type": ["object", "null"]}}});
+        assert!(accepts_null(&root["$defs"]["D"], &root));
+        let refs: Vec<Value> = (0..40)
+            .map(|_| serde_json::json!({"$ref": "#/$defs/D"}))
+            .collect();
+        let root = serde_json::json!({"$defs": {"D": {"anyOf": refs, "type": "string"}}});
+        assert!(!accepts_null(&root["$defs"]["D"], &root));
+    }
+
     use super::*;
     use serde_json::json;
 
