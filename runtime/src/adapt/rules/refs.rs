@@ -20,29 +20,34 @@ impl Rule for MergeSingleAllOf {
     fn apply(&mut self, schema: &mut Value, report: &mut Report) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            let single = matches!(map.get("allOf"), Some(Value::Array(a)) if a.len() == 1 && a[0].is_object());
-            if !single {
-                return;
+            // The merged entry may itself be an `allOf` of one (nested): merged in turn, so the
+            // output is a fixed point (bounded: each round removes one level).
+            for _ in 0..64 {
+                let single = matches!(map.get("allOf"), Some(Value::Array(a)) if a.len() == 1 && a[0].is_object());
+                if !single {
+                    return;
+                }
+                let Some(Value::Array(mut all)) = map.shift_remove("allOf") else {
+                    unreachable!()
+                };
+                let Value::Object(entry) = all.remove(0) else {
+                    unreachable!()
+                };
+                // The entry's keywords over the node's, the node's own description first.
+                let description =
+                    joined_description(map.get("description"), entry.get("description"));
+                for (k, v) in entry {
+                    map.insert(k, v);
+                }
+                if let Some(d) = description {
+                    map.insert("description".into(), d);
+                }
+                report.change(
+                    &path.pointer(),
+                    "merge-single-allof",
+                    "`allOf` of one schema merged into the node",
+                );
             }
-            let Some(Value::Array(mut all)) = map.shift_remove("allOf") else {
-                unreachable!()
-            };
-            let Value::Object(entry) = all.remove(0) else {
-                unreachable!()
-            };
-            // The entry's keywords over the node's, the node's own description first.
-            let description = joined_description(map.get("description"), entry.get("description"));
-            for (k, v) in entry {
-                map.insert(k, v);
-            }
-            if let Some(d) = description {
-                map.insert("description".into(), d);
-            }
-            report.change(
-                &path.pointer(),
-                "merge-single-allof",
-                "`allOf` of one schema merged into the node",
-            );
         });
     }
 }
