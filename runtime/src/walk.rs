@@ -213,21 +213,6 @@ pub fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
-/// `doc.pointer(pointer)` without allocating for tokens that need no unescaping (serde_json
-/// unescapes every token into a new string; over a report of thousands of deep positions that
-/// dominates).
-pub fn lookup<'a>(doc: &'a Value, pointer: &str) -> Option<&'a Value> {
-    if pointer.is_empty() {
-        return Some(doc);
-    }
-    let rest = pointer.strip_prefix('/')?;
-    let mut node = doc;
-    for token in rest.split('/') {
-        node = step(node, token)?;
-    }
-    Some(node)
-}
-
 fn step<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
     let token: std::borrow::Cow<'_, str> = if token.contains('~') {
         token.replace("~1", "/").replace("~0", "~").into()
@@ -268,7 +253,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// The node `pointer` names, like [`lookup`].
+    /// The node `pointer` names, like `Value::pointer`.
     pub fn get(&mut self, pointer: &str) -> Option<&'a Value> {
         let common = self
             .last
@@ -366,7 +351,6 @@ mod tests {
         for round in 0..2 {
             for p in pointers {
                 assert_eq!(cursor.get(p), doc.pointer(p), "{p} (round {round})");
-                assert_eq!(lookup(&doc, p), doc.pointer(p), "{p}");
             }
         }
     }

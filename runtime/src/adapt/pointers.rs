@@ -176,20 +176,10 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
         if let (Value::Array(items), true) = (node, i + 1 < wanted.len()) {
             let rest = &wanted[i + 1..];
             let reach = |b: &Value| reach(b, rest);
-            let index = t.parse::<usize>().ok();
-            let given = index.filter(|k| *k < items.len());
-            // Null branches removed since (the nullable forms) shift the others down: the
-            // recorded index counts the branches that are not null alone.
-            let shifted =
-                index.and_then(|k| (0..items.len()).filter(|j| !null_only(&items[*j])).nth(k));
-            let best = (0..items.len()).max_by_key(|k| {
-                (
-                    reach(&items[*k]),
-                    Some(*k) == given,
-                    Some(*k) == shifted,
-                    usize::MAX - k,
-                )
-            });
+            let given = t.parse::<usize>().ok().filter(|k| *k < items.len());
+            // Branches moved by the rules are taken back by the move log (`unmove`) first.
+            let best = (0..items.len())
+                .max_by_key(|k| (reach(&items[*k]), Some(*k) == given, usize::MAX - k));
             if let Some(k) = best.filter(|k| Some(*k) != given) {
                 if given.is_none_or(|g| reach(&items[k]) > reach(&items[g])) {
                     path.push(k.to_string());
