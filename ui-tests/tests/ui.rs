@@ -2,12 +2,12 @@
 //! recorded error (`.stderr`, made with rustc 1.95), and every case in `ui-tests/pass` must
 //! compile and run (each `main` asserts the contract checker finds its published schema clean).
 //!
-//! Regenerate the `.stderr` files with `TRYBUILD=overwrite cargo test -p toolschema-tests --test ui`
+//! Regenerate the `.stderr` files with `TRYBUILD=overwrite cargo test -p toolschema-ui-tests`
 //! and read the diff like code.
 
 #[test]
 fn ui() {
     let t = trybuild::TestCases::new();
-    t.compile_fail("../ui-tests/fail/*.rs");
-    t.pass("../ui-tests/pass/*.rs");
+    t.compile_fail("fail/*.rs");
+    t.pass("pass/*.rs");
 }
