@@ -208,6 +208,50 @@ fn same_up_to_indistinct_nulls(original: &Value, back: &Value, schema: &Value) -
         .all(|k| same(k, o.get(k), b.get(k)))
 }
 
+/// How long one case may run before the run is stopped as hung. [`TIME_BOUND`] catches a slow
+/// case once it returns; a case that never returns is caught here, with its schema printed.
+pub const HANG_BOUND: Duration = Duration::from_secs(60);
+
+/// Watches the case in progress from a second thread: a case running longer than
+/// [`HANG_BOUND`] ends the process (exit 1) after printing the schema, so a hang is a finding
+/// with its input instead of a run that never ends.
+#[derive(Default)]
+struct Watchdog {
+    current: std::sync::Mutex<Option<(Instant, Value)>>,
+    stopped: std::sync::atomic::AtomicBool,
+}
+
+impl Watchdog {
+    fn start(&self, doc: &Value) {
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((Instant::now(), doc.clone()));
+    }
+
+    fn finish(&self) {
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    fn stop(&self) {
+        self.stopped
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn watch(&self, target: Target, seed: u64) {
+        while !self.stopped.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(200));
+            let current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((started, doc)) = current.as_ref()
+                && started.elapsed() > HANG_BOUND
+            {
+                eprintln!(
+                    "{target}: FINDING (seed {seed:#x}): a case ran over {HANG_BOUND:?} (a hang; not minimized)\n{doc:#}"
+                );
+                std::process::exit(1);
+            }
+        }
+    }
+}
+
 /// Runs `cases` generated schemas through [`check`] for `target`, from `seed`; `progress` is
 /// called with each case's number. On failure, the case is minimized.
 pub fn run(
@@ -232,13 +276,22 @@ pub fn run(
     let progress = std::cell::RefCell::new(progress);
     // A crash the process cannot catch (a stack overflow, an abort) leaves its case here.
     let last = std::env::var_os("FUZZ_LAST");
-    let result = runner.run(&schema::document(), |doc| {
-        if let Some(path) = &last {
-            let _ = std::fs::write(path, format!("{target}\n{doc:#}"));
-        }
-        n.set(n.get() + 1);
-        (progress.borrow_mut())(n.get());
-        check(&doc, target).map_err(TestCaseError::fail)
+    let watchdog = Watchdog::default();
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| watchdog.watch(target, seed));
+        let result = runner.run(&schema::document(), |doc| {
+            if let Some(path) = &last {
+                let _ = std::fs::write(path, format!("{target}\n{doc:#}"));
+            }
+            n.set(n.get() + 1);
+            (progress.borrow_mut())(n.get());
+            watchdog.start(&doc);
+            let outcome = check(&doc, target).map_err(TestCaseError::fail);
+            watchdog.finish();
+            outcome
+        });
+        watchdog.stop();
+        result
     });
     match result {
         Ok(()) => Ok(()),

@@ -2,7 +2,7 @@
 //! properties made optional, combiners merged or collapsed, then a gate and a meta-schema check
 //! whose failure sends the per-tool fallback.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
@@ -306,10 +306,14 @@ pub(crate) fn merge_objects(
     };
     let parent_required: Vec<String> = strings(map.get("required"));
     let mut required: Option<Vec<String>> = None;
+    // The branches that define each property: a property several define differently becomes
+    // a union, which only exists in the output; what its collapse loses is named in each.
+    let mut defined_by: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, b) in branches.into_iter().enumerate() {
         let Value::Object(mut b) = b else { continue };
         if let Some(Value::Object(bp)) = b.shift_remove("properties") {
             for (name, schema) in bp {
+                defined_by.entry(name.clone()).or_default().push(i);
                 let merged = match props.shift_remove(&name) {
                     Some(existing) => merge_property(existing, schema),
                     None => schema,
@@ -349,11 +353,24 @@ pub(crate) fn merge_objects(
     for name in names {
         if let Some(Value::Object(p)) = props.get_mut(&name) {
             if p.contains_key("anyOf") {
+                let before = report.losses.len();
                 collapse(
                     p,
                     &format!("{at}/properties/{}", crate::walk::escape(&name)),
                     report,
                 );
+                let sources = defined_by.get(&name).map_or(&[][..], Vec::as_slice);
+                if report.losses.len() > before && sources.len() > 1 {
+                    let keyword = branches_at.rsplit('/').next().unwrap_or("allOf").to_owned();
+                    for i in sources {
+                        report.loss(
+                            &format!("{branches_at}/{i}/properties/{}", crate::walk::escape(&name)),
+                            &keyword,
+                            LossKind::Collapsed,
+                            format!("property `{name}` is defined by {} branches with different schemas; they were merged into one and what the others accepted or constrained is lost", sources.len()),
+                        );
+                    }
+                }
             }
         }
     }
