@@ -5,6 +5,7 @@
 mod adapt;
 mod input;
 mod lint;
+mod proxy;
 mod server;
 
 use std::path::PathBuf;
@@ -35,6 +36,30 @@ enum Command {
     /// Write, per tool and provider, the declaration that would be sent and its loss report
     /// (`DIR/<tool>/<target>.json`); `--check` compares instead (exit 1 on a difference).
     Snapshot(SnapshotArgs),
+    /// Serve MCP in front of a server (`--server -- CMD` or `--url URL`), publishing each tool's
+    /// schema as TARGET accepts it and checking every call against the server's own schema
+    /// before it reaches the server.
+    Proxy(ProxyArgs),
+}
+
+#[derive(clap::Args)]
+struct ProxyArgs {
+    /// The provider behind the client: mcp, openai, openai-strict, openai-responses, anthropic,
+    /// anthropic-strict, gemini, gemini-openapi, cca-claude.
+    #[arg(long = "for", value_name = "TARGET", value_parser = adapt::parse_target)]
+    target: toolschema::Target,
+    /// Write, per tool, its loss report and any rename (at start and at each re-list).
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// Add `NAME=value` to the server command's environment (repeatable).
+    #[arg(long = "env", value_name = "NAME=value", value_parser = proxy::parse_env)]
+    env: Vec<(String, String)>,
+    /// OpenAI strict: spill `pattern`, `format`, number ranges and `minItems`/`maxItems` into
+    /// descriptions instead of sending them (fine-tuned models lack these keywords).
+    #[arg(long)]
+    openai_conservative: bool,
+    #[command(flatten)]
+    live: LiveArgs,
 }
 
 #[derive(clap::Args)]
@@ -187,6 +212,23 @@ macro_rules! say {
     }};
 }
 
+fn run_proxy(args: ProxyArgs) -> u8 {
+    let Some(server) = args.live.server() else {
+        eprintln!("toolschema proxy: name the server: `--server -- CMD [ARGS...]` or `--url URL`");
+        return 2;
+    };
+    let options =
+        toolschema::adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
+    let options = proxy::Options {
+        settings: args.target.settings().with_options(options),
+        server,
+        env: args.env,
+        report: args.report,
+        timeout: std::time::Duration::from_secs(args.live.timeout.max(1)),
+    };
+    proxy::run(options)
+}
+
 /// Parsing and checking run on a thread with a large stack: serde_json parses recursively, and
 /// deeply nested schemas are ordinary input here.
 const STACK_BYTES: usize = 256 << 20;
@@ -200,6 +242,7 @@ fn main() -> ExitCode {
             Command::Adapt(args) => adapt::run_adapt(&args),
             Command::Convert(args) => adapt::run_convert(&args),
             Command::Snapshot(args) => adapt::run_snapshot(&args),
+            Command::Proxy(args) => run_proxy(args),
         });
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => ExitCode::from(code),

@@ -73,6 +73,19 @@ pub fn list_tools(server: &Server, timeout: Duration) -> Result<Value, InputErro
 }
 
 async fn fetch(server: &Server, stderr_tail: Arc<Mutex<Vec<u8>>>) -> Result<Value, String> {
+    let client = connect(server, (), Some(stderr_tail), &[]).await?;
+    list_and_close(client).await
+}
+
+/// Starts (`--server`) or reaches (`--url`) the server and initializes it as `handler`'s
+/// client. A child's standard error is kept in `stderr_tail` (its last 8 KiB, for the error
+/// message), or passed through to ours when `None`; `env` is added to the child's environment.
+pub async fn connect<H: rmcp::Service<rmcp::RoleClient>>(
+    server: &Server,
+    handler: H,
+    stderr_tail: Option<Arc<Mutex<Vec<u8>>>>,
+    env: &[(String, String)],
+) -> Result<rmcp::service::RunningService<rmcp::RoleClient, H>, String> {
     match server {
         Server::Command(argv) => {
             let (program, args) = argv
@@ -80,18 +93,24 @@ async fn fetch(server: &Server, stderr_tail: Arc<Mutex<Vec<u8>>>) -> Result<Valu
                 .ok_or_else(|| "no command given after `--server --`".to_owned())?;
             let mut command = tokio::process::Command::new(program);
             command.args(args).kill_on_drop(true);
+            command.envs(env.iter().map(|(k, v)| (k, v)));
+            let stderr_mode = if stderr_tail.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            };
             let (transport, stderr) = TokioChildProcess::builder(command)
-                .stderr(Stdio::piped())
+                .stderr(stderr_mode)
                 .spawn()
                 .map_err(|e| format!("cannot start `{program}`: {e}"))?;
-            let reader = stderr.map(|mut stderr| {
+            let reader = stderr.zip(stderr_tail).map(|(mut stderr, tail)| {
                 tokio::spawn(async move {
                     let mut chunk = [0u8; 4096];
                     while let Ok(n) = stderr.read(&mut chunk).await {
                         if n == 0 {
                             break;
                         }
-                        if let Ok(mut buf) = stderr_tail.lock() {
+                        if let Ok(mut buf) = tail.lock() {
                             buf.extend_from_slice(&chunk[..n]);
                             let excess = buf.len().saturating_sub(8192);
                             buf.drain(..excess);
@@ -99,19 +118,18 @@ async fn fetch(server: &Server, stderr_tail: Arc<Mutex<Vec<u8>>>) -> Result<Valu
                     }
                 })
             });
-            let client = match ().serve(transport).await {
-                Ok(client) => client,
+            match handler.serve(transport).await {
+                Ok(client) => Ok(client),
                 Err(e) => {
                     // The server may have said why on stderr before it went: read to its end.
                     if let Some(reader) = reader {
                         let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
                     }
-                    return Err(format!(
+                    Err(format!(
                         "did not initialize as an MCP server ({e}): it exited, closed its output or wrote something that is not MCP JSON-RPC"
-                    ));
+                    ))
                 }
-            };
-            list_and_close(client).await
+            }
         }
         Server::Url { url, headers } => {
             let mut custom = HashMap::new();
@@ -133,13 +151,12 @@ async fn fetch(server: &Server, stderr_tail: Arc<Mutex<Vec<u8>>>) -> Result<Valu
             let config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
             let transport = StreamableHttpClientTransport::from_config(config);
-            let client = ().serve(transport).await.map_err(|e| {
+            handler.serve(transport).await.map_err(|e| {
                 format!(
                     "did not initialize as an MCP server over Streamable HTTP ({})",
                     http_reason(&e.to_string())
                 )
-            })?;
-            list_and_close(client).await
+            })
         }
     }
 }

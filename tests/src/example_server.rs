@@ -426,10 +426,11 @@ pub async fn serve_http(
     Ok(())
 }
 
-/// The example server's command line: `[--http ADDR] [--paged N] [--fail-list]`. Stdio by
+/// The example server's command line: `[--http ADDR] [--paged N] [--fail-list] [--raw]`. Stdio by
 /// default; `--http` serves Streamable HTTP at `http://ADDR/mcp` and first prints the bound
 /// address on standard output (so `127.0.0.1:0` picks a free port); `--paged N` lists tools N
-/// per page; `--fail-list` answers `tools/list` with a JSON-RPC error.
+/// per page; `--fail-list` answers `tools/list` with a JSON-RPC error; `--raw` serves
+/// [`crate::raw_server`] on stdio instead.
 pub async fn run_from_args(
     args: impl IntoIterator<Item = String>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -440,6 +441,7 @@ pub async fn run_from_args(
             "--http" => http = args.next(),
             "--paged" => mode = Mode::Paged(args.next().and_then(|n| n.parse().ok()).unwrap_or(2)),
             "--fail-list" => mode = Mode::FailList,
+            "--raw" => return crate::raw_server::serve_stdio().await,
             other => return Err(format!("unknown argument `{other}`").into()),
         }
     }

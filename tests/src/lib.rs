@@ -6,4 +6,5 @@
 pub mod example_server;
 pub mod fuzz;
 pub mod promises;
+pub mod raw_server;
 pub mod validators;

@@ -1,0 +1,150 @@
+//! What the proxy publishes for one target, and how a call comes back: the upstream tools
+//! adapted (every field but the name and `inputSchema` kept as the server sent it), renamed
+//! where the provider's name rule refuses a name, and each call's arguments restored and
+//! validated against the server's own schema.
+
+use std::collections::HashMap;
+
+use rmcp::model::{CallToolResult, ContentBlock, Tool};
+use serde_json::{Map, Value, json};
+use toolschema::adapt::{AdaptSettings, Adapted, LossKind, convert_for};
+use toolschema::args::ArgsErrorKind;
+use toolschema::catalog::Catalog;
+
+/// One upstream `tools/list`, as published to the client.
+pub struct Published {
+    /// The tools the client gets.
+    pub tools: Vec<Tool>,
+    /// Per published name: the upstream name and the adaptation of its schema.
+    by_name: HashMap<String, (String, Adapted)>,
+    /// `{"target", "tools": [{"tool", "renamed_from", "strict", "fallback", "losses"}]}`.
+    pub report: Value,
+}
+
+/// What to forward for a call, or the tool error the client gets instead.
+pub enum Call {
+    /// The upstream tool name and the restored, validated arguments.
+    Forward(String, Option<Map<String, Value>>),
+    /// Refused before it reached the server: the text tells the model what to fix.
+    Refuse(CallToolResult),
+    /// No such published tool: passed upstream unchanged (the server answers for itself).
+    Unknown,
+}
+
+impl Published {
+    /// Adapts `tools` (one server's whole `tools/list`) with `settings`.
+    pub fn new(tools: Vec<Tool>, settings: &AdaptSettings) -> Published {
+        let listed: Vec<Value> = tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "name": t.name,
+                    "inputSchema": Value::Object((*t.input_schema).clone()),
+                })
+            })
+            .collect();
+        // A `tools/list` result always reads as a catalog: every entry has a name and a schema.
+        let catalog = Catalog::from_value(json!({ "tools": listed }))
+            .unwrap_or_else(|_| Catalog::from_value(json!({"tools": []})).expect("empty catalog"));
+        let converted = convert_for(&catalog, settings);
+        let mut by_name = HashMap::new();
+        let mut published = Vec::with_capacity(tools.len());
+        for ((mut tool, entry), adapted) in tools
+            .into_iter()
+            .zip(&converted.report.tools)
+            .zip(converted.adapted)
+        {
+            let upstream = tool.name.to_string();
+            tool.name = entry.tool.clone().into();
+            tool.input_schema = std::sync::Arc::new(match &adapted.schema {
+                Value::Object(map) => map.clone(),
+                _ => Map::new(),
+            });
+            by_name.insert(entry.tool.clone(), (upstream, adapted));
+            published.push(tool);
+        }
+        let report = serde_json::to_value(&converted.report).unwrap_or(Value::Null);
+        Published {
+            tools: published,
+            by_name,
+            report,
+        }
+    }
+
+    /// A call to `name` with `arguments`, as the model sent them for the published schema.
+    pub fn call(&self, name: &str, arguments: Option<Map<String, Value>>) -> Call {
+        let Some((upstream, adapted)) = self.by_name.get(name) else {
+            return Call::Unknown;
+        };
+        let args = Value::Object(arguments.unwrap_or_default());
+        match toolschema::restore(adapted, args.clone()) {
+            // The server's own schema does not compile (a bad `pattern`, say): nothing can be
+            // checked here, so the call goes as the model sent it and the server decides.
+            Err(error) if error.kind == ArgsErrorKind::Schema => {
+                Call::Forward(upstream.clone(), args.as_object().cloned())
+            }
+            Ok(Value::Object(map)) => Call::Forward(upstream.clone(), Some(map)),
+            Ok(other) => Call::Refuse(tool_error(format!(
+                "Tool `{name}` was not called: its arguments must be an object, not {other}."
+            ))),
+            Err(error) => {
+                Call::Refuse(tool_error(format!("Tool `{name}` was not called. {error}")))
+            }
+        }
+    }
+
+    /// One line: tools, strict tools, fallbacks, renames and losses by kind.
+    pub fn summary(&self) -> String {
+        let entries = self.report["tools"].as_array().cloned().unwrap_or_default();
+        let strict = entries
+            .iter()
+            .filter(|t| t["strict"] == json!(true))
+            .count();
+        let fallback = entries
+            .iter()
+            .filter(|t| t["fallback"] == json!(true))
+            .count();
+        let renamed = entries
+            .iter()
+            .filter(|t| !t["renamed_from"].is_null())
+            .count();
+        let mut kinds: Vec<(String, usize)> = Vec::new();
+        for (_, adapted) in self.by_name.values() {
+            for loss in &adapted.losses {
+                let kind = kind_name(loss.kind);
+                match kinds.iter_mut().find(|(k, _)| *k == kind) {
+                    Some((_, n)) => *n += 1,
+                    None => kinds.push((kind, 1)),
+                }
+            }
+        }
+        kinds.sort();
+        let losses = if kinds.is_empty() {
+            "no losses".to_owned()
+        } else {
+            kinds
+                .iter()
+                .map(|(k, n)| format!("{n} {k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        format!(
+            "{} tools, {strict} strict, {fallback} fallback, {renamed} renamed; losses: {losses}",
+            entries.len()
+        )
+    }
+}
+
+/// A tool error (`isError: true`) with one text, built as a `tools/call` result of any protocol
+/// version has it (rmcp's constructor adds the 2026 protocol's `resultType`).
+fn tool_error(text: String) -> CallToolResult {
+    serde_json::from_value(json!({"content": [{"type": "text", "text": text}], "isError": true}))
+        .unwrap_or_else(|_| CallToolResult::error(vec![ContentBlock::text("invalid arguments")]))
+}
+
+fn kind_name(kind: LossKind) -> String {
+    serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| format!("{kind:?}"))
+}

@@ -1,0 +1,410 @@
+//! `toolschema proxy` as a process, between rmcp's client and a server: the hand-written server
+//! of `toolschema_tests::raw_server` (a structural union, a dropped constraint, a name providers
+//! refuse; it answers every call with the arguments it received and counts them) and the example
+//! server. What the client is given is compared whole with what the library adapts.
+
+// `roots/list` is deprecated by SEP-2577 but still what deployed clients answer: the test
+// client answers it, as the server→client request the proxy must pass on.
+#![allow(deprecated)]
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, ClientConfig, ListRootsResult, ProgressNotificationParam, Root,
+};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
+use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use serde_json::{Map, Value, json};
+use toolschema::Target;
+use toolschema::adapt::convert;
+use toolschema::catalog::Catalog;
+
+fn server_bin() -> PathBuf {
+    let deps = std::env::current_exe().expect("test binary path");
+    let debug = deps.parent().and_then(|p| p.parent()).expect("target dir");
+    let bin = debug
+        .join("examples")
+        .join(format!("live_server{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.exists(),
+        "{} is missing: `cargo test -p toolschema-cli` builds it",
+        bin.display()
+    );
+    bin
+}
+
+/// What the test client saw arrive on its own.
+#[derive(Clone, Default)]
+struct Seen {
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    list_changed: Arc<Mutex<usize>>,
+}
+
+impl ClientHandler for Seen {
+    fn get_info(&self) -> ClientConfig {
+        serde_json::from_value(json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {"roots": {"listChanged": false}},
+            "clientInfo": {"name": "proxy-test", "version": "0"}
+        }))
+        .unwrap()
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        Ok(ListRootsResult::new(vec![Root::new("file:///work")]))
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        *self.list_changed.lock().unwrap() += 1;
+    }
+}
+
+struct Proxied {
+    client: RunningService<RoleClient, Seen>,
+    seen: Seen,
+    process: tokio::process::Child,
+}
+
+/// The proxy for `target` in front of `server_args` (the example binary's arguments), as a
+/// child process speaking MCP on stdio, with rmcp's client connected to it.
+async fn proxy(target: &str, extra: &[&str], server_args: &[&str]) -> Proxied {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolschema"));
+    command
+        .args(["proxy", "--for", target])
+        .args(extra)
+        .args(["--server", "--"])
+        .arg(server_bin())
+        .args(server_args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    let mut process = command.spawn().expect("the proxy starts");
+    let transport = (
+        process.stdout.take().unwrap(),
+        process.stdin.take().unwrap(),
+    );
+    let seen = Seen::default();
+    let client = seen
+        .clone()
+        .serve(transport)
+        .await
+        .expect("the proxy initializes");
+    Proxied {
+        client,
+        seen,
+        process,
+    }
+}
+
+fn args(value: Value) -> Map<String, Value> {
+    value.as_object().unwrap().clone()
+}
+
+/// The text of a call's result, and whether it is a tool error.
+async fn call(p: &Proxied, name: &str, arguments: Value) -> Result<(String, bool), String> {
+    let result = p
+        .client
+        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args(arguments)))
+        .await
+        .map_err(|e| e.to_string())?;
+    let value = serde_json::to_value(&result).unwrap();
+    let text = value["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    Ok((text, value["isError"] == json!(true)))
+}
+
+async fn calls_seen_by_server(p: &Proxied) -> u64 {
+    call(p, "calls", json!({}))
+        .await
+        .unwrap()
+        .0
+        .parse()
+        .unwrap()
+}
+
+/// What the library makes of the raw server's catalog for `target`: the tools a client must be
+/// given, whole (name after any rename, description, adapted schema).
+fn expected_tools(target: Target, with_extra: bool) -> Vec<Value> {
+    let upstream = toolschema_tests::raw_server::tools(with_extra);
+    let catalog = Catalog::from_value(json!({ "tools": upstream.clone() })).unwrap();
+    let converted = convert(&catalog, target);
+    upstream
+        .into_iter()
+        .zip(&converted.report.tools)
+        .zip(&converted.adapted)
+        .map(|((mut tool, entry), adapted)| {
+            tool["name"] = json!(entry.tool);
+            tool["inputSchema"] = adapted.schema.clone();
+            tool
+        })
+        .collect()
+}
+
+async fn listed(p: &Proxied) -> Vec<Value> {
+    let tools = p.client.list_all_tools().await.expect("tools/list");
+    serde_json::to_value(tools)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lists_exactly_the_adapted_tools_for_each_target() {
+    for (name, target) in [
+        ("mcp", Target::Mcp),
+        ("gemini", Target::Gemini),
+        ("openai-strict", Target::OpenAiStrict),
+        ("cca-claude", Target::CcaClaude),
+    ] {
+        let p = proxy(name, &[], &["--raw"]).await;
+        assert_eq!(
+            listed(&p).await,
+            expected_tools(target, false),
+            "{name}: the listed tools differ from the library's adaptation"
+        );
+        let _ = p.client.cancel().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn valid_calls_reach_the_server_and_invalid_ones_never_do() {
+    let p = proxy("gemini", &[], &["--raw"]).await;
+    // Valid: forwarded, answered by the server with what it received.
+    let (text, error) = call(&p, "draw", json!({"shape": {"radius": 2}, "label": "sun"}))
+        .await
+        .unwrap();
+    assert!(!error, "{text}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap(),
+        json!({"tool": "draw", "arguments": {"shape": {"radius": 2}, "label": "sun"}})
+    );
+    // Wrong type; a constraint Gemini is not sent (`maxLength`, spilled); a value mixing the
+    // union's branches (Gemini's schema has no `additionalProperties`, so the model may send it).
+    for (arguments, names) in [
+        (json!({"shape": {"radius": "big"}}), "/shape"),
+        (
+            json!({"shape": {"radius": 1}, "label": "far too long"}),
+            "/label",
+        ),
+        (json!({"shape": {"radius": 1, "width": 2}}), "/shape"),
+    ] {
+        let (text, error) = call(&p, "draw", arguments.clone()).await.unwrap();
+        assert!(error, "{arguments} was not refused: {text}");
+        assert!(
+            text.starts_with("Tool `draw` was not called.") && text.contains(names),
+            "{arguments}: the refusal does not say what to fix: {text}"
+        );
+    }
+    assert_eq!(
+        calls_seen_by_server(&p).await,
+        1,
+        "a refused call reached the server"
+    );
+    let _ = p.client.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn strict_nulls_are_restored_and_renamed_tools_round_trip() {
+    let p = proxy("openai-strict", &[], &["--raw"]).await;
+    // OpenAI strict makes optional properties required and nullable: the model sends `null`
+    // for what it leaves out, and the server must not see it.
+    let (text, error) = call(
+        &p,
+        "draw",
+        json!({"shape": {"width": 2, "height": 3}, "label": null, "note": null}),
+    )
+    .await
+    .unwrap();
+    assert!(!error, "{text}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["arguments"],
+        json!({"shape": {"width": 2, "height": 3}})
+    );
+    // `files.read/v2` is published under a name OpenAI accepts and called by its own.
+    let names: Vec<String> = listed(&p)
+        .await
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(names.contains(&"files_read_v2".to_owned()), "{names:?}");
+    let (text, error) = call(&p, "files_read_v2", json!({"path": "/etc/hosts"}))
+        .await
+        .unwrap();
+    assert!(!error, "{text}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap(),
+        json!({"tool": "files.read/v2", "arguments": {"path": "/etc/hosts"}})
+    );
+    let _ = p.client.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changed_relists_and_the_rest_passes_through() {
+    let report = std::env::temp_dir().join(format!("proxy-report-{}.json", std::process::id()));
+    let p = proxy(
+        "gemini",
+        &["--report", report.to_str().unwrap()],
+        &["--raw"],
+    )
+    .await;
+    // The report is written at start: one entry per tool, the rename included.
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(written["tools"].as_array().unwrap().len(), 8);
+    assert!(
+        written["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["renamed_from"] == json!("files.read/v2"))
+    );
+    // A new tool: the client hears of it, and the next listing has it, adapted.
+    call(&p, "add_tool", json!({})).await.unwrap();
+    let start = Instant::now();
+    while *p.seen.list_changed.lock().unwrap() == 0 {
+        assert!(start.elapsed() < Duration::from_secs(10), "no list_changed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(listed(&p).await, expected_tools(Target::Gemini, true));
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(
+        written["tools"].as_array().unwrap().len(),
+        9,
+        "report not rewritten"
+    );
+    // A server→client request (roots/list) reaches the client and its answer the server.
+    let (text, error) = call(&p, "roots", json!({})).await.unwrap();
+    assert!(!error, "{text}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["roots"],
+        json!([{"uri": "file:///work"}])
+    );
+    // Progress reaches the client under the token the client chose.
+    let handle = p
+        .client
+        .send_cancellable_request(
+            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+                CallToolRequestParams::new("progress"),
+            )),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let token = handle.progress_token.clone();
+    handle.await_response().await.unwrap();
+    let start = Instant::now();
+    while p.seen.progress.lock().unwrap().len() < 2 {
+        assert!(start.elapsed() < Duration::from_secs(10), "no progress");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        p.seen
+            .progress
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|n| n.progress_token == token)
+    );
+    let _ = p.client.cancel().await;
+    let _ = std::fs::remove_file(report);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_hangs_or_dies_gives_errors_not_a_hang() {
+    // Never answers: the call fails after --timeout, and the proxy keeps serving.
+    let p = proxy("mcp", &["--timeout", "2"], &["--raw"]).await;
+    let start = Instant::now();
+    let outcome = call(&p, "hang", json!({})).await;
+    assert!(outcome.is_err(), "{outcome:?}");
+    assert!(start.elapsed() < Duration::from_secs(15));
+    assert!(outcome.unwrap_err().contains("did not answer within 2 s"));
+    assert_eq!(calls_seen_by_server(&p).await, 1);
+    // Dies mid-call: the pending call gets an error, and the proxy exits non-zero.
+    let outcome = call(&p, "exit", json!({})).await;
+    assert!(
+        outcome.as_ref().is_err_and(|e| e.contains("is gone")),
+        "{outcome:?}"
+    );
+    let mut process = p.process;
+    let status = tokio::time::timeout(Duration::from_secs(10), process.wait())
+        .await
+        .expect("the proxy exits when its server is gone")
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+}
+
+#[test]
+fn a_server_that_cannot_start_is_one_line_and_exit_2() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolschema"))
+        .args([
+            "proxy",
+            "--for",
+            "gemini",
+            "--server",
+            "--",
+            "/nonexistent/mcp-server",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let reply: Value = serde_json::from_str(stdout.lines().next().unwrap_or("{}")).unwrap();
+    assert_eq!(reply["id"], json!(1));
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("cannot start `/nonexistent/mcp-server`")),
+        "{reply}"
+    );
+    assert!(
+        stderr.contains("cannot start `/nonexistent/mcp-server`"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_server_through_the_proxy() {
+    let p = proxy("openai-strict", &[], &[]).await;
+    let tools = listed(&p).await;
+    assert_eq!(tools.len(), 4);
+    // A call the example server accepts goes through unchanged.
+    let (text, error) = call(
+        &p,
+        "search_entries",
+        json!({"query": "a", "limit": null, "sort": null}),
+    )
+    .await
+    .unwrap();
+    assert!(!error, "{text}");
+    let _ = p.client.cancel().await;
+}

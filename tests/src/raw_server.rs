@@ -1,0 +1,155 @@
+//! A server not written with toolschema, for the proxy's tests: its schemas are hand-written
+//! JSON, and it publishes what the derives refuse (a structural union, a constraint providers
+//! drop, a name providers reject). Every tool answers with the arguments it received, so a test
+//! sees exactly what reached the server.
+//!
+//! Tools: `draw` (a union of a circle and a rectangle object, and a `label` of at most 8
+//! characters), `files.read/v2` (a name OpenAI and Gemini refuse), `calls` (how many other
+//! calls arrived), `add_tool` (adds `extra` and sends `notifications/tools/list_changed`),
+//! `progress` (two progress notifications, then done), `roots` (asks the client for its roots),
+//! `hang` (never answers) and `exit` (the process exits at once, mid-call).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+
+/// The raw server; clones share their counters.
+#[derive(Clone, Default)]
+pub struct RawServer {
+    calls: Arc<AtomicUsize>,
+    extra: Arc<AtomicBool>,
+}
+
+/// The published tools, as the server's authors wrote them.
+pub fn tools(with_extra: bool) -> Vec<Value> {
+    let object = json!({"type": "object", "properties": {}});
+    let mut tools = vec![
+        json!({
+            "name": "draw",
+            "description": "Draw a shape.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "shape": {"anyOf": [
+                        {"type": "object", "properties": {"radius": {"type": "number"}},
+                         "required": ["radius"], "additionalProperties": false},
+                        {"type": "object", "properties": {"width": {"type": "number"}, "height": {"type": "number"}},
+                         "required": ["width", "height"], "additionalProperties": false}
+                    ]},
+                    "label": {"type": "string", "maxLength": 8},
+                    "note": {"type": "string"}
+                },
+                "required": ["shape"]
+            }
+        }),
+        json!({
+            "name": "files.read/v2",
+            "description": "Read a file.",
+            "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+        }),
+        json!({"name": "calls", "description": "How many other calls arrived.", "inputSchema": object}),
+        json!({"name": "add_tool", "description": "Adds the tool `extra`.", "inputSchema": object}),
+        json!({"name": "progress", "description": "Reports progress twice.", "inputSchema": object}),
+        json!({"name": "roots", "description": "Asks the client for its roots.", "inputSchema": object}),
+        json!({"name": "hang", "description": "Never answers.", "inputSchema": object}),
+        json!({"name": "exit", "description": "Exits the server process.", "inputSchema": object}),
+    ];
+    if with_extra {
+        tools.push(json!({"name": "extra", "description": "Added later.", "inputSchema": object}));
+    }
+    tools
+}
+
+fn text(value: Value) -> Result<CallToolResponse, ErrorData> {
+    Ok(CallToolResult::success(vec![ContentBlock::text(value.to_string())]).into())
+}
+
+impl ServerHandler for RawServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools: Vec<Tool> =
+            serde_json::from_value(Value::Array(tools(self.extra.load(Ordering::SeqCst))))
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if name != "calls" {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+        }
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        match name.as_str() {
+            "calls" => text(json!(self.calls.load(Ordering::SeqCst))),
+            "add_tool" => {
+                self.extra.store(true, Ordering::SeqCst);
+                let _ = context.peer.notify_tool_list_changed().await;
+                text(json!("added"))
+            }
+            "progress" => {
+                let token = context
+                    .meta
+                    .get_progress_token()
+                    .ok_or_else(|| ErrorData::invalid_params("no progress token", None))?;
+                for step in [1.0, 2.0] {
+                    let _ = context
+                        .peer
+                        .notify_progress(ProgressNotificationParam::new(token.clone(), step))
+                        .await;
+                }
+                text(json!({"token": token}))
+            }
+            // Deprecated by SEP-2577, still what deployed clients answer: a plain server→client
+            // request for the proxy to pass on.
+            #[allow(deprecated)]
+            "roots" => {
+                let roots = context
+                    .peer
+                    .list_roots()
+                    .await
+                    .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                text(serde_json::to_value(roots).unwrap_or(Value::Null))
+            }
+            "hang" => {
+                std::future::pending::<()>().await;
+                text(Value::Null)
+            }
+            "exit" => std::process::exit(3),
+            "draw" | "files.read/v2" | "extra" => text(json!({"tool": name, "arguments": args})),
+            other => Err(ErrorData::invalid_params(
+                format!("no tool `{other}`"),
+                None,
+            )),
+        }
+    }
+}
+
+/// Serves the raw server on standard input and output until the client closes them.
+pub async fn serve_stdio() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let running = RawServer::default().serve(rmcp::transport::stdio()).await?;
+    running.waiting().await?;
+    Ok(())
+}
