@@ -48,6 +48,10 @@ struct ProxyArgs {
     /// anthropic-strict, gemini, gemini-openapi, cca-claude.
     #[arg(long = "for", value_name = "TARGET", value_parser = adapt::parse_target)]
     target: toolschema::Target,
+    /// Serve Streamable HTTP at `http://ADDR/mcp` instead of stdio (binds ADDR only; the URL
+    /// is printed on standard output).
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<String>,
     /// Write, per tool, its loss report and any rename (at start and at each re-list).
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
@@ -226,7 +230,7 @@ fn run_proxy(args: ProxyArgs) -> u8 {
         report: args.report,
         timeout: std::time::Duration::from_secs(args.live.timeout.max(1)),
     };
-    proxy::run(options)
+    proxy::run(options, args.listen)
 }
 
 /// Parsing and checking run on a thread with a large stack: serde_json parses recursively, and

@@ -408,3 +408,169 @@ async fn the_example_server_through_the_proxy() {
     assert!(!error, "{text}");
     let _ = p.client.cancel().await;
 }
+
+/// A process killed on drop.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// What a process wrote on standard error, read on a thread as it comes.
+#[derive(Clone, Default)]
+struct Log(Arc<Mutex<String>>);
+
+impl Log {
+    fn text(&self) -> String {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+/// Starts `program args`, reads the first line of its standard output (an address or URL);
+/// its standard error is collected in the returned log.
+fn start_printing(program: &std::path::Path, args: &[&str]) -> (Killed, String, Log) {
+    use std::io::{BufRead, Read};
+    let mut child = std::process::Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let mut stderr = child.stderr.take().unwrap();
+    let log = Log::default();
+    let sink = log.clone();
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 4096];
+        while let Ok(n) = stderr.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            sink.0
+                .lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&chunk[..n]));
+        }
+    });
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (Killed(child), line.trim().to_owned(), log)
+}
+
+async fn http_client(url: &str, log: &Log) -> RunningService<RoleClient, Seen> {
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.to_owned());
+    match Seen::default().serve(transport).await {
+        Ok(client) => client,
+        Err(e) => panic!(
+            "the proxy at {url} did not initialize over HTTP: {e}\nits stderr:\n{}",
+            log.text()
+        ),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamable_http_on_both_sides() {
+    // Upstream over HTTP (the example server), with a secret header; the client over HTTP.
+    let (_server, addr, server_log) = start_printing(&server_bin(), &["--http", "127.0.0.1:0"]);
+    let upstream = format!("http://{addr}/mcp");
+    let (proxy, url, log) = start_printing(
+        std::path::Path::new(env!("CARGO_BIN_EXE_toolschema")),
+        &[
+            "proxy",
+            "--for",
+            "gemini",
+            "--listen",
+            "127.0.0.1:0",
+            "--url",
+            &upstream,
+            "--header",
+            "Authorization: Bearer s3cret-value",
+        ],
+    );
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
+    let client = http_client(&url, &log).await;
+    let tools = serde_json::to_value(client.list_all_tools().await.unwrap()).unwrap();
+    // The listing is the library's adaptation of what the server itself publishes.
+    let direct = http_client(&upstream, &server_log).await;
+    let published = serde_json::to_value(direct.list_all_tools().await.unwrap()).unwrap();
+    let _ = direct.cancel().await;
+    let catalog = Catalog::from_value(json!({ "tools": published.clone() })).unwrap();
+    let converted = convert(&catalog, Target::Gemini);
+    let mut expected = published.as_array().unwrap().clone();
+    for (tool, adapted) in expected.iter_mut().zip(&converted.adapted) {
+        tool["inputSchema"] = adapted.schema.clone();
+    }
+    assert_eq!(tools.as_array().unwrap(), &expected);
+    assert_eq!(expected.len(), 4);
+    // A call the server's schema refuses (`query` has `minLength: 1`) never reaches it.
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("search_entries")
+                .with_arguments(args(json!({"query": "", "limit": 1}))),
+        )
+        .await
+        .unwrap();
+    let value = serde_json::to_value(&result).unwrap();
+    assert_eq!(value["isError"], json!(true), "{value}");
+    assert!(
+        value["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Tool `search_entries` was not called."),
+        "{value}"
+    );
+    let _ = client.cancel().await;
+    drop(proxy);
+    let log = log.text();
+    assert!(
+        !log.contains("s3cret"),
+        "the header value was logged: {log}"
+    );
+    assert!(log.contains("toolschema proxy (gemini): 4 tools"), "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streamable_http_client_in_front_of_a_stdio_server() {
+    let server = server_bin();
+    let (_proxy, url, log) = start_printing(
+        std::path::Path::new(env!("CARGO_BIN_EXE_toolschema")),
+        &[
+            "proxy",
+            "--for",
+            "openai-strict",
+            "--listen",
+            "127.0.0.1:0",
+            "--server",
+            "--",
+            server.to_str().unwrap(),
+            "--raw",
+        ],
+    );
+    let client = http_client(&url, &log).await;
+    let tools = serde_json::to_value(client.list_all_tools().await.unwrap()).unwrap();
+    assert_eq!(
+        tools.as_array().unwrap(),
+        &expected_tools(Target::OpenAiStrict, false)
+    );
+    let result = client
+        .call_tool(CallToolRequestParams::new("draw").with_arguments(args(
+            json!({"shape": {"radius": 1}, "label": null, "note": null}),
+        )))
+        .await
+        .unwrap();
+    let value = serde_json::to_value(&result).unwrap();
+    let text = value["content"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(text).unwrap()["arguments"],
+        json!({"shape": {"radius": 1}})
+    );
+    let _ = client.cancel().await;
+}

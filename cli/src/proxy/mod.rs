@@ -22,15 +22,24 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use rmcp::model::GetMeta;
+// Logging and roots are deprecated by SEP-2577 and still used by deployed clients: passed on.
+#[allow(deprecated)]
 use rmcp::model::{
-    CancelledNotification, CancelledNotificationParam, ClientNotification, ClientRequest,
-    ErrorCode, ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult,
-    ProgressToken, ServerNotification, ServerRequest, ServerResult,
+    CallToolRequestParams, CallToolResponse, CancelledNotification, CancelledNotificationParam,
+    ClientNotification, ClientRequest, CompleteRequestParams, CompleteResult, CustomNotification,
+    CustomRequest, CustomResult, ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, Notification, NotificationNoParam,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ReadResourceRequestParams,
+    ReadResourceResponse, Request, RequestNoParam, RequestOptionalParam, ServerNotification,
+    ServerRequest, ServerResult, SetLevelRequestParams, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestContext, RunningService, ServiceError,
 };
-use rmcp::{RoleClient, RoleServer, Service, ServiceExt};
+use rmcp::{RoleClient, RoleServer, ServerHandler, Service, ServiceExt};
+use tokio_util::sync::CancellationToken;
 use toolschema::adapt::AdaptSettings;
 
 use crate::server::{Server, connect};
@@ -58,13 +67,13 @@ struct Session {
     upstream_info: RwLock<Option<InitializeResult>>,
     published: RwLock<Option<Arc<Published>>>,
     /// Token the proxy sent upstream → the client's token.
-    progress_down: Mutex<HashMap<ProgressToken, ProgressToken>>,
+    progress_down: Arc<Tokens>,
     /// Token the proxy sent to the client → the server's token.
-    progress_up: Mutex<HashMap<ProgressToken, ProgressToken>>,
+    progress_up: Arc<Tokens>,
     /// Set when the client side ended: the upstream is closing on purpose.
     closing: AtomicBool,
-    /// Told when the upstream connection ends while the client is still there.
-    gone: tokio::sync::Notify,
+    /// Cancelled when the upstream connection ends while the client is still there.
+    gone: CancellationToken,
     upstream_ct: Mutex<Option<rmcp::service::RunningServiceCancellationToken>>,
 }
 
@@ -75,10 +84,10 @@ impl Session {
             upstream: tokio::sync::OnceCell::new(),
             upstream_info: RwLock::new(None),
             published: RwLock::new(None),
-            progress_down: Mutex::new(HashMap::new()),
-            progress_up: Mutex::new(HashMap::new()),
+            progress_down: Arc::default(),
+            progress_up: Arc::default(),
             closing: AtomicBool::new(false),
-            gone: tokio::sync::Notify::new(),
+            gone: CancellationToken::new(),
             upstream_ct: Mutex::new(None),
         })
     }
@@ -139,8 +148,7 @@ impl Session {
                     "toolschema proxy: {} closed the connection",
                     session.options.server.name()
                 );
-                session.gone.notify_waiters();
-                session.gone.notify_one();
+                session.gone.cancel();
             }
         });
         self.relist().await
@@ -186,6 +194,45 @@ impl Session {
         {
             ct.cancel();
         }
+    }
+}
+
+/// Progress tokens of requests the proxy passed on: the token rmcp gave the request it sent →
+/// the token the original requester chose. The lock is held from before a request is sent
+/// until its token is recorded, so a progress notification cannot be looked up in between.
+#[derive(Default)]
+struct Tokens(tokio::sync::Mutex<HashMap<ProgressToken, ProgressToken>>);
+
+impl Tokens {
+    /// Sends `request` to `peer`, recording its token for `requester`'s (if it asked).
+    async fn send<R: rmcp::service::ServiceRole>(
+        &self,
+        peer: &Peer<R>,
+        request: R::Req,
+        options: PeerRequestOptions,
+        requester: Option<ProgressToken>,
+    ) -> Result<rmcp::service::RequestHandle<R>, ServiceError> {
+        let mut map = self.0.lock().await;
+        let handle = peer.send_cancellable_request(request, options).await?;
+        if let Some(requester) = requester {
+            map.insert(handle.progress_token.clone(), requester);
+        }
+        Ok(handle)
+    }
+
+    /// The requester's token for a progress notification, if its request is known.
+    async fn requester(&self, sent: &ProgressToken) -> Option<ProgressToken> {
+        self.0.lock().await.get(sent).cloned()
+    }
+
+    /// Forgets a finished request's token a little later: a progress notification sent just
+    /// before the response may still be on its way through another task.
+    fn forget_later(self: &Arc<Self>, sent: ProgressToken) {
+        let tokens = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            tokens.0.lock().await.remove(&sent);
+        });
     }
 }
 
@@ -244,38 +291,33 @@ impl Downstream {
         // upstream (rmcp sets it) and is mapped back to the client's.
         let client_token = context.meta.get_progress_token();
         *request.get_meta_mut() = context.meta.clone();
-        let handle = peer
-            .send_cancellable_request(request, session.request_options())
+        let handle = session
+            .progress_down
+            .send(peer, request, session.request_options(), client_token)
             .await
             .map_err(|e| upstream_error(session, e))?;
         let token = handle.progress_token.clone();
-        if let Some(client_token) = client_token {
-            session
-                .progress_down
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(token.clone(), client_token);
-        }
         let id = handle.id.clone();
         let peer = handle.peer.clone();
         let result = tokio::select! {
+            biased;
             result = handle.await_response() => result.map_err(|e| upstream_error(session, e)),
+            // The server went with this request unanswered.
+            () = session.gone.cancelled() => Err(upstream_error(session, ServiceError::TransportClosed)),
             () = context.ct.cancelled() => {
                 cancel(&peer, id, "cancelled by the client").await;
                 Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "cancelled", None))
             }
         };
-        session
-            .progress_down
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&token);
+        session.progress_down.forget_later(token);
         result
     }
 }
 
-impl Service<RoleServer> for Downstream {
-    async fn handle_request(
+impl Downstream {
+    /// Answers one client request: `initialize`, `tools/list` and `tools/call` here, the rest
+    /// upstream.
+    async fn dispatch(
         &self,
         request: ClientRequest,
         context: RequestContext<RoleServer>,
@@ -360,37 +402,55 @@ impl Service<RoleServer> for Downstream {
         }
     }
 
-    async fn handle_notification(
-        &self,
-        notification: ClientNotification,
-        _context: NotificationContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
+    /// Passes a client notification upstream (progress under the server's token).
+    async fn notify(&self, notification: ClientNotification) {
         let Some(peer) = self.session.upstream.get() else {
-            return Ok(());
+            return;
         };
         let notification = match notification {
-            // rmcp cancels the request's context; `forward` passes it on with the upstream id.
-            ClientNotification::CancelledNotification(_) => return Ok(()),
-            // The upstream connection was initialized by the proxy's client already.
-            ClientNotification::InitializedNotification(_) => return Ok(()),
             ClientNotification::ProgressNotification(mut progress) => {
-                let map = self
+                let Some(token) = self
                     .session
                     .progress_up
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
-                let Some(token) = map.get(&progress.params.progress_token) else {
-                    return Ok(());
+                    .requester(&progress.params.progress_token)
+                    .await
+                else {
+                    return;
                 };
-                progress.params.progress_token = token.clone();
+                progress.params.progress_token = token;
                 ClientNotification::ProgressNotification(progress)
             }
             other => other,
         };
         let _ = peer.send_notification(notification).await;
-        Ok(())
     }
+}
 
+/// A result of another kind than the request asks for (a server that broke the protocol).
+fn unexpected(result: &ServerResult) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!(
+            "the server answered with an unexpected result: {}",
+            serde_json::to_string(result).unwrap_or_default()
+        ),
+        None,
+    )
+}
+
+/// Sends `$request` through [`Downstream::dispatch`] and takes the result variants named.
+macro_rules! through {
+    ($self:ident, $context:ident, $request:expr, $($variant:ident => $convert:expr),+ $(,)?) => {
+        match $self.dispatch($request, $context).await? {
+            $(ServerResult::$variant(r) => Ok($convert(r)),)+
+            other => Err(unexpected(&other)),
+        }
+    };
+}
+
+/// rmcp's server side (its lifecycle, version negotiation and result shapes per protocol
+/// version) with every request answered through [`Downstream::dispatch`].
+impl ServerHandler for Downstream {
     fn get_info(&self) -> InitializeResult {
         self.session
             .upstream_info
@@ -398,6 +458,175 @@ impl Service<RoleServer> for Downstream {
             .unwrap_or_else(|e| e.into_inner())
             .clone()
             .unwrap_or_default()
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        through!(self, context, ClientRequest::InitializeRequest(Request::new(request)),
+            InitializeResult => |r| r)
+    }
+
+    async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        let ping = RequestNoParam {
+            method: Default::default(),
+            extensions: Default::default(),
+        };
+        through!(self, context, ClientRequest::PingRequest(ping), EmptyResult => |_| ())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        through!(self, context, ClientRequest::CompleteRequest(Request::new(request)),
+            CompleteResult => |r| r)
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        through!(self, context, ClientRequest::SetLevelRequest(Request::new(request)),
+            EmptyResult => |_| ())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        through!(self, context, ClientRequest::GetPromptRequest(Request::new(request)),
+            GetPromptResult => GetPromptResponse::Complete,
+            InputRequiredResult => GetPromptResponse::InputRequired)
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        through!(self, context, ClientRequest::ListPromptsRequest(optional(request)),
+            ListPromptsResult => |r| r)
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        through!(self, context, ClientRequest::ListResourcesRequest(optional(request)),
+            ListResourcesResult => |r| r)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        through!(self, context, ClientRequest::ListResourceTemplatesRequest(optional(request)),
+            ListResourceTemplatesResult => |r| r)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        through!(self, context, ClientRequest::ReadResourceRequest(Request::new(request)),
+            ReadResourceResult => ReadResourceResponse::Complete,
+            InputRequiredResult => ReadResourceResponse::InputRequired)
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        through!(self, context, ClientRequest::SubscribeRequest(Request::new(request)),
+            EmptyResult => |_| ())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        through!(self, context, ClientRequest::UnsubscribeRequest(Request::new(request)),
+            EmptyResult => |_| ())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        through!(self, context, ClientRequest::CallToolRequest(Request::new(request)),
+            CallToolResult => CallToolResponse::Complete,
+            InputRequiredResult => CallToolResponse::from)
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        through!(self, context, ClientRequest::ListToolsRequest(optional(request)),
+            ListToolsResult => |r| r)
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        through!(self, context, ClientRequest::CustomRequest(request), CustomResult => |r| r)
+    }
+
+    async fn on_progress(
+        &self,
+        notification: ProgressNotificationParam,
+        _context: NotificationContext<RoleServer>,
+    ) {
+        self.notify(ClientNotification::ProgressNotification(Notification::new(
+            notification,
+        )))
+        .await;
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        let changed = NotificationNoParam {
+            method: Default::default(),
+            extensions: Default::default(),
+        };
+        self.notify(ClientNotification::RootsListChangedNotification(changed))
+            .await;
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleServer>,
+    ) {
+        self.notify(ClientNotification::CustomNotification(notification))
+            .await;
+    }
+}
+
+fn optional<M: Default>(
+    params: Option<PaginatedRequestParams>,
+) -> RequestOptionalParam<M, PaginatedRequestParams> {
+    RequestOptionalParam {
+        method: Default::default(),
+        params,
+        extensions: Default::default(),
     }
 }
 
@@ -426,21 +655,15 @@ impl Service<RoleClient> for Upstream {
         };
         let server_token = context.meta.get_progress_token();
         *request.get_meta_mut() = context.meta.clone();
-        let handle = downstream
-            .send_cancellable_request(request, session.request_options())
+        let handle = session
+            .progress_up
+            .send(downstream, request, session.request_options(), server_token)
             .await
             .map_err(|e| match e {
                 ServiceError::McpError(e) => e,
                 other => ErrorData::new(ErrorCode::INTERNAL_ERROR, other.to_string(), None),
             })?;
         let token = handle.progress_token.clone();
-        if let Some(server_token) = server_token {
-            session
-                .progress_up
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(token.clone(), server_token);
-        }
         let id = handle.id.clone();
         let peer = handle.peer.clone();
         let result = tokio::select! {
@@ -453,11 +676,7 @@ impl Service<RoleClient> for Upstream {
                 Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "cancelled", None))
             }
         };
-        session
-            .progress_up
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&token);
+        session.progress_up.forget_later(token);
         result
     }
 
@@ -469,15 +688,15 @@ impl Service<RoleClient> for Upstream {
         let notification = match notification {
             ServerNotification::CancelledNotification(_) => return Ok(()),
             ServerNotification::ProgressNotification(mut progress) => {
-                let map = self
+                let Some(token) = self
                     .session
                     .progress_down
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
-                let Some(token) = map.get(&progress.params.progress_token) else {
+                    .requester(&progress.params.progress_token)
+                    .await
+                else {
                     return Ok(());
                 };
-                progress.params.progress_token = token.clone();
+                progress.params.progress_token = token;
                 ServerNotification::ProgressNotification(progress)
             }
             ServerNotification::ToolListChangedNotification(changed) => {
@@ -514,7 +733,7 @@ impl Service<RoleClient> for Upstream {
 
 /// Runs the proxy until the client leaves (exit 0) or the server goes (exit 1); 2 when the
 /// server cannot be started or initialized.
-pub fn run(options: Options) -> u8 {
+pub fn run(options: Options, listen: Option<String>) -> u8 {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -527,7 +746,12 @@ pub fn run(options: Options) -> u8 {
         }
     };
     let options = Arc::new(options);
-    let code = runtime.block_on(serve_stdio(options));
+    let code = runtime.block_on(async move {
+        match listen {
+            None => serve_stdio(options).await,
+            Some(addr) => serve_http(options, &addr).await,
+        }
+    });
     runtime.shutdown_timeout(Duration::from_secs(2));
     code
 }
@@ -551,10 +775,73 @@ async fn serve_stdio(options: Arc<Options>) -> u8 {
             session.close();
             0
         }
-        () = session.gone.notified() => {
+        () = session.gone.cancelled() => {
             // Requests in flight were answered with errors by now; let them reach the client.
             tokio::time::sleep(Duration::from_millis(200)).await;
             ct.cancel();
+            1
+        }
+    }
+}
+
+/// Serves Streamable HTTP at `http://ADDR/mcp` (ADDR only), one upstream connection per client
+/// session; exits 1 when a session's server goes, 2 when the server cannot start at all.
+async fn serve_http(options: Arc<Options>, addr: &str) -> u8 {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    };
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("toolschema proxy: cannot listen on {addr}: {e}");
+            return 2;
+        }
+    };
+    // The server is started once now, so that one that cannot start is an error here and not
+    // at the first client (and the report is written at start); each client session then gets
+    // its own connection, initialized with that client's parameters.
+    let probe = Session::new(options.clone());
+    if let Err(e) = probe
+        .start_upstream(InitializeRequestParams::default(), None)
+        .await
+    {
+        eprintln!("toolschema proxy: {e}");
+        return 2;
+    }
+    probe.close();
+    let (gone_tx, mut gone_rx) = tokio::sync::mpsc::channel::<()>(1);
+    let factory_options = options.clone();
+    let service = StreamableHttpService::new(
+        move || {
+            let session = Session::new(factory_options.clone());
+            let watch = session.clone();
+            let tx = gone_tx.clone();
+            tokio::spawn(async move {
+                watch.gone.cancelled().await;
+                let _ = tx.send(()).await;
+            });
+            Ok(Downstream { session })
+        },
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let bound = listener
+        .local_addr()
+        .map_or_else(|_| addr.to_owned(), |a| a.to_string());
+    // The address on standard output (so `127.0.0.1:0` can be used), the rest on stderr.
+    crate::say!("http://{bound}/mcp");
+    eprintln!("toolschema proxy: serving MCP at http://{bound}/mcp");
+    tokio::select! {
+        result = axum::serve(listener, router) => match result {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("toolschema proxy: {e}");
+                2
+            }
+        },
+        _ = gone_rx.recv() => {
+            tokio::time::sleep(Duration::from_millis(200)).await;
             1
         }
     }
