@@ -58,6 +58,10 @@ struct ProxyArgs {
     /// Add `NAME=value` to the server command's environment (repeatable).
     #[arg(long = "env", value_name = "NAME=value", value_parser = proxy::parse_env)]
     env: Vec<(String, String)>,
+    /// The largest message read from the client or the server, in bytes (default 16 MiB): a
+    /// longer one is never held whole; a request gets a JSON-RPC error.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
+    max_message: usize,
     /// OpenAI strict: spill `pattern`, `format`, number ranges and `minItems`/`maxItems` into
     /// descriptions instead of sending them (fine-tuned models lack these keywords).
     #[arg(long)]
@@ -229,6 +233,7 @@ fn run_proxy(args: ProxyArgs) -> u8 {
         env: args.env,
         report: args.report,
         timeout: std::time::Duration::from_secs(args.live.timeout.max(1)),
+        max_message: args.max_message,
     };
     proxy::run(options, args.listen)
 }

@@ -77,6 +77,50 @@ async fn fetch(server: &Server, stderr_tail: Arc<Mutex<Vec<u8>>>) -> Result<Valu
     list_and_close(client).await
 }
 
+/// [`connect`] for the proxy: a server command's output is read through
+/// [`crate::proxy::limit::LineLimit`] (`max` bytes per message), its standard error passes
+/// through, and the child is returned to be kept (it is killed when dropped).
+pub async fn connect_bounded<H: rmcp::Service<rmcp::RoleClient>>(
+    server: &Server,
+    handler: H,
+    env: &[(String, String)],
+    max: usize,
+) -> Result<
+    (
+        rmcp::service::RunningService<rmcp::RoleClient, H>,
+        Option<tokio::process::Child>,
+    ),
+    String,
+> {
+    let Server::Command(argv) = server else {
+        return connect(server, handler, None, env)
+            .await
+            .map(|service| (service, None));
+    };
+    let (program, args) = argv
+        .split_first()
+        .ok_or_else(|| "no command given after `--server --`".to_owned())?;
+    let mut child = tokio::process::Command::new(program)
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+        return Err(format!("cannot talk to `{program}`: no pipes"));
+    };
+    let reader = crate::proxy::limit::LineLimit::new(stdout, max, "the server");
+    match handler.serve((reader, stdin)).await {
+        Ok(service) => Ok((service, Some(child))),
+        Err(e) => Err(format!(
+            "did not initialize as an MCP server ({e}): it exited, closed its output or wrote something that is not MCP JSON-RPC"
+        )),
+    }
+}
+
 /// Starts (`--server`) or reaches (`--url`) the server and initializes it as `handler`'s
 /// client. A child's standard error is kept in `stderr_tail` (its last 8 KiB, for the error
 /// message), or passed through to ours when `None`; `env` is added to the child's environment.

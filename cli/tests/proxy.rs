@@ -267,7 +267,7 @@ async fn list_changed_relists_and_the_rest_passes_through() {
     .await;
     // The report is written at start: one entry per tool, the rename included.
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
-    assert_eq!(written["tools"].as_array().unwrap().len(), 8);
+    assert_eq!(written["tools"].as_array().unwrap().len(), 9);
     assert!(
         written["tools"]
             .as_array()
@@ -286,7 +286,7 @@ async fn list_changed_relists_and_the_rest_passes_through() {
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     assert_eq!(
         written["tools"].as_array().unwrap().len(),
-        9,
+        10,
         "report not rewritten"
     );
     // A server→client request (roots/list) reaches the client and its answer the server.
@@ -573,4 +573,35 @@ async fn streamable_http_client_in_front_of_a_stdio_server() {
         json!({"shape": {"radius": 1}})
     );
     let _ = client.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_over_max_message_are_refused_from_either_side() {
+    let p = proxy("mcp", &["--max-message", "8192"], &["--raw"]).await;
+    // From the client: a request over the bound gets a JSON-RPC error and never reaches the
+    // server; the session goes on.
+    let outcome = call(
+        &p,
+        "draw",
+        json!({"shape": {"radius": 1}, "note": "n".repeat(20_000)}),
+    )
+    .await;
+    assert!(
+        outcome
+            .as_ref()
+            .is_err_and(|e| e.contains("--max-message limit of 8192 bytes")),
+        "{outcome:?}"
+    );
+    assert_eq!(calls_seen_by_server(&p).await, 0);
+    // From the server: an answer over the bound fails its request, and the next one works.
+    let outcome = call(&p, "big", json!({"bytes": 50_000})).await;
+    assert!(
+        outcome
+            .as_ref()
+            .is_err_and(|e| e.contains("--max-message limit of 8192 bytes")),
+        "{outcome:?}"
+    );
+    let (text, error) = call(&p, "big", json!({"bytes": 100})).await.unwrap();
+    assert!(!error && text.len() == 100, "{text}");
+    let _ = p.client.cancel().await;
 }

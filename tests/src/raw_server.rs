@@ -7,7 +7,8 @@
 //! characters), `files.read/v2` (a name OpenAI and Gemini refuse), `calls` (how many other
 //! calls arrived), `add_tool` (adds `extra` and sends `notifications/tools/list_changed`),
 //! `progress` (two progress notifications, then done), `roots` (asks the client for its roots),
-//! `hang` (never answers) and `exit` (the process exits at once, mid-call).
+//! `hang` (never answers), `exit` (the process exits at once, mid-call) and `big` (an answer of
+//! `bytes` bytes).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -60,6 +61,8 @@ pub fn tools(with_extra: bool) -> Vec<Value> {
         json!({"name": "roots", "description": "Asks the client for its roots.", "inputSchema": object}),
         json!({"name": "hang", "description": "Never answers.", "inputSchema": object}),
         json!({"name": "exit", "description": "Exits the server process.", "inputSchema": object}),
+        json!({"name": "big", "description": "Answers with `bytes` bytes of text.",
+               "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer", "minimum": 0}}, "required": ["bytes"]}}),
     ];
     if with_extra {
         tools.push(json!({"name": "extra", "description": "Added later.", "inputSchema": object}));
@@ -138,6 +141,10 @@ impl ServerHandler for RawServer {
                 text(Value::Null)
             }
             "exit" => std::process::exit(3),
+            "big" => {
+                let n = args["bytes"].as_u64().unwrap_or(0) as usize;
+                Ok(CallToolResult::success(vec![ContentBlock::text("x".repeat(n))]).into())
+            }
             "draw" | "files.read/v2" | "extra" => text(json!({"tool": name, "arguments": args})),
             other => Err(ErrorData::invalid_params(
                 format!("no tool `{other}`"),

@@ -13,6 +13,7 @@
 //! Each side has its own request ids (rmcp numbers what the proxy sends); a cancellation is
 //! passed on as the other side's id, and a progress token as the one the requester chose.
 
+pub mod limit;
 pub mod tools;
 
 use std::collections::HashMap;
@@ -42,7 +43,7 @@ use rmcp::{RoleClient, RoleServer, ServerHandler, Service, ServiceExt};
 use tokio_util::sync::CancellationToken;
 use toolschema::adapt::AdaptSettings;
 
-use crate::server::{Server, connect};
+use crate::server::{Server, connect_bounded};
 use tools::{Call, Published};
 
 /// What the proxy was asked to do.
@@ -57,6 +58,8 @@ pub struct Options {
     pub report: Option<PathBuf>,
     /// How long the server may take to start, and to answer a request without progress.
     pub timeout: Duration,
+    /// The largest message read from either side, in bytes.
+    pub max_message: usize,
 }
 
 /// One client's session: its upstream connection, what was published, and the progress tokens
@@ -75,6 +78,8 @@ struct Session {
     /// Cancelled when the upstream connection ends while the client is still there.
     gone: CancellationToken,
     upstream_ct: Mutex<Option<rmcp::service::RunningServiceCancellationToken>>,
+    /// The server process (`--server`), killed when dropped.
+    child: Mutex<Option<tokio::process::Child>>,
 }
 
 impl Session {
@@ -89,6 +94,7 @@ impl Session {
             closing: AtomicBool::new(false),
             gone: CancellationToken::new(),
             upstream_ct: Mutex::new(None),
+            child: Mutex::new(None),
         })
     }
 
@@ -109,9 +115,14 @@ impl Session {
             downstream,
             client,
         };
-        let running = tokio::time::timeout(
+        let (running, child) = tokio::time::timeout(
             self.options.timeout,
-            connect(&self.options.server, handler, None, &self.options.env),
+            connect_bounded(
+                &self.options.server,
+                handler,
+                &self.options.env,
+                self.options.max_message,
+            ),
         )
         .await
         .map_err(|_| {
@@ -122,6 +133,7 @@ impl Session {
             )
         })?
         .map_err(|e| format!("{}: {e}", self.options.server.name()))?;
+        *self.child.lock().unwrap_or_else(|e| e.into_inner()) = child;
         let peer = running.peer().clone();
         let info = running
             .peer_info()
@@ -193,6 +205,20 @@ impl Session {
             .take()
         {
             ct.cancel();
+        }
+        // Killed if it did not leave when its input closed (rmcp closes it on cancel).
+        let child = self.child.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(mut child) = child {
+            if let Ok(handle) = tokio::runtime::Handle::try_current() {
+                handle.spawn(async move {
+                    if tokio::time::timeout(Duration::from_secs(2), child.wait())
+                        .await
+                        .is_err()
+                    {
+                        let _ = child.kill().await;
+                    }
+                });
+            }
         }
     }
 }
@@ -398,6 +424,9 @@ impl Downstream {
                 self.forward(ClientRequest::CallToolRequest(call), context)
                     .await
             }
+            ClientRequest::CustomRequest(request) if request.method == limit::OVERSIZED => {
+                Err(oversized(session))
+            }
             other => self.forward(other, context).await,
         }
     }
@@ -424,6 +453,17 @@ impl Downstream {
         };
         let _ = peer.send_notification(notification).await;
     }
+}
+
+/// The answer to a request over `--max-message` (its stand-in, [`limit::OVERSIZED`]).
+fn oversized(session: &Session) -> ErrorData {
+    ErrorData::invalid_request(
+        format!(
+            "the request is over the proxy's --max-message limit of {} bytes and was not read",
+            session.options.max_message
+        ),
+        None,
+    )
 }
 
 /// A result of another kind than the request asks for (a server that broke the protocol).
@@ -646,6 +686,11 @@ impl Service<RoleClient> for Upstream {
         context: RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ClientResult, ErrorData> {
         let session = &self.session;
+        if let ServerRequest::CustomRequest(custom) = &request
+            && custom.method == limit::OVERSIZED
+        {
+            return Err(oversized(session));
+        }
         let Some(downstream) = &self.downstream else {
             return Err(ErrorData::new(
                 ErrorCode::INTERNAL_ERROR,
@@ -761,14 +806,23 @@ async fn serve_stdio(options: Arc<Options>) -> u8 {
     let downstream = Downstream {
         session: session.clone(),
     };
-    let running: RunningService<RoleServer, Downstream> =
-        match downstream.serve(rmcp::transport::stdio()).await {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("toolschema proxy: the session did not start: {e}");
-                return 2;
-            }
-        };
+    let running: RunningService<RoleServer, Downstream> = match downstream
+        .serve((
+            limit::LineLimit::new(
+                tokio::io::stdin(),
+                session.options.max_message,
+                "the client",
+            ),
+            tokio::io::stdout(),
+        ))
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("toolschema proxy: the session did not start: {e}");
+            return 2;
+        }
+    };
     let ct = running.cancellation_token();
     tokio::select! {
         _ = running.waiting() => {
@@ -825,7 +879,10 @@ async fn serve_http(options: Arc<Options>, addr: &str) -> u8 {
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    // A request body over the bound is refused (413) before it is read whole.
+    let router = axum::Router::new().nest_service("/mcp", service).layer(
+        tower_http::limit::RequestBodyLimitLayer::new(options.max_message),
+    );
     let bound = listener
         .local_addr()
         .map_or_else(|_| addr.to_owned(), |a| a.to_string());
