@@ -159,30 +159,42 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                 && (place == l.pointer || place.starts_with(&format!("{}/", l.pointer)))
         })
     };
-    // Definitions lost with their uses, to a fixed point: a use inside a definition that is
-    // itself lost (its own recursion included) does not keep a definition alive.
+    // Definitions lost with their uses: those the schema no longer reaches. A definition is
+    // reached through a use that no loss covers, standing outside every referenced definition
+    // or inside one that is reached (so a cycle of definitions whose every way in is covered
+    // is lost as a whole, and a definition's use of itself never keeps it).
     let inside = |place: &str, definition: &str| {
         place == definition || place.starts_with(&format!("{definition}/"))
     };
-    let mut lost_definitions: Vec<&str> = Vec::new();
+    let mut reached: Vec<&str> = Vec::new();
     loop {
-        let before = lost_definitions.len();
+        let before = reached.len();
         for (definition, places) in &uses {
-            if lost_definitions.contains(&definition.as_str()) {
+            if reached.contains(&definition.as_str()) {
                 continue;
             }
-            let gone = |p: &String| {
-                covers(p) || inside(p, definition) || lost_definitions.iter().any(|d| inside(p, d))
+            let live = |p: &String| {
+                !covers(p)
+                    && uses
+                        .iter()
+                        .filter(|(d, _)| inside(p, d))
+                        .all(|(d, _)| reached.contains(&d.as_str()))
             };
-            let outside_itself = places.iter().any(|p| !inside(p, definition));
-            if outside_itself && places.iter().all(gone) {
-                lost_definitions.push(definition);
+            if places.iter().any(live) {
+                reached.push(definition);
             }
         }
-        if lost_definitions.len() == before {
+        if reached.len() == before {
             break;
         }
     }
+    // (A definition used only from within itself is unreferenced: accounted on its own.)
+    let lost_definitions: Vec<&str> = uses
+        .iter()
+        .filter(|(d, places)| places.iter().any(|p| !inside(p, d)))
+        .map(|(d, _)| d.as_str())
+        .filter(|d| !reached.contains(d))
+        .collect();
     let lost_with_its_uses = |at: &str| {
         lost_definitions
             .iter()
@@ -289,4 +301,74 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+    use toolschema::{Target, adapt};
+
+    use super::{Positions, report_problems};
+
+    /// Two definitions referring to each other, reached only through one union branch.
+    fn cycle(extra_use: bool) -> Value {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {"id": {"anyOf": [{"type": ["array", "null"]}, {"$ref": "#/$defs/D0"}]}},
+            "$defs": {
+                "D0": {"title": "T", "properties": {"next": {"$ref": "#/$defs/D1"}}},
+                "D1": {"properties": {"back": {"$ref": "#/$defs/D0"}}}
+            }
+        });
+        if extra_use {
+            schema["properties"]["other"] = json!({"$ref": "#/$defs/D1"});
+        }
+        schema
+    }
+
+    fn strip_titles(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                m.remove("title");
+                m.values_mut().for_each(strip_titles);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip_titles),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn a_cycle_reached_only_through_a_reported_loss_is_lost_with_it() {
+        let input = cycle(false);
+        let adapted = adapt(&input, Target::CcaClaude);
+        assert_eq!(
+            report_problems(&input, &adapted, Positions::Resolve),
+            Vec::<String>::new()
+        );
+        // Without the entry that covers the branch, the definitions' keywords are unaccounted.
+        let mut unreported = adapted.clone();
+        unreported.losses.retain(|l| l.keyword != "anyOf");
+        let problems = report_problems(&input, &unreported, Positions::Resolve);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p == "`title` at `/$defs/D0` vanished without a loss entry"),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn a_cycle_with_another_way_in_is_still_accounted() {
+        let input = cycle(true);
+        let mut adapted = adapt(&input, Target::CcaClaude);
+        // A title dropped silently where the schema still reaches it must be caught.
+        strip_titles(&mut adapted.schema);
+        let problems = report_problems(&input, &adapted, Positions::Resolve);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p == "`title` at `/$defs/D0` vanished without a loss entry"),
+            "{problems:?}"
+        );
+    }
 }
