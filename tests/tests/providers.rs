@@ -120,11 +120,14 @@ fn tool_names_are_rewritten_for_the_provider() {
         .iter()
         .map(|d| d["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["fs_read", "fs_read_2", "ok-name"]);
+    // A name the provider accepts is never the one changed: `fs_read` keeps its name (a client
+    // or proxy calls it by it), and the refused `fs.read` takes another.
+    assert_eq!(names, ["fs_read_2", "fs_read", "ok-name"]);
     assert_eq!(
         converted.report.tools[0].renamed_from.as_deref(),
         Some("fs.read")
     );
+    assert_eq!(converted.report.tools[1].renamed_from, None);
     // MCP has no such rule: names pass through.
     let mcp = convert(&catalog, Target::Mcp);
     assert_eq!(mcp.declarations["tools"][0]["name"], "fs.read");

@@ -148,3 +148,87 @@ fn kind_name(kind: LossKind) -> String {
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_else(|| format!("{kind:?}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolschema::Target;
+
+    fn tools() -> Vec<Tool> {
+        serde_json::from_value(json!([
+            {"name": "files.read/v2", "title": "Read", "description": "Read a file.",
+             "inputSchema": {"type": "object", "properties": {"path": {"type": "string", "maxLength": 5}, "encoding": {"type": "string"}}, "required": ["path"]},
+             "annotations": {"readOnlyHint": true}},
+            {"name": "files_read_v2", "inputSchema": {"type": "object", "properties": {}}}
+        ]))
+        .unwrap()
+    }
+
+    #[test]
+    fn names_are_rewritten_without_collisions_and_every_other_field_is_kept() {
+        let published = Published::new(tools(), &Target::OpenAiStrict.settings());
+        let listed = serde_json::to_value(&published.tools).unwrap();
+        // The second tool already has the rewritten name and keeps it: the first gets another.
+        assert_eq!(listed[0]["name"], json!("files_read_v2_2"));
+        assert_eq!(listed[1]["name"], json!("files_read_v2"));
+        assert_eq!(listed[0]["title"], json!("Read"));
+        assert_eq!(listed[0]["annotations"], json!({"readOnlyHint": true}));
+        assert_eq!(listed[0]["description"], json!("Read a file."));
+        assert_eq!(
+            published.report["tools"][0]["renamed_from"],
+            json!("files.read/v2")
+        );
+    }
+
+    #[test]
+    fn calls_are_restored_validated_and_mapped_back() {
+        let published = Published::new(tools(), &Target::OpenAiStrict.settings());
+        let args = |v: Value| v.as_object().cloned();
+        match published.call(
+            "files_read_v2_2",
+            args(json!({"path": "a", "encoding": null})),
+        ) {
+            Call::Forward(name, Some(arguments)) => {
+                assert_eq!(name, "files.read/v2");
+                assert_eq!(Value::Object(arguments), json!({"path": "a"}));
+            }
+            _ => panic!("a valid call must be forwarded"),
+        }
+        // `maxLength` is spilled for OpenAI strict: the proxy still enforces it.
+        match published.call(
+            "files_read_v2_2",
+            args(json!({"path": "toolong", "encoding": null})),
+        ) {
+            Call::Refuse(result) => {
+                let text = serde_json::to_value(&result).unwrap()["content"][0]["text"].clone();
+                assert!(text.as_str().unwrap().contains("/path"), "{text}");
+                assert_eq!(
+                    serde_json::to_value(&result).unwrap()["isError"],
+                    json!(true)
+                );
+            }
+            _ => panic!("an invalid call must be refused"),
+        }
+        assert!(matches!(published.call("nope", None), Call::Unknown));
+    }
+
+    #[test]
+    fn a_schema_that_does_not_compile_forwards_the_call_unchecked() {
+        let tools: Vec<Tool> = serde_json::from_value(json!([
+            {"name": "t", "inputSchema": {"type": "object", "properties": {"p": {"type": "string", "pattern": "(unclosed"}}}}
+        ]))
+        .unwrap();
+        let published = Published::new(tools, &Target::Mcp.settings());
+        let arguments = json!({"p": "x"}).as_object().cloned();
+        assert!(matches!(published.call("t", arguments), Call::Forward(name, _) if name == "t"));
+    }
+
+    #[test]
+    fn the_summary_counts_tools_strict_renames_and_losses() {
+        let published = Published::new(tools(), &Target::OpenAiStrict.settings());
+        assert_eq!(
+            published.summary(),
+            "2 tools, 2 strict, 0 fallback, 1 renamed; losses: 1 spilled"
+        );
+    }
+}

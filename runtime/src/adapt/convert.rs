@@ -82,17 +82,30 @@ pub fn convert_with(catalog: &Catalog, target: Target, options: AdaptOptions) ->
 pub fn convert_for(catalog: &Catalog, settings: &AdaptSettings) -> Converted {
     let target = settings.target;
     let rule = settings.names;
+    // A name the provider accepts is kept (its first use): only refused and repeated names are
+    // rewritten, and never into a name another tool keeps.
+    let originals: Vec<String> = catalog
+        .tools
+        .iter()
+        .map(|t| t.name.clone().unwrap_or_else(|| "tool".to_owned()))
+        .collect();
+    let mut kept: Vec<bool> = vec![false; originals.len()];
     let mut taken: HashSet<String> = HashSet::new();
+    for (i, original) in originals.iter().enumerate() {
+        if rule.fits(original) && taken.insert(original.clone()) {
+            kept[i] = true;
+        }
+    }
     let (mut used_tools, mut used_optional, mut used_unions) = (0usize, 0usize, 0usize);
     let mut entries: Vec<(String, Option<String>, Option<String>, Adapted)> = Vec::new();
-    for tool in &catalog.tools {
-        let original = tool.name.clone().unwrap_or_else(|| "tool".to_owned());
-        let name = if !rule.fits(&original) || taken.contains(&original) {
-            rule.rewrite(&original, &taken)
-        } else {
+    for ((tool, original), kept) in catalog.tools.iter().zip(originals).zip(kept) {
+        let name = if kept {
             original.clone()
+        } else {
+            let name = rule.rewrite(&original, &taken);
+            taken.insert(name.clone());
+            name
         };
-        taken.insert(name.clone());
         let mut adapted = settings.adapt(&tool.schema);
         if let (Some(budget), Some(true)) = (settings.budget, adapted.strict) {
             let (optional, unions) = parameter_counts(&adapted.schema);
