@@ -267,7 +267,7 @@ async fn list_changed_relists_and_the_rest_passes_through() {
     .await;
     // The report is written at start: one entry per tool, the rename included.
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
-    assert_eq!(written["tools"].as_array().unwrap().len(), 9);
+    assert_eq!(written["tools"].as_array().unwrap().len(), 10);
     assert!(
         written["tools"]
             .as_array()
@@ -286,7 +286,7 @@ async fn list_changed_relists_and_the_rest_passes_through() {
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     assert_eq!(
         written["tools"].as_array().unwrap().len(),
-        10,
+        11,
         "report not rewritten"
     );
     // A server→client request (roots/list) reaches the client and its answer the server.
@@ -322,6 +322,27 @@ async fn list_changed_relists_and_the_rest_passes_through() {
             .iter()
             .all(|n| n.progress_token == token)
     );
+    // A cancellation reaches the server under the id the proxy used for the request.
+    let handle = p
+        .client
+        .send_cancellable_request(
+            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+                CallToolRequestParams::new("hang"),
+            )),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    handle.cancel(Some("test".to_owned())).await.unwrap();
+    let start = Instant::now();
+    while call(&p, "cancelled", json!({})).await.unwrap().0 != "1" {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the cancellation did not arrive"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let _ = p.client.cancel().await;
     let _ = std::fs::remove_file(report);
 }

@@ -7,7 +7,7 @@
 //! characters), `files.read/v2` (a name OpenAI and Gemini refuse), `calls` (how many other
 //! calls arrived), `add_tool` (adds `extra` and sends `notifications/tools/list_changed`),
 //! `progress` (two progress notifications, then done), `roots` (asks the client for its roots),
-//! `hang` (never answers), `exit` (the process exits at once, mid-call) and `big` (an answer of
+//! `hang` (never answers; counts its cancellation), `cancelled` (how many were), `exit` (the process exits at once, mid-call) and `big` (an answer of
 //! `bytes` bytes).
 
 use std::sync::Arc;
@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 #[derive(Clone, Default)]
 pub struct RawServer {
     calls: Arc<AtomicUsize>,
+    cancelled: Arc<AtomicUsize>,
     extra: Arc<AtomicBool>,
 }
 
@@ -59,7 +60,8 @@ pub fn tools(with_extra: bool) -> Vec<Value> {
         json!({"name": "add_tool", "description": "Adds the tool `extra`.", "inputSchema": object}),
         json!({"name": "progress", "description": "Reports progress twice.", "inputSchema": object}),
         json!({"name": "roots", "description": "Asks the client for its roots.", "inputSchema": object}),
-        json!({"name": "hang", "description": "Never answers.", "inputSchema": object}),
+        json!({"name": "hang", "description": "Never answers (until cancelled).", "inputSchema": object}),
+        json!({"name": "cancelled", "description": "How many calls were cancelled.", "inputSchema": object}),
         json!({"name": "exit", "description": "Exits the server process.", "inputSchema": object}),
         json!({"name": "big", "description": "Answers with `bytes` bytes of text.",
                "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer", "minimum": 0}}, "required": ["bytes"]}}),
@@ -101,7 +103,7 @@ impl ServerHandler for RawServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        if name != "calls" {
+        if name != "calls" && name != "cancelled" {
             self.calls.fetch_add(1, Ordering::SeqCst);
         }
         let args = Value::Object(request.arguments.unwrap_or_default());
@@ -137,9 +139,11 @@ impl ServerHandler for RawServer {
                 text(serde_json::to_value(roots).unwrap_or(Value::Null))
             }
             "hang" => {
-                std::future::pending::<()>().await;
+                context.ct.cancelled().await;
+                self.cancelled.fetch_add(1, Ordering::SeqCst);
                 text(Value::Null)
             }
+            "cancelled" => text(json!(self.cancelled.load(Ordering::SeqCst))),
             "exit" => std::process::exit(3),
             "big" => {
                 let n = args["bytes"].as_u64().unwrap_or(0) as usize;
