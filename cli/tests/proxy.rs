@@ -267,7 +267,8 @@ async fn list_changed_relists_and_the_rest_passes_through() {
     .await;
     // The report is written at start: one entry per tool, the rename included.
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
-    assert_eq!(written["tools"].as_array().unwrap().len(), 10);
+    let count = toolschema_tests::raw_server::tools(false).len();
+    assert_eq!(written["tools"].as_array().unwrap().len(), count);
     assert!(
         written["tools"]
             .as_array()
@@ -286,7 +287,7 @@ async fn list_changed_relists_and_the_rest_passes_through() {
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     assert_eq!(
         written["tools"].as_array().unwrap().len(),
-        11,
+        count + 1,
         "report not rewritten"
     );
     // A server→client request (roots/list) reaches the client and its answer the server.
@@ -345,6 +346,25 @@ async fn list_changed_relists_and_the_rest_passes_through() {
     }
     let _ = p.client.cancel().await;
     let _ = std::fs::remove_file(report);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_gets_the_proxys_environment_plus_env() {
+    // The variable is set for the child through --env only.
+    let p = proxy(
+        "mcp",
+        &["--env", "TOOLSCHEMA_PROXY_TEST=set by --env"],
+        &["--raw"],
+    )
+    .await;
+    let (text, _) = call(&p, "env", json!({"name": "TOOLSCHEMA_PROXY_TEST"}))
+        .await
+        .unwrap();
+    assert_eq!(text, "\"set by --env\"");
+    // The proxy's own environment is inherited (PATH is always set here).
+    let (text, _) = call(&p, "env", json!({"name": "PATH"})).await.unwrap();
+    assert_ne!(text, "null");
+    let _ = p.client.cancel().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,7 +7,8 @@
 //! characters), `files.read/v2` (a name OpenAI and Gemini refuse), `calls` (how many other
 //! calls arrived), `add_tool` (adds `extra` and sends `notifications/tools/list_changed`),
 //! `progress` (two progress notifications, then done), `roots` (asks the client for its roots),
-//! `hang` (never answers; counts its cancellation), `cancelled` (how many were), `exit` (the process exits at once, mid-call) and `big` (an answer of
+//! `hang` (never answers; counts its cancellation), `cancelled` (how many were), `env` (a variable
+//! of its environment), `exit` (the process exits at once, mid-call) and `big` (an answer of
 //! `bytes` bytes).
 
 use std::sync::Arc;
@@ -62,6 +63,8 @@ pub fn tools(with_extra: bool) -> Vec<Value> {
         json!({"name": "roots", "description": "Asks the client for its roots.", "inputSchema": object}),
         json!({"name": "hang", "description": "Never answers (until cancelled).", "inputSchema": object}),
         json!({"name": "cancelled", "description": "How many calls were cancelled.", "inputSchema": object}),
+        json!({"name": "env", "description": "The value of the environment variable `name`.",
+               "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}),
         json!({"name": "exit", "description": "Exits the server process.", "inputSchema": object}),
         json!({"name": "big", "description": "Answers with `bytes` bytes of text.",
                "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer", "minimum": 0}}, "required": ["bytes"]}}),
@@ -144,6 +147,9 @@ impl ServerHandler for RawServer {
                 text(Value::Null)
             }
             "cancelled" => text(json!(self.cancelled.load(Ordering::SeqCst))),
+            "env" => text(json!(
+                std::env::var(args["name"].as_str().unwrap_or_default()).ok()
+            )),
             "exit" => std::process::exit(3),
             "big" => {
                 let n = args["bytes"].as_u64().unwrap_or(0) as usize;
