@@ -26,15 +26,17 @@ use rmcp::model::GetMeta;
 // Logging and roots are deprecated by SEP-2577 and still used by deployed clients: passed on.
 #[allow(deprecated)]
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelledNotification, CancelledNotificationParam,
-    ClientNotification, ClientRequest, CompleteRequestParams, CompleteResult, CustomNotification,
-    CustomRequest, CustomResult, ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse,
-    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, Notification, NotificationNoParam,
-    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ReadResourceRequestParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, CancelledNotification,
+    CancelledNotificationParam, ClientNotification, ClientRequest, CompleteRequestParams,
+    CompleteResult, CustomNotification, CustomRequest, CustomResult, ErrorCode, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
+    GetTaskParams, GetTaskResult, InitializeRequestParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    Notification, NotificationNoParam, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, ReadResourceDirectoryRequestParams, ReadResourceRequestParams,
     ReadResourceResponse, Request, RequestNoParam, RequestOptionalParam, ServerNotification,
     ServerRequest, ServerResult, SetLevelRequestParams, SubscribeRequestParams,
-    UnsubscribeRequestParams,
+    UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestContext, RunningService, ServiceError,
@@ -489,7 +491,10 @@ macro_rules! through {
 }
 
 /// rmcp's server side (its lifecycle, version negotiation and result shapes per protocol
-/// version) with every request answered through [`Downstream::dispatch`].
+/// version) with every request answered through [`Downstream::dispatch`]. Not passed on:
+/// `subscriptions/listen` of the 2026-07-28 protocol (rmcp's default answers it; legacy
+/// `resources/subscribe` is passed on) and `discover` (answered from the server's
+/// `initialize` result).
 impl ServerHandler for Downstream {
     fn get_info(&self) -> InitializeResult {
         self.session
@@ -620,6 +625,60 @@ impl ServerHandler for Downstream {
     ) -> Result<ListToolsResult, ErrorData> {
         through!(self, context, ClientRequest::ListToolsRequest(optional(request)),
             ListToolsResult => |r| r)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        through!(self, context, ClientRequest::GetTaskRequest(Request::new(request)),
+            GetTaskResult => |r| r)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        through!(self, context, ClientRequest::UpdateTaskRequest(Request::new(request)),
+            TaskAckResult => |_| (), EmptyResult => |_| ())
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        through!(self, context, ClientRequest::CancelTaskRequest(Request::new(request)),
+            TaskAckResult => |_| (), EmptyResult => |_| ())
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        through!(self, context, ClientRequest::ListSkillsRequest(optional(request)),
+            ListSkillsResult => |r| r)
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        through!(self, context, ClientRequest::GetSkillRequest(Request::new(request)),
+            GetSkillResult => |r| r)
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        through!(self, context, ClientRequest::ReadResourceDirectoryRequest(Request::new(request)),
+            ListResourcesResult => |r| r)
     }
 
     async fn on_custom_request(
