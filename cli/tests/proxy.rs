@@ -646,3 +646,42 @@ async fn messages_over_max_message_are_refused_from_either_side() {
     assert!(!error && text.len() == 100, "{text}");
     let _ = p.client.cancel().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resources_and_prompts_pass_through_unchanged() {
+    // The same requests, to the server directly and through the proxy: equal answers.
+    let mut command = tokio::process::Command::new(server_bin());
+    command
+        .arg("--raw")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    let mut child = command.spawn().unwrap();
+    let transport = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+    let direct = Seen::default().serve(transport).await.unwrap();
+    let p = proxy("gemini", &[], &["--raw"]).await;
+    async fn answers(client: &RunningService<RoleClient, Seen>) -> Vec<Value> {
+        let read = rmcp::model::ReadResourceRequestParams::new("file:///notes.txt");
+        let prompt = rmcp::model::GetPromptRequestParams::new("greet")
+            .with_arguments(args(json!({"who": "Ada"})));
+        vec![
+            serde_json::to_value(client.list_all_resources().await.unwrap()).unwrap(),
+            serde_json::to_value(client.read_resource(read).await.unwrap()).unwrap(),
+            serde_json::to_value(client.list_all_prompts().await.unwrap()).unwrap(),
+            serde_json::to_value(client.get_prompt(prompt).await.unwrap()).unwrap(),
+        ]
+    }
+    let through = answers(&p.client).await;
+    assert_eq!(through, answers(&direct).await);
+    assert_eq!(
+        through[1]["contents"][0]["text"],
+        json!("remember the milk")
+    );
+    assert_eq!(
+        through[3]["messages"][0]["content"]["text"],
+        json!("Say hello to Ada.")
+    );
+    let _ = direct.cancel().await;
+    let _ = p.client.cancel().await;
+}

@@ -1,4 +1,5 @@
-//! A server not written with toolschema, for the proxy's tests: its schemas are hand-written
+//! A server not written with toolschema, for the proxy's tests (one resource and one prompt
+//! too, for what the proxy passes through): its schemas are hand-written
 //! JSON, and it publishes what the derives refuse (a structural union, a constraint providers
 //! drop, a name providers reject). Every tool answers with the arguments it received, so a test
 //! sees exactly what reached the server.
@@ -15,8 +16,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -75,18 +78,72 @@ pub fn tools(with_extra: bool) -> Vec<Value> {
     tools
 }
 
+fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
 fn text(value: Value) -> Result<CallToolResponse, ErrorData> {
     Ok(CallToolResult::success(vec![ContentBlock::text(value.to_string())]).into())
 }
 
 impl ServerHandler for RawServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .build(),
+        let capabilities: ServerCapabilities = serde_json::from_value(
+            json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {}}),
         )
+        .unwrap_or_default();
+        ServerConfig::new(capabilities)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        from_json(json!({"resources": [
+            {"uri": "file:///notes.txt", "name": "notes", "mimeType": "text/plain"}
+        ]}))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let result: ReadResourceResult = from_json(json!({"contents": [
+            {"uri": request.uri, "mimeType": "text/plain", "text": "remember the milk"}
+        ]}))?;
+        Ok(ReadResourceResponse::Complete(result))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        from_json(json!({"prompts": [
+            {"name": "greet", "description": "Greets someone.",
+             "arguments": [{"name": "who", "required": true}]}
+        ]}))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let who = request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("who"))
+            .and_then(Value::as_str)
+            .unwrap_or("nobody")
+            .to_owned();
+        let result: GetPromptResult = from_json(json!({
+            "description": "A greeting.",
+            "messages": [{"role": "user", "content": {"type": "text", "text": format!("Say hello to {who}.")}}]
+        }))?;
+        Ok(GetPromptResponse::Complete(result))
     }
 
     async fn list_tools(
