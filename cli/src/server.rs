@@ -77,9 +77,40 @@ async fn fetch(server: &Server, stderr_tail: Arc<Mutex<Vec<u8>>>) -> Result<Valu
     list_and_close(client).await
 }
 
+/// rmcp's Streamable HTTP client for `url` with the extra `headers` (`Name: value`); with
+/// `max`, no SSE event or JSON response over `max` bytes is read (rmcp's own limits).
+fn http_transport(
+    url: &str,
+    headers: &[String],
+    max: Option<usize>,
+) -> Result<impl rmcp::transport::Transport<rmcp::RoleClient> + use<>, String> {
+    let mut custom = HashMap::new();
+    for header in headers {
+        let (name, value) = header
+            .split_once(':')
+            .ok_or_else(|| "a --header must look like `Name: value`".to_owned())?;
+        let name = name
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{}` is not a valid header name", name.trim()))?;
+        // The value is a secret: never repeated in a message.
+        let value = value
+            .trim()
+            .parse()
+            .map_err(|_| format!("the value of header `{name}` is not valid"))?;
+        custom.insert(name, value);
+    }
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+    if let Some(max) = max {
+        config = config.max_sse_event_size(max).max_json_response_size(max);
+    }
+    Ok(StreamableHttpClientTransport::from_config(config))
+}
+
 /// [`connect`] for the proxy: a server command's output is read through
 /// [`crate::proxy::limit::LineLimit`] (`max` bytes per message), its standard error passes
-/// through, and the child is returned to be kept (it is killed when dropped).
+/// through, and the child is returned to be kept (it is killed when dropped); over HTTP, rmcp's
+/// response limits are set to `max`.
 pub async fn connect_bounded<H: rmcp::Service<rmcp::RoleClient>>(
     server: &Server,
     handler: H,
@@ -92,10 +123,21 @@ pub async fn connect_bounded<H: rmcp::Service<rmcp::RoleClient>>(
     ),
     String,
 > {
-    let Server::Command(argv) = server else {
-        return connect(server, handler, None, env)
-            .await
-            .map(|service| (service, None));
+    let argv = match server {
+        Server::Command(argv) => argv,
+        Server::Url { url, headers } => {
+            let transport = http_transport(url, headers, Some(max))?;
+            return handler
+                .serve(transport)
+                .await
+                .map(|service| (service, None))
+                .map_err(|e| {
+                    format!(
+                        "did not initialize as an MCP server over Streamable HTTP ({})",
+                        http_reason(&e.to_string())
+                    )
+                });
+        }
     };
     let (program, args) = argv
         .split_first()
@@ -176,25 +218,7 @@ pub async fn connect<H: rmcp::Service<rmcp::RoleClient>>(
             }
         }
         Server::Url { url, headers } => {
-            let mut custom = HashMap::new();
-            for header in headers {
-                let (name, value) = header
-                    .split_once(':')
-                    .ok_or_else(|| "a --header must look like `Name: value`".to_owned())?;
-                let name = name
-                    .trim()
-                    .parse()
-                    .map_err(|_| format!("`{}` is not a valid header name", name.trim()))?;
-                // The value is a secret: never repeated in a message.
-                let value = value
-                    .trim()
-                    .parse()
-                    .map_err(|_| format!("the value of header `{name}` is not valid"))?;
-                custom.insert(name, value);
-            }
-            let config =
-                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
-            let transport = StreamableHttpClientTransport::from_config(config);
+            let transport = http_transport(url, headers, None)?;
             handler.serve(transport).await.map_err(|e| {
                 format!(
                     "did not initialize as an MCP server over Streamable HTTP ({})",

@@ -685,3 +685,37 @@ async fn resources_and_prompts_pass_through_unchanged() {
     let _ = direct.cancel().await;
     let _ = p.client.cancel().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_server_answer_over_max_message_is_refused() {
+    let (_server, addr, _) = start_printing(&server_bin(), &["--raw", "--http", "127.0.0.1:0"]);
+    let upstream = format!("http://{addr}/mcp");
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolschema"));
+    command
+        .args([
+            "proxy",
+            "--for",
+            "mcp",
+            "--max-message",
+            "8192",
+            "--url",
+            &upstream,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    let mut child = command.spawn().unwrap();
+    let transport = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+    let client = Seen::default().serve(transport).await.unwrap();
+    let p = Proxied {
+        client,
+        seen: Seen::default(),
+        process: child,
+    };
+    let outcome = call(&p, "big", json!({"bytes": 50_000})).await;
+    assert!(outcome.is_err(), "{outcome:?}");
+    let (text, error) = call(&p, "big", json!({"bytes": 100})).await.unwrap();
+    assert!(!error && text.len() == 100, "{text}");
+    let _ = p.client.cancel().await;
+}

@@ -430,27 +430,32 @@ pub async fn serve_http(
 /// default; `--http` serves Streamable HTTP at `http://ADDR/mcp` and first prints the bound
 /// address on standard output (so `127.0.0.1:0` picks a free port); `--paged N` lists tools N
 /// per page; `--fail-list` answers `tools/list` with a JSON-RPC error; `--raw` serves
-/// [`crate::raw_server`] on stdio instead.
+/// [`crate::raw_server`] instead (on stdio, or over HTTP with `--http`).
 pub async fn run_from_args(
     args: impl IntoIterator<Item = String>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut args = args.into_iter();
-    let (mut http, mut mode) = (None, Mode::Normal);
+    let (mut http, mut mode, mut raw) = (None, Mode::Normal, false);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--http" => http = args.next(),
             "--paged" => mode = Mode::Paged(args.next().and_then(|n| n.parse().ok()).unwrap_or(2)),
             "--fail-list" => mode = Mode::FailList,
-            "--raw" => return crate::raw_server::serve_stdio().await,
+            "--raw" => raw = true,
             other => return Err(format!("unknown argument `{other}`").into()),
         }
     }
-    match http {
-        None => serve_stdio_in(mode).await,
-        Some(addr) => {
+    match (http, raw) {
+        (None, false) => serve_stdio_in(mode).await,
+        (None, true) => crate::raw_server::serve_stdio().await,
+        (Some(addr), raw) => {
             let listener = tokio::net::TcpListener::bind(&addr).await?;
             println!("{}", listener.local_addr()?);
-            serve_http(listener, mode).await
+            if raw {
+                crate::raw_server::serve_http(listener).await
+            } else {
+                serve_http(listener, mode).await
+            }
         }
     }
 }

@@ -227,3 +227,22 @@ pub async fn serve_stdio() -> Result<(), Box<dyn std::error::Error + Send + Sync
     running.waiting().await?;
     Ok(())
 }
+
+/// Serves the raw server over Streamable HTTP at `http://ADDR/mcp` on a bound listener (one
+/// server, its counters shared by every session), until the process ends.
+pub async fn serve_http(
+    listener: tokio::net::TcpListener,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    };
+    let server = RawServer::default();
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    axum::serve(listener, router).await?;
+    Ok(())
+}
