@@ -7,7 +7,8 @@
 // client answers it, as the server→client request the proxy must pass on.
 #![allow(deprecated)]
 
-use std::path::PathBuf;
+mod common;
+use common::server_bin;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -21,20 +22,6 @@ use serde_json::{Map, Value, json};
 use toolschema::Target;
 use toolschema::adapt::convert;
 use toolschema::catalog::Catalog;
-
-fn server_bin() -> PathBuf {
-    let deps = std::env::current_exe().expect("test binary path");
-    let debug = deps.parent().and_then(|p| p.parent()).expect("target dir");
-    let bin = debug
-        .join("examples")
-        .join(format!("live_server{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        bin.exists(),
-        "{} is missing: `cargo test -p toolschema-cli` builds it",
-        bin.display()
-    );
-    bin
-}
 
 /// What the test client saw arrive on its own.
 #[derive(Clone, Default)]
@@ -79,36 +66,62 @@ struct Proxied {
     process: tokio::process::Child,
 }
 
-/// The proxy for `target` in front of `server_args` (the example binary's arguments), as a
-/// child process speaking MCP on stdio, with rmcp's client connected to it.
-async fn proxy(target: &str, extra: &[&str], server_args: &[&str]) -> Proxied {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolschema"));
+/// `program args` as a child process speaking MCP on stdio, with rmcp's client connected.
+async fn connected(program: &std::path::Path, args: &[&str]) -> Proxied {
+    let mut command = tokio::process::Command::new(program);
     command
-        .args(["proxy", "--for", target])
-        .args(extra)
-        .args(["--server", "--"])
-        .arg(server_bin())
-        .args(server_args)
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .kill_on_drop(true);
-    let mut process = command.spawn().expect("the proxy starts");
+    let mut process = command.spawn().expect("it starts");
     let transport = (
         process.stdout.take().unwrap(),
         process.stdin.take().unwrap(),
     );
     let seen = Seen::default();
-    let client = seen
-        .clone()
-        .serve(transport)
-        .await
-        .expect("the proxy initializes");
+    let client = seen.clone().serve(transport).await.expect("it initializes");
     Proxied {
         client,
         seen,
         process,
     }
+}
+
+/// The proxy for `target` with `extra` arguments, then `upstream` (`--server -- ...` or
+/// `--url URL`).
+async fn proxy_to(target: &str, extra: &[&str], upstream: &[&str]) -> Proxied {
+    let mut args = vec!["proxy", "--for", target];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(upstream);
+    connected(
+        std::path::Path::new(env!("CARGO_BIN_EXE_toolschema")),
+        &args,
+    )
+    .await
+}
+
+/// The proxy for `target` in front of the example binary run with `server_args`.
+async fn proxy(target: &str, extra: &[&str], server_args: &[&str]) -> Proxied {
+    let server = server_bin();
+    let mut upstream = vec!["--server", "--", server.to_str().unwrap()];
+    upstream.extend_from_slice(server_args);
+    proxy_to(target, extra, &upstream).await
+}
+
+/// Starts a `tools/call` of `name` (no arguments) and returns its handle, for its progress
+/// token or to cancel it.
+async fn start_call(p: &Proxied, name: &str) -> rmcp::service::RequestHandle<RoleClient> {
+    p.client
+        .send_cancellable_request(
+            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+                CallToolRequestParams::new(name.to_owned()),
+            )),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap()
 }
 
 fn args(value: Value) -> Map<String, Value> {
@@ -298,16 +311,7 @@ async fn list_changed_relists_and_the_rest_passes_through() {
         json!([{"uri": "file:///work"}])
     );
     // Progress reaches the client under the token the client chose.
-    let handle = p
-        .client
-        .send_cancellable_request(
-            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
-                CallToolRequestParams::new("progress"),
-            )),
-            rmcp::service::PeerRequestOptions::no_options(),
-        )
-        .await
-        .unwrap();
+    let handle = start_call(&p, "progress").await;
     let token = handle.progress_token.clone();
     handle.await_response().await.unwrap();
     let start = Instant::now();
@@ -324,16 +328,7 @@ async fn list_changed_relists_and_the_rest_passes_through() {
             .all(|n| n.progress_token == token)
     );
     // A cancellation reaches the server under the id the proxy used for the request.
-    let handle = p
-        .client
-        .send_cancellable_request(
-            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
-                CallToolRequestParams::new("hang"),
-            )),
-            rmcp::service::PeerRequestOptions::no_options(),
-        )
-        .await
-        .unwrap();
+    let handle = start_call(&p, "hang").await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     handle.cancel(Some("test".to_owned())).await.unwrap();
     let start = Instant::now();
@@ -650,16 +645,7 @@ async fn messages_over_max_message_are_refused_from_either_side() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resources_and_prompts_pass_through_unchanged() {
     // The same requests, to the server directly and through the proxy: equal answers.
-    let mut command = tokio::process::Command::new(server_bin());
-    command
-        .arg("--raw")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true);
-    let mut child = command.spawn().unwrap();
-    let transport = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
-    let direct = Seen::default().serve(transport).await.unwrap();
+    let direct = connected(&server_bin(), &["--raw"]).await;
     let p = proxy("gemini", &[], &["--raw"]).await;
     async fn answers(client: &RunningService<RoleClient, Seen>) -> Vec<Value> {
         let read = rmcp::model::ReadResourceRequestParams::new("file:///notes.txt");
@@ -673,7 +659,7 @@ async fn resources_and_prompts_pass_through_unchanged() {
         ]
     }
     let through = answers(&p.client).await;
-    assert_eq!(through, answers(&direct).await);
+    assert_eq!(through, answers(&direct.client).await);
     assert_eq!(
         through[1]["contents"][0]["text"],
         json!("remember the milk")
@@ -682,7 +668,7 @@ async fn resources_and_prompts_pass_through_unchanged() {
         through[3]["messages"][0]["content"]["text"],
         json!("Say hello to Ada.")
     );
-    let _ = direct.cancel().await;
+    let _ = direct.client.cancel().await;
     let _ = p.client.cancel().await;
 }
 

@@ -2,28 +2,14 @@
 //! stdio and over Streamable HTTP on loopback, paging, and every way a server can fail (exit 2,
 //! one line, no hang).
 
+mod common;
+use common::server_bin;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-
-/// The example server, built by `cargo test` as this package's example `live_server`.
-fn server_bin() -> PathBuf {
-    let deps = std::env::current_exe().expect("test binary path");
-    let debug = deps.parent().and_then(|p| p.parent()).expect("target dir");
-    let bin = debug
-        .join("examples")
-        .join(format!("live_server{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        bin.exists(),
-        "{} is missing: `cargo test -p toolschema-cli` (all targets) builds it, or `cargo build -p toolschema-cli --example live_server`",
-        bin.display()
-    );
-    bin
-}
 
 fn toolschema(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_toolschema"))
