@@ -248,6 +248,48 @@ impl Tokens {
         Ok(handle)
     }
 
+    /// Passes a request on to `peer` and waits for its answer: `meta` is the requester's
+    /// `_meta` (its progress token recorded against the one rmcp gives the new request), a
+    /// cancellation of the requester's request (`ct`) is sent on under the new id, and `gone`
+    /// (the other side closed) ends the wait at once. `error` words what went wrong.
+    #[allow(clippy::too_many_arguments)]
+    async fn relay<R: rmcp::service::ServiceRole>(
+        self: &Arc<Self>,
+        peer: &Peer<R>,
+        mut request: R::Req,
+        meta: &rmcp::model::RequestMetaObject,
+        options: PeerRequestOptions,
+        ct: &CancellationToken,
+        gone: Option<&CancellationToken>,
+        error: impl Fn(ServiceError) -> ErrorData,
+    ) -> Result<R::PeerResp, ErrorData>
+    where
+        R::Not: From<CancelledNotification>,
+    {
+        let requester = meta.get_progress_token();
+        *request.get_meta_mut() = meta.clone();
+        let handle = self
+            .send(peer, request, options, requester)
+            .await
+            .map_err(&error)?;
+        let token = handle.progress_token.clone();
+        let id = handle.id.clone();
+        let peer = handle.peer.clone();
+        let never = CancellationToken::new();
+        let gone = gone.unwrap_or(&never);
+        let result = tokio::select! {
+            biased;
+            result = handle.await_response() => result.map_err(&error),
+            () = gone.cancelled() => Err(error(ServiceError::TransportClosed)),
+            () = ct.cancelled() => {
+                cancel(&peer, id, "cancelled by the requester").await;
+                Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "cancelled", None))
+            }
+        };
+        self.forget_later(token);
+        result
+    }
+
     /// The requester's token for a progress notification, if its request is known.
     async fn requester(&self, sent: &ProgressToken) -> Option<ProgressToken> {
         self.0.lock().await.get(sent).cloned()
@@ -304,7 +346,7 @@ impl Drop for Downstream {
 impl Downstream {
     async fn forward(
         &self,
-        mut request: ClientRequest,
+        request: ClientRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<ServerResult, ErrorData> {
         let session = &self.session;
@@ -315,30 +357,19 @@ impl Downstream {
                 None,
             ));
         };
-        // What the client put in `_meta` goes on; the progress token is the proxy's own
-        // upstream (rmcp sets it) and is mapped back to the client's.
-        let client_token = context.meta.get_progress_token();
-        *request.get_meta_mut() = context.meta.clone();
-        let handle = session
+        // What the client put in `_meta` goes on; progress comes back under its own token.
+        session
             .progress_down
-            .send(peer, request, session.request_options(), client_token)
+            .relay(
+                peer,
+                request,
+                &context.meta,
+                session.request_options(),
+                &context.ct,
+                Some(&session.gone),
+                |e| upstream_error(session, e),
+            )
             .await
-            .map_err(|e| upstream_error(session, e))?;
-        let token = handle.progress_token.clone();
-        let id = handle.id.clone();
-        let peer = handle.peer.clone();
-        let result = tokio::select! {
-            biased;
-            result = handle.await_response() => result.map_err(|e| upstream_error(session, e)),
-            // The server went with this request unanswered.
-            () = session.gone.cancelled() => Err(upstream_error(session, ServiceError::TransportClosed)),
-            () = context.ct.cancelled() => {
-                cancel(&peer, id, "cancelled by the client").await;
-                Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "cancelled", None))
-            }
-        };
-        session.progress_down.forget_later(token);
-        result
     }
 }
 
@@ -741,7 +772,7 @@ struct Upstream {
 impl Service<RoleClient> for Upstream {
     async fn handle_request(
         &self,
-        mut request: ServerRequest,
+        request: ServerRequest,
         context: RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ClientResult, ErrorData> {
         let session = &self.session;
@@ -757,31 +788,25 @@ impl Service<RoleClient> for Upstream {
                 None,
             ));
         };
-        let server_token = context.meta.get_progress_token();
-        *request.get_meta_mut() = context.meta.clone();
-        let handle = session
+        session
             .progress_up
-            .send(downstream, request, session.request_options(), server_token)
+            .relay(
+                downstream,
+                request,
+                &context.meta,
+                session.request_options(),
+                &context.ct,
+                None,
+                |e| match e {
+                    ServiceError::McpError(e) => e,
+                    other => ErrorData::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        format!("the client did not answer: {other}"),
+                        None,
+                    ),
+                },
+            )
             .await
-            .map_err(|e| match e {
-                ServiceError::McpError(e) => e,
-                other => ErrorData::new(ErrorCode::INTERNAL_ERROR, other.to_string(), None),
-            })?;
-        let token = handle.progress_token.clone();
-        let id = handle.id.clone();
-        let peer = handle.peer.clone();
-        let result = tokio::select! {
-            result = handle.await_response() => result.map_err(|e| match e {
-                ServiceError::McpError(e) => e,
-                other => ErrorData::new(ErrorCode::INTERNAL_ERROR, format!("the client did not answer: {other}"), None),
-            }),
-            () = context.ct.cancelled() => {
-                cancel(&peer, id, "cancelled by the server").await;
-                Err(ErrorData::new(ErrorCode::INTERNAL_ERROR, "cancelled", None))
-            }
-        };
-        session.progress_up.forget_later(token);
-        result
     }
 
     async fn handle_notification(
