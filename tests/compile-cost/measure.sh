@@ -72,6 +72,7 @@ gen plain 0
 gen derived 1
 export CARGO_TARGET_DIR=$work/target
 (cd "$work" && cargo check -q -p plain -p derived)   # dependencies, once
+[ "$runs" = 0 ] && exit 0                             # generate and build only (instructions.sh)
 
 time_check() { # crate
   touch "$work/$1/src/lib.rs"
