@@ -285,7 +285,13 @@ impl Rule for OneBranchUnions {
                 let agrees = map[key][0].as_object().is_some_and(|branch| {
                     branch
                         .iter()
-                        .all(|(k, v)| k == "description" || map.get(k).is_none_or(|mine| mine == v))
+                        // The union itself is about to go: a branch that is a union of its
+                        // own takes its place.
+                        .all(|(k, v)| {
+                            k == "description"
+                                || k == key
+                                || map.get(k).is_none_or(|mine| mine == v)
+                        })
                 });
                 if !agrees {
                     return;
@@ -320,6 +326,16 @@ mod one_branch_tests {
         );
         assert_eq!(out, json!({"nullable": true, "type": "string"}));
         assert_eq!(r.changes.len(), 2);
+        // A branch that is itself a union replaces the union of one (a long-run fuzz finding:
+        // it was taken for a disagreeing `anyOf`, and only a second adaptation merged it).
+        let (out, _) = run(
+            &mut OneBranchUnions,
+            json!({"nullable": true, "anyOf": [{"anyOf": [{"type": "string"}, {"type": "integer"}]}]}),
+        );
+        assert_eq!(
+            out,
+            json!({"nullable": true, "anyOf": [{"type": "string"}, {"type": "integer"}]})
+        );
         // Disagreeing keywords: left as they are.
         let v = json!({"type": "string", "anyOf": [{"type": "integer"}]});
         assert_eq!(run(&mut OneBranchUnions, v.clone()).0, v);
