@@ -411,26 +411,82 @@ fn const_source(node: &Value, depth: usize) -> Option<String> {
     })
 }
 
-/// A position recorded after union branches moved, back to the branch indices each union had
-/// before (the latest move first): the position in the coordinates of the rules' input.
+/// A position recorded after schemas moved (union branches removed or reordered, a branch merged
+/// into its node), back through each move (the latest first): the position in the coordinates
+/// of the rules' input.
 fn unmove(recorded: &str, moves: &[BranchMove]) -> String {
     if moves.is_empty() {
         return recorded.to_owned();
     }
     let mut path = tokens(recorded);
     for m in moves.iter().rev() {
-        let at = tokens(&m.at);
-        if path.len() > at.len() + 1 && path[..at.len()] == at[..] && path[at.len()] == m.keyword {
-            if let Some(from) = path[at.len() + 1]
-                .parse::<usize>()
-                .ok()
-                .and_then(|k| m.from.get(k))
-            {
-                path[at.len() + 1] = from.to_string();
+        match m {
+            BranchMove::Reordered { at, keyword, from } => {
+                let at = tokens(at);
+                if path.len() > at.len() + 1
+                    && path[..at.len()] == at[..]
+                    && path[at.len()] == *keyword
+                {
+                    if let Some(from) = path[at.len() + 1]
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|k| from.get(k))
+                    {
+                        path[at.len() + 1] = from.to_string();
+                    }
+                }
+            }
+            BranchMove::Lifted { at, from, keys } => {
+                let at = tokens(at);
+                if path.len() > at.len()
+                    && path[..at.len()] == at[..]
+                    && keys.contains(&path[at.len()])
+                {
+                    let mut before = tokens(from);
+                    before.extend(path.drain(at.len()..));
+                    path = before;
+                }
             }
         }
     }
     join(&path)
+}
+
+/// A position recorded before schemas moved, through each later move (the earliest first): the
+/// position in the coordinates of the output; `None` when it was in a branch that was removed.
+fn forward(recorded: &str, moves: &[BranchMove]) -> Option<String> {
+    if moves.is_empty() {
+        return Some(recorded.to_owned());
+    }
+    let mut path = tokens(recorded);
+    for m in moves {
+        match m {
+            BranchMove::Reordered { at, keyword, from } => {
+                let at = tokens(at);
+                if path.len() > at.len() + 1
+                    && path[..at.len()] == at[..]
+                    && path[at.len()] == *keyword
+                {
+                    if let Ok(k) = path[at.len() + 1].parse::<usize>() {
+                        let now = from.iter().position(|f| *f == k)?;
+                        path[at.len() + 1] = now.to_string();
+                    }
+                }
+            }
+            BranchMove::Lifted { at, from, keys } => {
+                let from = tokens(from);
+                if path.len() > from.len()
+                    && path[..from.len()] == from[..]
+                    && keys.contains(&path[from.len()])
+                {
+                    let mut now = tokens(at);
+                    now.extend(path.drain(from.len()..));
+                    path = now;
+                }
+            }
+        }
+    }
+    Some(join(&path))
 }
 
 /// Maps every pointer of a report to the input, and sets each `at` in the output.
@@ -444,14 +500,16 @@ pub(crate) fn locate(
     let mut inlined = Inlined::new();
     let (mut in_cursor, mut out_cursor) = (Cursor::new(input), Cursor::new(output));
     for loss in &mut *losses {
-        loss.at = in_output(
-            input,
-            output,
-            &loss.pointer,
-            Some(&loss.keyword),
-            &mut inlined,
-            &mut out_cursor,
-        );
+        loss.at = forward(&loss.pointer, &moves[loss.epoch.min(moves.len())..]).and_then(|now| {
+            in_output(
+                input,
+                output,
+                &now,
+                Some(&loss.keyword),
+                &mut inlined,
+                &mut out_cursor,
+            )
+        });
         let recorded = unmove(&loss.pointer, &moves[..loss.epoch.min(moves.len())]);
         loss.pointer = in_input(input, &recorded, &mut in_cursor);
         // A keyword a rule derived from another (`const` read as a one-value `enum`) is named
@@ -482,15 +540,10 @@ pub(crate) fn locate(
         }
     }
     for change in changes {
-        change.at = in_output(
-            input,
-            output,
-            &change.pointer,
-            None,
-            &mut inlined,
-            &mut out_cursor,
-        );
-        change.pointer = in_input(input, &change.pointer, &mut in_cursor);
+        change.at = forward(&change.pointer, &moves[change.epoch.min(moves.len())..])
+            .and_then(|now| in_output(input, output, &now, None, &mut inlined, &mut out_cursor));
+        let recorded = unmove(&change.pointer, &moves[..change.epoch.min(moves.len())]);
+        change.pointer = in_input(input, &recorded, &mut in_cursor);
     }
     went_with_dropped(losses);
 }
@@ -599,13 +652,13 @@ mod tests {
     fn positions_go_back_through_logged_branch_moves() {
         let moves = vec![
             // Null branches 0 and 2 of a five-branch union removed: 1, 3, 4 remain.
-            BranchMove {
+            BranchMove::Reordered {
                 at: "/properties/a".into(),
                 keyword: "anyOf",
                 from: vec![1, 3, 4],
             },
             // Then the two last of those swapped.
-            BranchMove {
+            BranchMove::Reordered {
                 at: "/properties/a".into(),
                 keyword: "anyOf",
                 from: vec![0, 2, 1],
@@ -628,6 +681,39 @@ mod tests {
             unmove("/properties/a/anyOf/1", &[]),
             "/properties/a/anyOf/1"
         );
+    }
+
+    #[test]
+    fn positions_go_back_through_merged_branches() {
+        let moves = vec![
+            // The null branch 1 of `anyOf: [{anyOf: [A, B]}, null]` removed...
+            BranchMove::Reordered {
+                at: "/properties/id".into(),
+                keyword: "anyOf",
+                from: vec![0],
+            },
+            // ...and the one branch left merged into the node: its `anyOf` is the node's.
+            BranchMove::Lifted {
+                at: "/properties/id".into(),
+                from: "/properties/id/anyOf/0".into(),
+                keys: vec!["anyOf".into()],
+            },
+        ];
+        assert_eq!(
+            unmove("/properties/id/anyOf/1/patternProperties", &moves),
+            "/properties/id/anyOf/0/anyOf/1/patternProperties"
+        );
+        assert_eq!(
+            forward("/properties/id/anyOf/0/anyOf/1", &moves).as_deref(),
+            Some("/properties/id/anyOf/1")
+        );
+        // A keyword the node kept as its own is not taken back into the branch.
+        assert_eq!(
+            unmove("/properties/id/description", &moves),
+            "/properties/id/description"
+        );
+        // The removed null branch is nowhere in the output.
+        assert_eq!(forward("/properties/id/anyOf/1", &moves), None);
     }
 
     #[test]

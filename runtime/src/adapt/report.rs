@@ -64,6 +64,9 @@ pub struct Change {
     pub rule: &'static str,
     /// What it did.
     pub detail: String,
+    /// How many branch moves had been logged when it was recorded (as for [`Loss`]).
+    #[serde(skip)]
+    pub(crate) epoch: usize,
 }
 
 /// Why a schema cannot be represented for a target (strict mode fails open on this).
@@ -104,13 +107,24 @@ pub struct Report {
     pub(crate) moves_before: usize,
 }
 
-/// A union's branches changed places: the branch now at index `k` of `at/keyword` was at
-/// `from[k]` before.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct BranchMove {
-    pub(crate) at: String,
-    pub(crate) keyword: &'static str,
-    pub(crate) from: Vec<usize>,
+/// Schemas that changed places, logged by the rules that move them, so that a position recorded
+/// afterwards can be taken back to where it was before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum BranchMove {
+    /// A union's branches were removed or reordered: the branch now at index `k` of
+    /// `at/keyword` was at `from[k]` before.
+    Reordered {
+        at: String,
+        keyword: &'static str,
+        from: Vec<usize>,
+    },
+    /// The keywords `keys` of the schema at `from` (a union's branch, a `$ref`'s target) were
+    /// merged into the node at `at`: `at/K/...` was `from/K/...` before, for `K` in `keys`.
+    Lifted {
+        at: String,
+        from: String,
+        keys: Vec<String>,
+    },
 }
 
 impl Report {
@@ -148,16 +162,28 @@ impl Report {
             at: None,
             rule,
             detail: detail.into(),
+            epoch: self.moves_before + self.moves.len(),
         });
     }
 
     /// Logs that the branches of `at/keyword` moved: the one now at `k` was at `from[k]`.
     pub(crate) fn moved(&mut self, at: &str, keyword: &'static str, from: Vec<usize>) {
-        self.moves.push(BranchMove {
+        self.moves.push(BranchMove::Reordered {
             at: at.to_owned(),
             keyword,
             from,
         });
+    }
+
+    /// Logs that the keywords `keys` of the schema at `from` were merged into the node at `at`.
+    pub(crate) fn lifted(&mut self, at: &str, from: &str, keys: Vec<String>) {
+        if !keys.is_empty() {
+            self.moves.push(BranchMove::Lifted {
+                at: at.to_owned(),
+                from: from.to_owned(),
+                keys,
+            });
+        }
     }
 
     /// Records the first reason the schema cannot be represented.

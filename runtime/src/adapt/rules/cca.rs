@@ -192,6 +192,8 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut Report) {
             unreachable!()
         };
         let mut notes = Vec::new();
+        // The branch the node's new keywords come from (the first, for enums united).
+        let mut from = 0;
         let chosen = if types.iter().all(|t| *t == types[0]) {
             // Same type: enums united, or the broadest (first non-enum) branch.
             if branches.iter().all(|b| b.get("enum").is_some()) {
@@ -211,6 +213,7 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut Report) {
                     report.loss(&format!("{at}/{key}"), key, LossKind::Collapsed, format!("{} `{}` branches collapsed into branch {pick}; the others' constraints are lost", branches.len(), types[0]));
                 }
                 notes = dropped_descriptions(&branches, &types, pick, true);
+                from = pick;
                 branches.into_iter().nth(pick)
             }
         } else {
@@ -236,10 +239,11 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut Report) {
                 ),
             );
             notes = dropped_descriptions(&branches, &types, pick, false);
+            from = pick;
             branches.into_iter().nth(pick)
         };
         if let Some(Value::Object(chosen)) = chosen {
-            absorb(map, chosen, &format!("{at}/{key}"), report);
+            absorb(map, chosen, at, &format!("{at}/{key}/{from}"), report);
         }
         for note in notes {
             append_description(map, &note, "\n\n");
@@ -339,7 +343,7 @@ pub(crate) fn merge_objects(
             let mut b = b;
             b.shift_remove("required");
             b.shift_remove("type");
-            absorb(map, b, &format!("{branches_at}/{i}"), report);
+            absorb(map, b, at, &format!("{branches_at}/{i}"), report);
         } else if let Some(d) = b.get("description") {
             // Alternatives merged: each branch's description is kept (what a rule spilled into
             // it included), joined after the node's own.

@@ -121,7 +121,13 @@ impl Rule for GoogleNullable {
                                 unreachable!()
                             };
                             if let Value::Object(inner) = one.remove(0) {
-                                absorb(map, inner, &path.child("anyOf"), report);
+                                absorb(
+                                    map,
+                                    inner,
+                                    &path.pointer(),
+                                    &format!("{}/0", path.child("anyOf")),
+                                    report,
+                                );
                             }
                             // The branch may itself be a union of one: its branch, likewise
                             // (bounded; once is the common case).
@@ -135,7 +141,13 @@ impl Rule for GoogleNullable {
                                             unreachable!()
                                         };
                                         if let Value::Object(inner) = one.remove(0) {
-                                            absorb(map, inner, &path.child("anyOf"), report);
+                                            absorb(
+                                                map,
+                                                inner,
+                                                &path.pointer(),
+                                                &format!("{}/0", path.child("anyOf")),
+                                                report,
+                                            );
                                         }
                                     }
                                     _ => break,
@@ -300,7 +312,13 @@ impl Rule for OneBranchUnions {
                     unreachable!("checked above")
                 };
                 if let Value::Object(branch) = one.remove(0) {
-                    absorb(map, branch, &path.child(key), report);
+                    absorb(
+                        map,
+                        branch,
+                        &path.pointer(),
+                        &format!("{}/0", path.child(key)),
+                        report,
+                    );
                 }
                 report.change(
                     &path.pointer(),

@@ -197,13 +197,17 @@ pub(crate) fn merge_siblings(
 /// Takes a branch's (or a reference target's) keywords into a node that keeps its own: the node's
 /// keywords win, and the two descriptions are joined (the node's first), so that nothing a rule
 /// spilled into the branch's description is lost. A keyword of the branch that the node's own
-/// value replaces is reported dropped, at `branch_at` (where the branch stands).
+/// value replaces is reported dropped, at `branch_at` (where the branch stands). The keywords
+/// the node takes over are logged as moved from `branch_at` to `node_at`, so that what later
+/// rules record under them is named where it stands in the input.
 pub(crate) fn absorb(
     node: &mut Map<String, Value>,
     branch: Map<String, Value>,
+    node_at: &str,
     branch_at: &str,
     report: &mut Report,
 ) {
+    let mut taken = Vec::new();
     for (k, v) in branch {
         if k == "description" {
             if let Some(joined) = joined_description(node.get("description"), Some(&v)) {
@@ -213,6 +217,7 @@ pub(crate) fn absorb(
         }
         match node.get(&k) {
             None => {
+                taken.push(k.clone());
                 node.insert(k, v);
             }
             Some(own) if *own == v => {}
@@ -230,6 +235,7 @@ pub(crate) fn absorb(
             }
         }
     }
+    report.lifted(node_at, branch_at, taken);
 }
 
 /// Appends text to the node's description, or makes it the description.

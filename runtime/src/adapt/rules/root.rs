@@ -81,7 +81,7 @@ impl Rule for ObjectRoot {
                 Some(Value::Object(target)) if only_ref && r != "#" => {
                     map.shift_remove("$ref");
                     let target_at = r.trim_start_matches('#').to_owned();
-                    absorb(map, target, &target_at, report);
+                    absorb(map, target, "", &target_at, report);
                     report.change(
                         "",
                         "object-root",
