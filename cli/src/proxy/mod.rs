@@ -175,7 +175,7 @@ impl Session {
             .await
             .map_err(|_| "`tools/list` got no answer in time".to_owned())?
             .map_err(|e| format!("`tools/list` failed: {e}"))?;
-        let published = Arc::new(Published::new(tools, &self.options.settings));
+        let published = Arc::new(Published::new(tools, &self.options.settings)?);
         eprintln!(
             "toolschema proxy ({}): {}",
             self.options.settings.target,

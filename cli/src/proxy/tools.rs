@@ -3,11 +3,11 @@
 //! where the provider's name rule refuses a name, and each call's arguments restored and
 //! validated against the server's own schema.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rmcp::model::{CallToolResult, ContentBlock, Tool};
 use serde_json::{Map, Value, json};
-use toolschema::adapt::{AdaptSettings, Adapted, LossKind, convert_for};
+use toolschema::adapt::{AdaptSettings, Adapted, ConvertReport, LossKind, convert_for};
 use toolschema::args::ArgsErrorKind;
 use toolschema::catalog::Catalog;
 
@@ -17,8 +17,8 @@ pub struct Published {
     pub tools: Vec<Tool>,
     /// Per published name: the upstream name and the adaptation of its schema.
     by_name: HashMap<String, (String, Adapted)>,
-    /// `{"target", "tools": [{"tool", "renamed_from", "strict", "fallback", "losses"}]}`.
-    pub report: Value,
+    /// What `toolschema convert --report` says for the same tools.
+    pub report: ConvertReport,
 }
 
 /// What to forward for a call, or the tool error the client gets instead.
@@ -32,8 +32,9 @@ pub enum Call {
 }
 
 impl Published {
-    /// Adapts `tools` (one server's whole `tools/list`) with `settings`.
-    pub fn new(tools: Vec<Tool>, settings: &AdaptSettings) -> Published {
+    /// Adapts `tools` (one server's whole `tools/list`) with `settings`. An error when the list
+    /// does not read as a catalog (see [`Catalog::from_value`]).
+    pub fn new(tools: Vec<Tool>, settings: &AdaptSettings) -> Result<Published, String> {
         let listed: Vec<Value> = tools
             .iter()
             .map(|t| {
@@ -43,9 +44,8 @@ impl Published {
                 })
             })
             .collect();
-        // A `tools/list` result always reads as a catalog: every entry has a name and a schema.
         let catalog = Catalog::from_value(json!({ "tools": listed }))
-            .unwrap_or_else(|_| Catalog::from_value(json!({"tools": []})).expect("empty catalog"));
+            .map_err(|e| format!("the server's `tools/list` is not a tool catalog: {e}"))?;
         let converted = convert_for(&catalog, settings);
         let mut by_name = HashMap::new();
         let mut published = Vec::with_capacity(tools.len());
@@ -63,12 +63,11 @@ impl Published {
             by_name.insert(entry.tool.clone(), (upstream, adapted));
             published.push(tool);
         }
-        let report = serde_json::to_value(&converted.report).unwrap_or(Value::Null);
-        Published {
+        Ok(Published {
             tools: published,
             by_name,
-            report,
-        }
+            report: converted.report,
+        })
     }
 
     /// A call to `name` with `arguments`, as the model sent them for the published schema.
@@ -95,30 +94,14 @@ impl Published {
 
     /// One line: tools, strict tools, fallbacks, renames and losses by kind.
     pub fn summary(&self) -> String {
-        let entries = self.report["tools"].as_array().cloned().unwrap_or_default();
-        let strict = entries
-            .iter()
-            .filter(|t| t["strict"] == json!(true))
-            .count();
-        let fallback = entries
-            .iter()
-            .filter(|t| t["fallback"] == json!(true))
-            .count();
-        let renamed = entries
-            .iter()
-            .filter(|t| !t["renamed_from"].is_null())
-            .count();
-        let mut kinds: Vec<(String, usize)> = Vec::new();
-        for (_, adapted) in self.by_name.values() {
-            for loss in &adapted.losses {
-                let kind = kind_name(loss.kind);
-                match kinds.iter_mut().find(|(k, _)| *k == kind) {
-                    Some((_, n)) => *n += 1,
-                    None => kinds.push((kind, 1)),
-                }
-            }
+        let entries = &self.report.tools;
+        let strict = entries.iter().filter(|t| t.strict == Some(true)).count();
+        let fallback = entries.iter().filter(|t| t.fallback).count();
+        let renamed = entries.iter().filter(|t| t.renamed_from.is_some()).count();
+        let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+        for loss in entries.iter().flat_map(|t| &t.losses) {
+            *kinds.entry(kind_name(loss.kind)).or_default() += 1;
         }
-        kinds.sort();
         let losses = if kinds.is_empty() {
             "no losses".to_owned()
         } else {
@@ -166,7 +149,7 @@ mod tests {
 
     #[test]
     fn names_are_rewritten_without_collisions_and_every_other_field_is_kept() {
-        let published = Published::new(tools(), &Target::OpenAiStrict.settings());
+        let published = Published::new(tools(), &Target::OpenAiStrict.settings()).unwrap();
         let listed = serde_json::to_value(&published.tools).unwrap();
         // The second tool already has the rewritten name and keeps it: the first gets another.
         assert_eq!(listed[0]["name"], json!("files_read_v2_2"));
@@ -175,14 +158,14 @@ mod tests {
         assert_eq!(listed[0]["annotations"], json!({"readOnlyHint": true}));
         assert_eq!(listed[0]["description"], json!("Read a file."));
         assert_eq!(
-            published.report["tools"][0]["renamed_from"],
-            json!("files.read/v2")
+            published.report.tools[0].renamed_from.as_deref(),
+            Some("files.read/v2")
         );
     }
 
     #[test]
     fn calls_are_restored_validated_and_mapped_back() {
-        let published = Published::new(tools(), &Target::OpenAiStrict.settings());
+        let published = Published::new(tools(), &Target::OpenAiStrict.settings()).unwrap();
         let args = |v: Value| v.as_object().cloned();
         match published.call(
             "files_read_v2_2",
@@ -218,14 +201,14 @@ mod tests {
             {"name": "t", "inputSchema": {"type": "object", "properties": {"p": {"type": "string", "pattern": "(unclosed"}}}}
         ]))
         .unwrap();
-        let published = Published::new(tools, &Target::Mcp.settings());
+        let published = Published::new(tools, &Target::Mcp.settings()).unwrap();
         let arguments = json!({"p": "x"}).as_object().cloned();
         assert!(matches!(published.call("t", arguments), Call::Forward(name, _) if name == "t"));
     }
 
     #[test]
     fn the_summary_counts_tools_strict_renames_and_losses() {
-        let published = Published::new(tools(), &Target::OpenAiStrict.settings());
+        let published = Published::new(tools(), &Target::OpenAiStrict.settings()).unwrap();
         assert_eq!(
             published.summary(),
             "2 tools, 2 strict, 0 fallback, 1 renamed; losses: 1 spilled"
