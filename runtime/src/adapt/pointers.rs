@@ -411,6 +411,38 @@ fn const_source(node: &Value, depth: usize) -> Option<String> {
     })
 }
 
+/// Whether `a` and `b` name the same place below `parent`, through the renames the rules make
+/// (`oneOf` read as `anyOf`, `definitions` as `$defs`): a move logged before a rename matches
+/// positions recorded after it. Names in a map of schemas (`properties`, ...) are compared as
+/// they are.
+fn same_token(parent: Option<&String>, a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    if parent.is_some_and(|p| {
+        matches!(
+            p.as_str(),
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+        )
+    }) {
+        return false;
+    }
+    matches!(
+        (a, b),
+        ("anyOf", "oneOf")
+            | ("oneOf", "anyOf")
+            | ("$defs", "definitions")
+            | ("definitions", "$defs")
+    )
+}
+
+/// Whether `path` starts with `prefix`, through the rules' renames.
+fn starts_with(path: &[String], prefix: &[String]) -> bool {
+    path.len() >= prefix.len()
+        && (0..prefix.len())
+            .all(|i| same_token(i.checked_sub(1).map(|j| &path[j]), &path[i], &prefix[i]))
+}
+
 /// A position recorded after schemas moved (union branches removed or reordered, a branch merged
 /// into its node), back through each move (the latest first): the position in the coordinates
 /// of the rules' input.
@@ -424,8 +456,8 @@ fn unmove(recorded: &str, moves: &[BranchMove]) -> String {
             BranchMove::Reordered { at, keyword, from } => {
                 let at = tokens(at);
                 if path.len() > at.len() + 1
-                    && path[..at.len()] == at[..]
-                    && path[at.len()] == *keyword
+                    && starts_with(&path, &at)
+                    && same_token(at.last(), &path[at.len()], keyword)
                 {
                     if let Some(from) = path[at.len() + 1]
                         .parse::<usize>()
@@ -439,8 +471,10 @@ fn unmove(recorded: &str, moves: &[BranchMove]) -> String {
             BranchMove::Lifted { at, from, keys } => {
                 let at = tokens(at);
                 if path.len() > at.len()
-                    && path[..at.len()] == at[..]
-                    && keys.contains(&path[at.len()])
+                    && starts_with(&path, &at)
+                    && keys
+                        .iter()
+                        .any(|k| same_token(at.last(), &path[at.len()], k))
                 {
                     let mut before = tokens(from);
                     before.extend(path.drain(at.len()..));
@@ -464,8 +498,8 @@ fn forward(recorded: &str, moves: &[BranchMove]) -> Option<String> {
             BranchMove::Reordered { at, keyword, from } => {
                 let at = tokens(at);
                 if path.len() > at.len() + 1
-                    && path[..at.len()] == at[..]
-                    && path[at.len()] == *keyword
+                    && starts_with(&path, &at)
+                    && same_token(at.last(), &path[at.len()], keyword)
                 {
                     if let Ok(k) = path[at.len() + 1].parse::<usize>() {
                         let now = from.iter().position(|f| *f == k)?;
@@ -476,8 +510,10 @@ fn forward(recorded: &str, moves: &[BranchMove]) -> Option<String> {
             BranchMove::Lifted { at, from, keys } => {
                 let from = tokens(from);
                 if path.len() > from.len()
-                    && path[..from.len()] == from[..]
-                    && keys.contains(&path[from.len()])
+                    && starts_with(&path, &from)
+                    && keys
+                        .iter()
+                        .any(|k| same_token(from.last(), &path[from.len()], k))
                 {
                     let mut now = tokens(at);
                     now.extend(path.drain(from.len()..));
@@ -706,6 +742,31 @@ mod tests {
         assert_eq!(
             forward("/properties/id/anyOf/0/anyOf/1", &moves).as_deref(),
             Some("/properties/id/anyOf/1")
+        );
+        // Recorded after `oneOf` was read as `anyOf`: the same union.
+        let renamed = [BranchMove::Lifted {
+            at: "/properties/id/oneOf/0/items".into(),
+            from: "/properties/id/oneOf/0/items/anyOf/0".into(),
+            keys: vec!["additionalProperties".into()],
+        }];
+        assert_eq!(
+            unmove(
+                "/properties/id/anyOf/0/items/additionalProperties",
+                &renamed
+            ),
+            "/properties/id/oneOf/0/items/anyOf/0/additionalProperties"
+        );
+        // A property called `oneOf` is not the keyword.
+        assert_eq!(
+            unmove(
+                "/properties/anyOf/items/additionalProperties",
+                &[BranchMove::Lifted {
+                    at: "/properties/oneOf/items".into(),
+                    from: "/properties/oneOf/items/anyOf/0".into(),
+                    keys: vec!["additionalProperties".into()],
+                }]
+            ),
+            "/properties/anyOf/items/additionalProperties"
         );
         // A keyword the node kept as its own is not taken back into the branch.
         assert_eq!(
