@@ -2,8 +2,10 @@
 //! syntax alone (reported here, all at once), and which checks must wait for the compiler's
 //! `const` evaluation (handed to `expand`). One function per rule.
 
-use proc_macro2::Ident;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::ToTokens;
 use syn::Type;
+use syn::spanned::Spanned;
 
 use crate::ast::{Container, Data, Field, Repr, Style, Variant};
 use crate::errors::Errors;
@@ -29,11 +31,41 @@ pub enum CheckKind {
 
 pub struct FieldCheck {
     pub ty: Type,
+    /// `ty` as tokens, made once (every interpolation of a `Type` walks its syntax tree, and in a
+    /// running macro each token is a call into the compiler). Empty when nothing is emitted for
+    /// the check (a known-safe type).
+    pub tokens: TokenStream,
+    /// `ty` as the messages show it (empty likewise).
+    pub text: String,
+    /// A standard type of standard scalars: nothing to check.
+    pub known_safe: bool,
     /// Where errors point: the type as written.
-    pub span: Type,
+    pub span: Span,
     pub kind: CheckKind,
     /// "field `x` of `Params`", "variant `Action::Create`".
     pub owner: String,
+}
+
+impl FieldCheck {
+    fn new(f: &Field, kind: CheckKind, owner: String) -> FieldCheck {
+        let known_safe = shape::known_safe(&f.ty);
+        let (tokens, text) = if known_safe && kind != CheckKind::RootFlatten {
+            (TokenStream::new(), String::new())
+        } else {
+            let tokens = f.ty.to_token_stream();
+            let text = shape::display_tokens(&tokens);
+            (tokens, text)
+        };
+        FieldCheck {
+            tokens,
+            text,
+            known_safe,
+            ty: f.ty.clone(),
+            span: f.written.span(),
+            kind,
+            owner,
+        }
+    }
 }
 
 /// One counted branch of an enum's union.
@@ -147,19 +179,13 @@ fn field_owner(cont: &Container, field: &Field) -> String {
 fn analyze_struct(cont: &Container, style: Style, fields: &[Field], mode: Mode) -> Analysis {
     let mut checks = Vec::new();
     for f in fields.iter().filter(|f| !f.skipped && !f.opaque) {
-        checks.push(FieldCheck {
-            ty: f.ty.clone(),
-            span: f.written.clone(),
-            kind: CheckKind::Full,
-            owner: field_owner(cont, f),
-        });
+        checks.push(FieldCheck::new(f, CheckKind::Full, field_owner(cont, f)));
         if f.flatten && mode == Mode::ToolParams && style == Style::Named && !cont.transparent {
-            checks.push(FieldCheck {
-                ty: f.ty.clone(),
-                span: f.written.clone(),
-                kind: CheckKind::RootFlatten,
-                owner: field_owner(cont, f),
-            });
+            checks.push(FieldCheck::new(
+                f,
+                CheckKind::RootFlatten,
+                field_owner(cont, f),
+            ));
         }
     }
     let single = if cont.transparent || style == Style::Newtype {
@@ -322,20 +348,11 @@ fn variant_checks(cont: &Container, v: &Variant, untagged: bool, checks: &mut Ve
             ),
             _ => format!("variant `{}::{}`", cont.ident, v.ident),
         };
-        checks.push(FieldCheck {
-            ty: f.ty.clone(),
-            span: f.written.clone(),
-            kind: if merged {
-                CheckKind::Nested
-            } else {
-                CheckKind::Full
-            },
-            owner,
-        });
+        let kind = if merged {
+            CheckKind::Nested
+        } else {
+            CheckKind::Full
+        };
+        checks.push(FieldCheck::new(f, kind, owner));
     }
-}
-
-/// Text for a type in messages.
-pub fn type_text(ty: &Type) -> String {
-    shape::display(ty)
 }

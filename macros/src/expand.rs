@@ -9,7 +9,6 @@
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::{DeriveInput, Generics, Ident};
 
 use crate::ast::{self, Container};
@@ -137,15 +136,14 @@ fn impls(
             });
         quote!(const NESTED_OK: bool = true #(&& #terms)*;)
     });
-    let mut visited: Vec<String> = Vec::new();
-    let visits: Vec<TokenStream> = analysis.checks.iter().filter(|c| !shape::known_safe(&c.ty)).filter_map(|c| {
-        let key = c.ty.to_token_stream().to_string();
-        if visited.contains(&key) {
+    let mut visited: Vec<&str> = Vec::new();
+    let visits: Vec<TokenStream> = analysis.checks.iter().filter(|c| !c.known_safe).filter_map(|c| {
+        if visited.contains(&c.text.as_str()) {
             return None;
         }
-        visited.push(key);
-        let ty = &c.ty;
-        Some(quote_spanned!(c.span.span()=> <#ty as #krate::ProviderSafe>::visit_allowed_unions(visitor);))
+        visited.push(&c.text);
+        let ty = &c.tokens;
+        Some(quote_spanned!(c.span=> <#ty as #krate::ProviderSafe>::visit_allowed_unions(visitor);))
     }).collect();
     let push_allowed = cont.attrs.allow_union.as_ref().map(|(reason, _)| {
         quote! {
@@ -212,7 +210,7 @@ fn fallback(input: &DeriveInput, mode: Mode, krate: &TokenStream) -> TokenStream
 }
 
 fn field_message(check: &FieldCheck, cont: &Container) -> String {
-    let ty = check::type_text(&check.ty);
+    let ty = &check.text;
     match check.kind {
         CheckKind::Full => format!(
             "{} has type `{ty}`, whose schema is or contains an `anyOf`/`oneOf` with more than one object- or array-typed branch; clients that keep only the first branch or flatten unions lose the others silently\n{UNION_FIX}",
@@ -237,7 +235,7 @@ fn field_checks(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> T
         let (impl_generics, _, where_clause) = generics.split_for_impl();
         let asserts = analysis.checks.iter().map(|c| {
             let ty = &c.ty;
-            quote_spanned!(c.span.span()=> let _ = <#ty as #krate::ProviderSafe>::NESTED_OK;)
+            quote_spanned!(c.span=> let _ = <#ty as #krate::ProviderSafe>::NESTED_OK;)
         });
         out.extend(quote! {
             const _: fn() = || {
@@ -249,23 +247,20 @@ fn field_checks(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> T
         for c in analysis
             .checks
             .iter()
-            .filter(|c| c.kind == CheckKind::RootFlatten || !shape::known_safe(&c.ty))
+            .filter(|c| c.kind == CheckKind::RootFlatten || !c.known_safe)
         {
-            let ty = &c.ty;
+            let ty = &c.tokens;
             let message = field_message(c, cont);
             let cond = match c.kind {
                 // Projections, not calls of a bounded fn: a missing impl then gives the same
                 // diagnostic as in `visit_allowed_unions`, which rustc reports once.
-                CheckKind::Full => quote!(
-                    <#ty as #krate::ProviderSafe>::SHAPE.is_contract_safe()
-                        && <#ty as #krate::ProviderSafe>::NESTED_OK
-                ),
+                CheckKind::Full => quote!(<#ty as #krate::ProviderSafe>::__FIELD_OK),
                 CheckKind::Nested => quote!(<#ty as #krate::ProviderSafe>::NESTED_OK),
                 CheckKind::RootFlatten => {
                     quote!(!<#ty as #krate::ProviderSafe>::SHAPE.flattens_to_combinator())
                 }
             };
-            out.extend(quote_spanned! {c.span.span()=>
+            out.extend(quote_spanned! {c.span=>
                 const _: () = ::core::assert!(#cond, "{}", #message);
             });
         }

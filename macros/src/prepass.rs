@@ -2,6 +2,8 @@
 //! overrides the same key in `#[serde(...)]` (schemars' own pre-pass has the same rule), so the
 //! shape we check is the shape schemars publishes.
 
+use std::borrow::Cow;
+
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::punctuated::Punctuated;
@@ -73,7 +75,21 @@ fn merge(attrs: &mut Vec<Attribute>) {
 }
 
 /// A copy of `input` whose `#[serde]` attributes say what schemars will read.
-pub fn serde_view(input: &DeriveInput) -> DeriveInput {
+pub fn serde_view(input: &DeriveInput) -> Cow<'_, DeriveInput> {
+    // Most types have no `#[schemars]` attribute at all: nothing to merge, no copy.
+    let schemars = |attrs: &[Attribute]| attrs.iter().any(|a| a.path().is_ident("schemars"));
+    let any = schemars(&input.attrs)
+        || match &input.data {
+            Data::Struct(s) => s.fields.iter().any(|f| schemars(&f.attrs)),
+            Data::Enum(e) => e
+                .variants
+                .iter()
+                .any(|v| schemars(&v.attrs) || v.fields.iter().any(|f| schemars(&f.attrs))),
+            Data::Union(_) => false,
+        };
+    if !any {
+        return Cow::Borrowed(input);
+    }
     let mut input = input.clone();
     merge(&mut input.attrs);
     match &mut input.data {
@@ -84,7 +100,7 @@ pub fn serde_view(input: &DeriveInput) -> DeriveInput {
         }),
         Data::Union(_) => {}
     }
-    input
+    Cow::Owned(input)
 }
 
 #[cfg(test)]

@@ -255,8 +255,8 @@ fn is_string(ty: &Type) -> bool {
 }
 
 /// `Vec < Foo >` → `Vec<Foo>`: a type as a person writes it, for messages.
-pub fn display(ty: &Type) -> String {
-    let raw = ty.to_token_stream().to_string();
+pub fn display_tokens(tokens: &TokenStream) -> String {
+    let raw = tokens.to_string();
     let mut out = String::with_capacity(raw.len());
     for part in raw.split(' ') {
         let glue = matches!(part, "<" | ">" | "::" | "," | ">>" | ")" | "]" | ";")
@@ -282,11 +282,11 @@ mod tests {
     fn displays_types_compactly() {
         let ty: Type = parse_quote!(std::collections::HashMap<String, Vec<Option<Foo>>>);
         assert_eq!(
-            display(&ty),
+            display_tokens(&ty.to_token_stream()),
             "std::collections::HashMap<String, Vec<Option<Foo>>>"
         );
         let ty: Type = parse_quote!(&'a [u8; 4]);
-        assert_eq!(display(&ty), "&'a [u8; 4]");
+        assert_eq!(display_tokens(&ty.to_token_stream()), "&'a [u8; 4]");
     }
 
     #[test]
@@ -302,12 +302,16 @@ mod tests {
             (parse_quote!(Wrapper<Json>), None),
         ];
         for (ty, want) in cases {
-            assert!(mentions(&ty, &me), "{}", display(&ty));
+            assert!(
+                mentions(&ty, &me),
+                "{}",
+                display_tokens(&ty.to_token_stream())
+            );
             assert_eq!(
                 recursive_branch(&ty, &me).structured(),
                 want,
                 "{}",
-                display(&ty)
+                display_tokens(&ty.to_token_stream())
             );
         }
     }
@@ -325,7 +329,7 @@ mod tests {
             parse_quote!((u32, String)),
         ];
         for ty in safe {
-            assert!(known_safe(&ty), "{}", display(&ty));
+            assert!(known_safe(&ty), "{}", display_tokens(&ty.to_token_stream()));
         }
         let unknown: Vec<Type> = vec![
             parse_quote!(Item),
@@ -338,7 +342,11 @@ mod tests {
             parse_quote!(Cow<'a, str>),
         ];
         for ty in unknown {
-            assert!(!known_safe(&ty), "{}", display(&ty));
+            assert!(
+                !known_safe(&ty),
+                "{}",
+                display_tokens(&ty.to_token_stream())
+            );
         }
     }
 
@@ -355,7 +363,11 @@ mod tests {
             parse_quote!((u32, Filter)),
         ];
         for ty in refers {
-            assert!(mentions(&ty, &me), "{}", display(&ty));
+            assert!(
+                mentions(&ty, &me),
+                "{}",
+                display_tokens(&ty.to_token_stream())
+            );
         }
         let others: Vec<Type> = vec![
             parse_quote!(v1::Filter),
@@ -369,7 +381,11 @@ mod tests {
             parse_quote!(Vec<JsonValue>),
         ];
         for ty in others {
-            assert!(!mentions(&ty, &me), "{}", display(&ty));
+            assert!(
+                !mentions(&ty, &me),
+                "{}",
+                display_tokens(&ty.to_token_stream())
+            );
         }
     }
 }

@@ -28,6 +28,12 @@ pub trait ProviderSafe: JsonSchema {
     /// containers and generic types compute it from their parameters.
     const NESTED_OK: bool = true;
 
+    /// What the derives check for a field of this type: its own top level is contract-safe and so
+    /// is everything below it (`SHAPE.is_contract_safe() && NESTED_OK`). One projection per field
+    /// keeps the generated code small; not meant to be overridden.
+    #[doc(hidden)]
+    const __FIELD_OK: bool = Self::SHAPE.is_contract_safe() && Self::NESTED_OK;
+
     /// Lists the allowed unions reachable from this type, once each (recursion-safe).
     fn visit_allowed_unions(visitor: &mut AllowedUnions) {
         let _ = visitor;
