@@ -44,6 +44,8 @@ pub struct Field {
     pub ty: Type,
     /// The field's type as written, for error spans.
     pub written: Type,
+    /// `ty` is not `written` (`#[schemars(with)]`, or `Self` spelled out).
+    pub rewritten: bool,
     /// Not deserialized: not in the schema.
     pub skipped: bool,
     pub flatten: bool,
@@ -79,25 +81,143 @@ impl Container {
     }
 }
 
-fn field(errors: &mut Errors, f: &ast::Field<'_>, me: &TokenStream) -> Field {
-    attr::reject_misplaced(errors, &f.original.attrs, "field");
-    let (ty, opaque) = match attr::schema_source(errors, &f.original.attrs) {
-        SchemaSource::Own => (f.ty.clone(), false),
-        SchemaSource::With(ty) => (*ty, false),
-        SchemaSource::Opaque => (f.ty.clone(), true),
+/// What serde says about one field.
+struct SerdeField<'a> {
+    attrs: &'a [syn::Attribute],
+    member: &'a syn::Member,
+    ty: &'a Type,
+    skipped: bool,
+    flatten: bool,
+}
+
+impl<'a> SerdeField<'a> {
+    fn of(f: &'a ast::Field<'a>) -> Self {
+        SerdeField {
+            attrs: &f.original.attrs,
+            member: &f.member,
+            ty: f.ty,
+            skipped: f.attrs.skip_deserializing(),
+            flatten: f.attrs.flatten(),
+        }
+    }
+}
+
+fn field(errors: &mut Errors, f: SerdeField<'_>, me: &TokenStream) -> Field {
+    attr::reject_misplaced(errors, f.attrs, "field");
+    let (ty, opaque, with) = match attr::schema_source(errors, f.attrs) {
+        SchemaSource::Own => (f.ty.clone(), false, false),
+        SchemaSource::With(ty) => (*ty, false, true),
+        SchemaSource::Opaque => (f.ty.clone(), true, false),
     };
-    let name = match &f.member {
+    let (ty, replaced) = replace_self(ty, me);
+    let name = match f.member {
         syn::Member::Named(ident) => ident.to_string(),
         syn::Member::Unnamed(index) => index.index.to_string(),
     };
     Field {
         name,
-        ty: replace_self(&ty, me),
+        ty,
         written: f.ty.clone(),
-        skipped: f.attrs.skip_deserializing(),
-        flatten: f.attrs.flatten(),
+        rewritten: with || replaced,
+        skipped: f.skipped,
+        flatten: f.flatten,
         opaque,
     }
+}
+
+/// Whether no container, variant or field carries a `#[serde]` or `#[schemars]` attribute: then
+/// serde's reading is its default one, known without its attribute parser.
+fn serde_defaults(input: &DeriveInput) -> bool {
+    let plain = |attrs: &[syn::Attribute]| {
+        !attrs
+            .iter()
+            .any(|a| a.path().is_ident("serde") || a.path().is_ident("schemars"))
+    };
+    let fields = |fields: &syn::Fields| fields.iter().all(|f| plain(&f.attrs));
+    plain(&input.attrs)
+        && match &input.data {
+            syn::Data::Struct(s) => fields(&s.fields),
+            syn::Data::Enum(e) => e
+                .variants
+                .iter()
+                .all(|v| plain(&v.attrs) && fields(&v.fields)),
+            syn::Data::Union(_) => false,
+        }
+}
+
+fn style_of(fields: &syn::Fields) -> Style {
+    match fields {
+        syn::Fields::Named(_) => Style::Named,
+        syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => Style::Newtype,
+        syn::Fields::Unnamed(_) => Style::Tuple,
+        syn::Fields::Unit => Style::Unit,
+    }
+}
+
+/// serde's default reading of fields without attributes: every field deserialized, by name or
+/// position.
+fn default_fields(errors: &mut Errors, fields: &syn::Fields, me: &TokenStream) -> Vec<Field> {
+    fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let member = match &f.ident {
+                Some(ident) => syn::Member::Named(ident.clone()),
+                None => syn::Member::Unnamed(syn::Index::from(i)),
+            };
+            let serde = SerdeField {
+                attrs: &f.attrs,
+                member: &member,
+                ty: &f.ty,
+                skipped: false,
+                flatten: false,
+            };
+            field(errors, serde, me)
+        })
+        .collect()
+}
+
+/// The model of an input without serde or schemars attributes (most nested types): what serde's
+/// parser would say, without running it.
+fn parse_defaults(errors: &mut Errors, input: &DeriveInput, attrs: ContainerAttrs) -> Container {
+    let me = self_type(input);
+    let data = match &input.data {
+        syn::Data::Struct(s) => {
+            Data::Struct(style_of(&s.fields), default_fields(errors, &s.fields, &me))
+        }
+        syn::Data::Enum(e) => Data::Enum(
+            Repr::External,
+            e.variants
+                .iter()
+                .map(|v| {
+                    attr::reject_misplaced(errors, &v.attrs, "variant");
+                    Variant {
+                        ident: v.ident.clone(),
+                        style: style_of(&v.fields),
+                        fields: default_fields(errors, &v.fields, &me),
+                        skipped: false,
+                        untagged: false,
+                    }
+                })
+                .collect(),
+        ),
+        syn::Data::Union(_) => unreachable!("rejected before"),
+    };
+    Container {
+        ident: input.ident.clone(),
+        data,
+        transparent: false,
+        attrs,
+        generics: input.generics.clone(),
+    }
+}
+
+/// The generated checks sit outside the type's impls, where `Self` means nothing: each field's
+/// type is checked with `Self` written out.
+fn self_type(input: &DeriveInput) -> TokenStream {
+    let (_, ty_generics, _) = input.generics.split_for_impl();
+    let ident = &input.ident;
+    quote::quote!(#ident #ty_generics)
 }
 
 /// Reads the input. `None` when serde itself rejects the attributes: serde_derive reports those,
@@ -111,21 +231,32 @@ pub fn parse(errors: &mut Errors, input: &DeriveInput) -> Option<Container> {
         );
         return None;
     }
+    if serde_defaults(input) {
+        return Some(parse_defaults(errors, input, attrs));
+    }
+    parse_serde(errors, input, attrs)
+}
+
+/// The model read through serde's own attribute parser.
+fn parse_serde(
+    errors: &mut Errors,
+    input: &DeriveInput,
+    attrs: ContainerAttrs,
+) -> Option<Container> {
     let view = crate::prepass::serde_view(input);
     let cx = Ctxt::new();
     let private = Ident::new("__private", Span::call_site());
     let parsed = ast::Container::from_ast(&cx, &view, Derive::Deserialize, &private);
     let serde_ok = cx.check().is_ok();
     let cont = parsed.filter(|_| serde_ok)?;
-    // The generated checks sit outside the type's impls, where `Self` means nothing: each
-    // field's type is checked with `Self` written out.
-    let (_, ty_generics, _) = input.generics.split_for_impl();
-    let ident = &input.ident;
-    let me = quote::quote!(#ident #ty_generics);
+    let me = self_type(input);
     let data = match &cont.data {
         ast::Data::Struct(style, fields) => Data::Struct(
             (*style).into(),
-            fields.iter().map(|f| field(errors, f, &me)).collect(),
+            fields
+                .iter()
+                .map(|f| field(errors, SerdeField::of(f), &me))
+                .collect(),
         ),
         ast::Data::Enum(variants) => {
             let repr = match cont.attrs.tag() {
@@ -144,7 +275,11 @@ pub fn parse(errors: &mut Errors, input: &DeriveInput) -> Option<Container> {
                     Variant {
                         ident: v.ident.clone(),
                         style: v.style.into(),
-                        fields: v.fields.iter().map(|f| field(errors, f, &me)).collect(),
+                        fields: v
+                            .fields
+                            .iter()
+                            .map(|f| field(errors, SerdeField::of(f), &me))
+                            .collect(),
                         skipped: v.attrs.skip_deserializing(),
                         untagged: v.attrs.untagged(),
                     }
@@ -162,10 +297,11 @@ pub fn parse(errors: &mut Errors, input: &DeriveInput) -> Option<Container> {
     })
 }
 
-/// `ty` with every `Self` replaced by `me` (the type being derived, with its generics).
-fn replace_self(ty: &Type, me: &TokenStream) -> Type {
-    if !crate::shape::mentions(ty, &Ident::new("Self", Span::call_site())) {
-        return ty.clone();
+/// `ty` with every `Self` replaced by `me` (the type being derived, with its generics), and
+/// whether there was one.
+fn replace_self(ty: Type, me: &TokenStream) -> (Type, bool) {
+    if !crate::shape::mentions_self(&ty) {
+        return (ty, false);
     }
     fn replace(tokens: TokenStream, me: &TokenStream) -> TokenStream {
         tokens
@@ -181,5 +317,121 @@ fn replace_self(ty: &Type, me: &TokenStream) -> Type {
             })
             .collect()
     }
-    syn::parse2(replace(ty.to_token_stream(), me)).unwrap_or_else(|_| ty.clone())
+    match syn::parse2(replace(ty.to_token_stream(), me)) {
+        Ok(replaced) => (replaced, true),
+        Err(_) => (ty, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Everything later phases read from the model, as text.
+    fn describe(c: &Container) -> String {
+        let fields = |fs: &[Field]| {
+            fs.iter()
+                .map(|f| {
+                    format!(
+                        "{}: {} (as written {}) skipped={} flatten={} opaque={}",
+                        f.name,
+                        f.ty.to_token_stream(),
+                        f.written.to_token_stream(),
+                        f.skipped,
+                        f.flatten,
+                        f.opaque
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let data = match &c.data {
+            Data::Struct(style, fs) => format!("struct {style:?} [{}]", fields(fs)),
+            Data::Enum(repr, vs) => format!(
+                "enum {repr:?} [{}]",
+                vs.iter()
+                    .map(|v| format!(
+                        "{} {:?} skipped={} untagged={} [{}]",
+                        v.ident,
+                        v.style,
+                        v.skipped,
+                        v.untagged,
+                        fields(&v.fields)
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        format!(
+            "{} transparent={} generics={} {data}",
+            c.ident,
+            c.transparent,
+            c.generics.to_token_stream()
+        )
+    }
+
+    #[test]
+    fn inputs_without_serde_attributes_read_as_serde_reads_them() {
+        let inputs: Vec<DeriveInput> = vec![
+            syn::parse_quote!(
+                struct Named {
+                    a: String,
+                    b: Option<Box<Self>>,
+                    c: Vec<u8>,
+                }
+            ),
+            syn::parse_quote!(
+                struct Tuple(u32, String);
+            ),
+            syn::parse_quote!(
+                struct Newtype(Vec<String>);
+            ),
+            syn::parse_quote!(
+                struct Unit;
+            ),
+            syn::parse_quote!(
+                struct Generic<T: Clone> {
+                    items: Vec<T>,
+                }
+            ),
+            syn::parse_quote!(
+                enum E {
+                    A,
+                    B(u32),
+                    C(u32, String),
+                    D { x: Inner, y: Vec<Self> },
+                }
+            ),
+            syn::parse_quote!(
+                #[derive(Clone)]
+                #[doc = "x"]
+                struct Documented {
+                    #[doc = "y"]
+                    a: u32,
+                }
+            ),
+        ];
+        for input in inputs {
+            assert!(serde_defaults(&input), "{}", input.to_token_stream());
+            let (mut e1, mut e2) = (Errors::new(), Errors::new());
+            let fast = parse_defaults(&mut e1, &input, ContainerAttrs::default());
+            let serde =
+                parse_serde(&mut e2, &input, ContainerAttrs::default()).expect("serde reads it");
+            assert_eq!(describe(&fast), describe(&serde));
+        }
+        let with_serde: DeriveInput = syn::parse_quote!(
+            struct S {
+                #[serde(default)]
+                a: u32,
+            }
+        );
+        assert!(!serde_defaults(&with_serde));
+        let with_schemars: DeriveInput = syn::parse_quote!(
+            #[schemars(rename = "T")]
+            struct S {
+                a: u32,
+            }
+        );
+        assert!(!serde_defaults(&with_schemars));
+    }
 }

@@ -49,19 +49,32 @@ pub struct FieldCheck {
 impl FieldCheck {
     fn new(f: &Field, kind: CheckKind, owner: String) -> FieldCheck {
         let known_safe = shape::known_safe(&f.ty);
-        let (tokens, text) = if known_safe && kind != CheckKind::RootFlatten {
-            (TokenStream::new(), String::new())
+        // Nothing is emitted for a known-safe type: no tokens, text or span to make.
+        if known_safe && kind != CheckKind::RootFlatten {
+            return FieldCheck {
+                tokens: TokenStream::new(),
+                text: String::new(),
+                known_safe,
+                ty: f.ty.clone(),
+                span: Span::call_site(),
+                kind,
+                owner,
+            };
+        }
+        let tokens = f.ty.to_token_stream();
+        let text = shape::display_tokens(&tokens);
+        // The span of the type as written: from the same tokens when nothing rewrote it.
+        let span = if f.rewritten {
+            f.written.span()
         } else {
-            let tokens = f.ty.to_token_stream();
-            let text = shape::display_tokens(&tokens);
-            (tokens, text)
+            tokens.span()
         };
         FieldCheck {
             tokens,
             text,
             known_safe,
             ty: f.ty.clone(),
-            span: f.written.span(),
+            span,
             kind,
             owner,
         }

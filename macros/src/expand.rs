@@ -15,7 +15,7 @@ use crate::ast::{self, Container};
 pub use crate::check::Mode;
 use crate::check::{self, Analysis, CheckKind, FieldCheck, ShapePlan, UNION_FIX};
 use crate::errors::Errors;
-use crate::shape;
+use crate::shape::{self, Branch};
 
 pub fn derive(input: &DeriveInput, mode: Mode) -> TokenStream {
     let mut errors = Errors::new();
@@ -81,6 +81,15 @@ fn bounded(generics: &Generics, krate: &TokenStream, deserialize: bool) -> Gener
 fn shape_expr(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> TokenStream {
     match &analysis.shape {
         ShapePlan::Single(branch) => branch.tokens(krate),
+        // A union of one constant branch is that branch (a unit-only enum: one string enum).
+        // `union` clears the allowed and reported marks, which constants do not have.
+        ShapePlan::Union(counted)
+            if counted.len() == 1
+                && cont.attrs.allow_union.is_none()
+                && !matches!(counted[0].branch, Branch::Of(_) | Branch::Nullable(_)) =>
+        {
+            counted[0].branch.tokens(krate)
+        }
         ShapePlan::Union(counted) => {
             let parts = counted.iter().map(|c| c.branch.tokens(krate));
             let allowed = cont.attrs.allow_union.as_ref().map(|_| quote!(.allowed()));
@@ -137,21 +146,28 @@ fn impls(
         quote!(const NESTED_OK: bool = true #(&& #terms)*;)
     });
     let mut visited: Vec<&str> = Vec::new();
-    let visits: Vec<TokenStream> = analysis.checks.iter().filter(|c| !c.known_safe).filter_map(|c| {
-        if visited.contains(&c.text.as_str()) {
-            return None;
-        }
-        visited.push(&c.text);
-        let ty = &c.tokens;
-        Some(quote_spanned!(c.span=> <#ty as #krate::ProviderSafe>::visit_allowed_unions(visitor);))
-    }).collect();
-    let push_allowed = cont.attrs.allow_union.as_ref().map(|(reason, _)| {
+    let visits: Vec<TokenStream> = analysis
+        .checks
+        .iter()
+        .filter(|c| !c.known_safe)
+        .filter_map(|c| {
+            if visited.contains(&c.text.as_str()) {
+                return None;
+            }
+            visited.push(&c.text);
+            let ty = &c.tokens;
+            Some(quote_spanned!(c.span=> <#ty as #krate::ProviderSafe>::visit_allowed_unions))
+        })
+        .collect();
+    // Nothing below but standard types: the trait's default (no children).
+    let children = (!visits.is_empty()).then(|| {
         quote! {
-            visitor.push(#krate::AllowedUnion {
-                rust_type: ::core::any::type_name::<Self>(),
-                schema_name: <Self as #krate::__private::schemars::JsonSchema>::schema_name().into_owned(),
-                reason: #reason,
-            });
+            const __CHILDREN: &'static [fn(&mut #krate::AllowedUnions)] = &[#(#visits),*];
+        }
+    });
+    let allowed = cont.attrs.allow_union.as_ref().map(|(reason, _)| {
+        quote! {
+            const __ALLOWED: ::core::option::Option<&'static str> = ::core::option::Option::Some(#reason);
         }
     });
     let tool_params = (mode == Mode::ToolParams).then(|| {
@@ -162,23 +178,13 @@ fn impls(
             impl #impl_generics #krate::ToolParams for #ident #ty_generics #where_clause {}
         }
     });
-    // Nothing to visit (only standard types below): the trait's default, one body fewer.
-    let visit = (push_allowed.is_some() || !visits.is_empty()).then(|| {
-        quote! {
-            fn visit_allowed_unions(visitor: &mut #krate::AllowedUnions) {
-                if visitor.enter(::core::any::type_name::<Self>()) {
-                    #push_allowed
-                    #(#visits)*
-                }
-            }
-        }
-    });
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::ProviderSafe for #ident #ty_generics #where_clause {
             const SHAPE: #krate::Shape = #shape;
             #nested_ok
-            #visit
+            #allowed
+            #children
         }
         #tool_params
     }
@@ -253,7 +259,7 @@ fn field_checks(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> T
             let message = field_message(c, cont);
             let cond = match c.kind {
                 // Projections, not calls of a bounded fn: a missing impl then gives the same
-                // diagnostic as in `visit_allowed_unions`, which rustc reports once.
+                // diagnostic as in `__CHILDREN`, which rustc reports once.
                 CheckKind::Full => quote!(<#ty as #krate::ProviderSafe>::__FIELD_OK),
                 CheckKind::Nested => quote!(<#ty as #krate::ProviderSafe>::NESTED_OK),
                 CheckKind::RootFlatten => {

@@ -91,6 +91,36 @@ pub fn mentions(ty: &Type, ident: &Ident) -> bool {
     }
 }
 
+/// Whether `ty` names `Self` anywhere ([`mentions`] of `Self`, without making an identifier).
+pub fn mentions_self(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) => {
+            p.qself.as_ref().is_some_and(|q| mentions_self(&q.ty))
+                || p.path.segments.iter().any(|s| {
+                    s.ident == "Self"
+                        || match &s.arguments {
+                            PathArguments::AngleBracketed(a) => {
+                                a.args.iter().any(|arg| match arg {
+                                    GenericArgument::Type(t) => mentions_self(t),
+                                    GenericArgument::AssocType(a) => mentions_self(&a.ty),
+                                    _ => false,
+                                })
+                            }
+                            _ => false,
+                        }
+                })
+        }
+        Type::Array(a) => mentions_self(&a.elem),
+        Type::Slice(s) => mentions_self(&s.elem),
+        Type::Reference(r) => mentions_self(&r.elem),
+        Type::Ptr(p) => mentions_self(&p.elem),
+        Type::Paren(p) => mentions_self(&p.elem),
+        Type::Group(g) => mentions_self(&g.elem),
+        Type::Tuple(t) => t.elems.iter().any(mentions_self),
+        _ => false,
+    }
+}
+
 fn args_mention(args: &PathArguments, ident: &Ident) -> bool {
     match args {
         PathArguments::AngleBracketed(a) => a.args.iter().any(|arg| match arg {

@@ -34,9 +34,32 @@ pub trait ProviderSafe: JsonSchema {
     #[doc(hidden)]
     const __FIELD_OK: bool = Self::SHAPE.is_contract_safe() && Self::NESTED_OK;
 
+    /// The reason of `#[tool_schema(allow_union = "...")]` on this type (set by the derive).
+    #[doc(hidden)]
+    const __ALLOWED: Option<&'static str> = None;
+
+    /// The types below this one that may hold an allowed union, as their visitors (set by the
+    /// derive: data, not a function body per type, which costs less to compile).
+    #[doc(hidden)]
+    const __CHILDREN: &'static [fn(&mut AllowedUnions)] = &[];
+
     /// Lists the allowed unions reachable from this type, once each (recursion-safe).
     fn visit_allowed_unions(visitor: &mut AllowedUnions) {
-        let _ = visitor;
+        if Self::__ALLOWED.is_none() && Self::__CHILDREN.is_empty() {
+            return;
+        }
+        if visitor.enter(std::any::type_name::<Self>()) {
+            if let Some(reason) = Self::__ALLOWED {
+                visitor.push(AllowedUnion {
+                    rust_type: std::any::type_name::<Self>(),
+                    schema_name: <Self as JsonSchema>::schema_name().into_owned(),
+                    reason,
+                });
+            }
+            for child in Self::__CHILDREN {
+                child(visitor);
+            }
+        }
     }
 }
 
