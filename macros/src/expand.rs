@@ -1,4 +1,5 @@
-//! Code generation. Runs after validation; every impl sits in `const _: () = { ... }`.
+//! Code generation. Runs after validation; the impls and checks of a type sit in
+//! `const _: () = { ... }` (impls alone need no scope).
 //!
 //! - The `ProviderSafe` impl carries the type's [`Shape`](../toolschema/struct.Shape.html) as a
 //!   `const`, so unions of types defined elsewhere are counted by the compiler.
@@ -43,6 +44,13 @@ pub fn derive(input: &DeriveInput, mode: Mode) -> TokenStream {
         TokenStream::new()
     };
     let errors = errors.finish();
+    if checks.is_empty() && unions.is_empty() {
+        // Impls alone (most nested types): no scope to open, one item fewer to compile.
+        return quote! {
+            #errors
+            #impls
+        };
+    }
     quote! {
         #errors
         #[doc(hidden)]
