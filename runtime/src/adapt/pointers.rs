@@ -443,6 +443,31 @@ fn starts_with(path: &[String], prefix: &[String]) -> bool {
             .all(|i| same_token(i.checked_sub(1).map(|j| &path[j]), &path[i], &prefix[i]))
 }
 
+/// The index of `path`'s token that names a branch of the union `at/keyword`, when `path` goes
+/// through that union.
+fn branch_token(path: &[String], at: &str, keyword: &str) -> Option<usize> {
+    let at = tokens(at);
+    (path.len() > at.len() + 1
+        && starts_with(path, &at)
+        && same_token(at.last(), &path[at.len()], keyword))
+    .then_some(at.len() + 1)
+}
+
+/// `path` moved from below `from` to below `to`, when it goes through one of the moved `keys`.
+fn relocate(path: &mut Vec<String>, from: &str, to: &str, keys: &[String]) {
+    let from = tokens(from);
+    if path.len() > from.len()
+        && starts_with(path, &from)
+        && keys
+            .iter()
+            .any(|k| same_token(from.last(), &path[from.len()], k))
+    {
+        let mut moved = tokens(to);
+        moved.extend(path.drain(from.len()..));
+        *path = moved;
+    }
+}
+
 /// A position recorded after schemas moved (union branches removed or reordered, a branch merged
 /// into its node), back through each move (the latest first): the position in the coordinates
 /// of the rules' input.
@@ -454,33 +479,13 @@ fn unmove(recorded: &str, moves: &[BranchMove]) -> String {
     for m in moves.iter().rev() {
         match m {
             BranchMove::Reordered { at, keyword, from } => {
-                let at = tokens(at);
-                if path.len() > at.len() + 1
-                    && starts_with(&path, &at)
-                    && same_token(at.last(), &path[at.len()], keyword)
-                {
-                    if let Some(from) = path[at.len() + 1]
-                        .parse::<usize>()
-                        .ok()
-                        .and_then(|k| from.get(k))
-                    {
-                        path[at.len() + 1] = from.to_string();
+                if let Some(i) = branch_token(&path, at, keyword) {
+                    if let Some(before) = path[i].parse::<usize>().ok().and_then(|k| from.get(k)) {
+                        path[i] = before.to_string();
                     }
                 }
             }
-            BranchMove::Lifted { at, from, keys } => {
-                let at = tokens(at);
-                if path.len() > at.len()
-                    && starts_with(&path, &at)
-                    && keys
-                        .iter()
-                        .any(|k| same_token(at.last(), &path[at.len()], k))
-                {
-                    let mut before = tokens(from);
-                    before.extend(path.drain(at.len()..));
-                    path = before;
-                }
-            }
+            BranchMove::Lifted { at, from, keys } => relocate(&mut path, at, from, keys),
         }
     }
     join(&path)
@@ -496,30 +501,13 @@ fn forward(recorded: &str, moves: &[BranchMove]) -> Option<String> {
     for m in moves {
         match m {
             BranchMove::Reordered { at, keyword, from } => {
-                let at = tokens(at);
-                if path.len() > at.len() + 1
-                    && starts_with(&path, &at)
-                    && same_token(at.last(), &path[at.len()], keyword)
-                {
-                    if let Ok(k) = path[at.len() + 1].parse::<usize>() {
-                        let now = from.iter().position(|f| *f == k)?;
-                        path[at.len() + 1] = now.to_string();
+                if let Some(i) = branch_token(&path, at, keyword) {
+                    if let Ok(k) = path[i].parse::<usize>() {
+                        path[i] = from.iter().position(|f| *f == k)?.to_string();
                     }
                 }
             }
-            BranchMove::Lifted { at, from, keys } => {
-                let from = tokens(from);
-                if path.len() > from.len()
-                    && starts_with(&path, &from)
-                    && keys
-                        .iter()
-                        .any(|k| same_token(from.last(), &path[from.len()], k))
-                {
-                    let mut now = tokens(at);
-                    now.extend(path.drain(from.len()..));
-                    path = now;
-                }
-            }
+            BranchMove::Lifted { at, from, keys } => relocate(&mut path, from, at, keys),
         }
     }
     Some(join(&path))

@@ -112,49 +112,29 @@ impl Rule for GoogleNullable {
                 if branches.len() != before {
                     report.moved(&path.pointer(), "anyOf", kept);
                     nullable = true;
-                    match branches.len() {
-                        0 => {
-                            map.shift_remove("anyOf");
-                        }
-                        1 if branches[0].is_object() => {
-                            let Some(Value::Array(mut one)) = map.shift_remove("anyOf") else {
-                                unreachable!()
-                            };
-                            if let Value::Object(inner) = one.remove(0) {
-                                absorb(
-                                    map,
-                                    inner,
-                                    &path.pointer(),
-                                    &format!("{}/0", path.child("anyOf")),
-                                    report,
-                                );
-                            }
-                            // The branch may itself be a union of one: its branch, likewise
-                            // (bounded; once is the common case).
-                            for _ in 0..8 {
-                                match map.get("anyOf") {
-                                    Some(Value::Array(bs))
-                                        if bs.len() == 1 && bs[0].is_object() =>
-                                    {
-                                        let Some(Value::Array(mut one)) = map.shift_remove("anyOf")
-                                        else {
-                                            unreachable!()
-                                        };
-                                        if let Value::Object(inner) = one.remove(0) {
-                                            absorb(
-                                                map,
-                                                inner,
-                                                &path.pointer(),
-                                                &format!("{}/0", path.child("anyOf")),
-                                                report,
-                                            );
-                                        }
-                                    }
-                                    _ => break,
+                    if branches.is_empty() {
+                        map.shift_remove("anyOf");
+                    }
+                    // One object branch left is merged into the node; it may itself be a union
+                    // of one: its branch, likewise (bounded; once is the common case).
+                    for _ in 0..9 {
+                        match map.get("anyOf") {
+                            Some(Value::Array(bs)) if bs.len() == 1 && bs[0].is_object() => {
+                                let Some(Value::Array(mut one)) = map.shift_remove("anyOf") else {
+                                    unreachable!()
+                                };
+                                if let Value::Object(inner) = one.remove(0) {
+                                    absorb(
+                                        map,
+                                        inner,
+                                        &path.pointer(),
+                                        &format!("{}/0", path.child("anyOf")),
+                                        report,
+                                    );
                                 }
                             }
+                            _ => break,
                         }
-                        _ => {}
                     }
                 }
             }
