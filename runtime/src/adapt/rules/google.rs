@@ -1,7 +1,7 @@
 //! Google's wire forms (Gemini `parametersJsonSchema` and the legacy OpenAPI `parameters`), seed
 //! section 3, one small rule each.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::{Report, Rule, absorb, append_description, is_null_schema, json_text};
 use crate::adapt::report::LossKind;
@@ -117,9 +117,14 @@ impl Rule for GoogleNullable {
                     }
                     // One object branch left is merged into the node; it may itself be a union
                     // of one: its branch, likewise (bounded; once is the common case).
+                    // A branch that disagrees with the node on a keyword stays a union of one, as
+                    // `OneBranchUnions` leaves it: merging would drop the branch's value, and the
+                    // output would not be a fixed point.
                     for _ in 0..9 {
                         match map.get("anyOf") {
-                            Some(Value::Array(bs)) if bs.len() == 1 && bs[0].is_object() => {
+                            Some(Value::Array(bs))
+                                if bs.len() == 1 && agrees_with(map, &bs[0], "anyOf") =>
+                            {
                                 let Some(Value::Array(mut one)) = map.shift_remove("anyOf") else {
                                     unreachable!()
                                 };
@@ -252,6 +257,18 @@ impl Rule for StringEnumsOnly {
     }
 }
 
+/// Whether the one branch of the node's union `key` can be merged into the node without losing
+/// anything: an object whose every keyword the node lacks or has with the same value
+/// (descriptions are joined; the union itself is about to go, so a branch that is a union of its
+/// own takes its place).
+fn agrees_with(node: &Map<String, Value>, branch: &Value, key: &str) -> bool {
+    branch.as_object().is_some_and(|branch| {
+        branch.iter().all(|(k, v)| {
+            k == "description" || k == key || node.get(k).is_none_or(|mine| mine == v)
+        })
+    })
+}
+
 /// A union of one branch is that branch: after references are inlined, `{"anyOf": [X]}` (or
 /// `oneOf`) is merged into its node, where no keyword of the two disagrees (descriptions are
 /// joined). Same meaning; a change. Without it, the output is not a fixed point: adapting it again
@@ -274,18 +291,7 @@ impl Rule for OneBranchUnions {
                 }) else {
                     return;
                 };
-                let agrees = map[key][0].as_object().is_some_and(|branch| {
-                    branch
-                        .iter()
-                        // The union itself is about to go: a branch that is a union of its
-                        // own takes its place.
-                        .all(|(k, v)| {
-                            k == "description"
-                                || k == key
-                                || map.get(k).is_none_or(|mine| mine == v)
-                        })
-                });
-                if !agrees {
+                if !agrees_with(map, &map[key][0], key) {
                     return;
                 }
                 let Some(Value::Array(mut one)) = map.shift_remove(key) else {
