@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 use toolschema::adapt::{self, Target};
-use toolschema::catalog::{Catalog, Shape};
+use toolschema::catalog::{Catalog, Layout};
 
 use crate::input::{self, InputError};
 use crate::{AdaptArgs, ConvertArgs, SnapshotArgs};
@@ -26,7 +26,9 @@ pub fn run_adapt(args: &AdaptArgs) -> u8 {
         Err(e) => return fail(e),
     };
     let schema = match Catalog::from_value(value) {
-        Ok(c) if c.shape == Shape::Schema => c.tools.into_iter().next().expect("one schema").schema,
+        Ok(c) if c.layout == Layout::Schema => {
+            c.tools.into_iter().next().expect("one schema").schema
+        }
         Ok(c) => {
             return fail(InputError(format!(
                 "{}: `adapt` takes one JSON Schema, this is a catalog of {} tools: use `toolschema convert`",
@@ -123,4 +125,5 @@ pub fn run_snapshot(args: &SnapshotArgs) -> u8 {
 /// `--to` values.
 pub fn parse_target(s: &str) -> Result<Target, String> {
     s.parse()
+        .map_err(|e: toolschema::adapt::UnknownTarget| e.to_string())
 }

@@ -1,7 +1,7 @@
 //! `toolschema lint`: the published-schema contract, on any tool catalog.
 
 use serde_json::json;
-use toolschema::contract::{AllowList, Report, Severity};
+use toolschema::contract::{AllowList, ContractReport, Severity};
 
 use crate::input::{self, InputError};
 use crate::{Format, LintArgs};
@@ -24,7 +24,7 @@ pub fn run(args: &LintArgs) -> u8 {
     }
 }
 
-fn lint(args: &LintArgs) -> Result<(Report, usize), InputError> {
+fn lint(args: &LintArgs) -> Result<(ContractReport, usize), InputError> {
     let allow = match &args.allow {
         None => AllowList::new(),
         Some(path) => {
@@ -37,7 +37,7 @@ fn lint(args: &LintArgs) -> Result<(Report, usize), InputError> {
     Ok((catalog.check(&allow), catalog.tools.len()))
 }
 
-fn print(format: Format, report: &Report, tools: usize) {
+fn print(format: Format, report: &ContractReport, tools: usize) {
     match format {
         Format::Json => {
             let out = json!({
@@ -56,6 +56,7 @@ fn print(format: Format, report: &Report, tools: usize) {
                 let level = match v.severity {
                     Severity::Error => "",
                     Severity::Warning => "warning: ",
+                    _ => "note: ",
                 };
                 crate::say!("{tool}: {path}: {level}{} [{}]", v.message, v.kind);
             }

@@ -19,7 +19,6 @@ use std::time::{Duration, Instant};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use serde_json::{Value, json};
 use toolschema::Target;
-use toolschema::adapt::adapt;
 use toolschema::catalog::Catalog;
 
 fn corpus() -> Vec<Value> {
@@ -81,11 +80,11 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
-    for target in Target::ALL {
+    for &target in Target::ALL {
         group.bench_function(BenchmarkId::new("adapt", target.as_str()), |b| {
             b.iter(|| {
                 for s in &schemas {
-                    black_box(adapt(black_box(s), target));
+                    black_box(target.adapt(black_box(s)));
                 }
             })
         });
@@ -100,9 +99,9 @@ fn bench(c: &mut Criterion) {
         group.bench_function("clone", |b| {
             b.iter(|| std::mem::forget(black_box(input).clone()))
         });
-        for target in Target::ALL {
+        for &target in Target::ALL {
             group.bench_function(BenchmarkId::new("adapt", target.as_str()), |b| {
-                b.iter(|| std::mem::forget(adapt(black_box(input), target)))
+                b.iter(|| std::mem::forget(target.adapt(black_box(input))))
             });
         }
         group.finish();
@@ -162,15 +161,13 @@ fn figures() {
         "{:18} {:>9} {:>9} {:>13} {:>11}",
         "target", "median", "mean", "median ratio", "mean ratio"
     );
-    for target in Target::ALL {
+    for &target in Target::ALL {
         let (mut us, mut ratios, mut floor) = (Vec::new(), Vec::new(), Vec::new());
         for s in &schemas {
             // Alternate the floor and the adapter, schema by schema.
             let reps = 20;
             let base = time(5, reps, &mut || clone_and_drop(s));
-            let took = time(5, reps, &mut || {
-                drop(black_box(adapt(black_box(s), target)))
-            });
+            let took = time(5, reps, &mut || drop(black_box(target.adapt(black_box(s)))));
             us.push(took.as_secs_f64() * 1e6);
             floor.push(base.as_secs_f64() * 1e6);
             ratios.push(took.as_secs_f64() / base.as_secs_f64());
@@ -203,11 +200,11 @@ fn figures() {
             .collect();
         let cells: Vec<String> = floors.iter().map(|t| format!("{:.2}", t * 1e3)).collect();
         println!("{:18} {}", "clone + drop", cells.join(" "));
-        for target in Target::ALL {
+        for &target in Target::ALL {
             let times: Vec<f64> = inputs
                 .iter()
                 .map(|v| {
-                    time(3, 1, &mut || drop(black_box(adapt(black_box(v), target)))).as_secs_f64()
+                    time(3, 1, &mut || drop(black_box(target.adapt(black_box(v))))).as_secs_f64()
                 })
                 .collect();
             let worst = times

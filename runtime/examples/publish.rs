@@ -163,7 +163,7 @@ fn main() {
         "|{:-<18}|{:-<68}|{:-<10}|{:-<24}|{:-<40}",
         "", "", "", "", ""
     );
-    for target in Target::ALL {
+    for &target in Target::ALL {
         let adapted = UpsertEntry::schema_for(target);
         let refusal = adapted
             .losses

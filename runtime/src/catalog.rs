@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::contract::{self, AllowList, Report};
+use crate::contract::{self, AllowList, ContractReport};
 
 /// One tool: its name, description and parameter schema.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,9 +18,10 @@ pub struct Tool {
     pub schema: Value,
 }
 
-/// What shape the input had.
+/// How the input was laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
+#[non_exhaustive]
+pub enum Layout {
     /// One JSON Schema.
     Schema,
     /// `[{"name", "description", "inputSchema"}]`.
@@ -35,13 +36,14 @@ pub enum Shape {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Catalog {
     /// How the input was shaped.
-    pub shape: Shape,
+    pub layout: Layout,
     /// The tools, in input order.
     pub tools: Vec<Tool>,
 }
 
 /// Why an input is not a catalog.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CatalogError {
     /// JSON Pointer of the offending value in the input.
     pub pointer: String,
@@ -139,7 +141,7 @@ impl Catalog {
     pub fn from_value(value: Value) -> Result<Catalog, CatalogError> {
         match value {
             Value::Array(items) => Ok(Catalog {
-                shape: Shape::ToolArray,
+                layout: Layout::ToolArray,
                 tools: tools_from(items, "")?,
             }),
             Value::Object(mut map) => {
@@ -153,7 +155,7 @@ impl Catalog {
                     return match map.remove("result") {
                         Some(Value::Object(mut result)) => match result.remove("tools") {
                             Some(Value::Array(items)) => Ok(Catalog {
-                                shape: Shape::JsonRpc,
+                                layout: Layout::JsonRpc,
                                 tools: tools_from(items, "/result/tools")?,
                             }),
                             _ => Err(CatalogError {
@@ -172,12 +174,12 @@ impl Catalog {
                         unreachable!("checked above")
                     };
                     return Ok(Catalog {
-                        shape: Shape::ToolsList,
+                        layout: Layout::ToolsList,
                         tools: tools_from(items, "/tools")?,
                     });
                 }
                 Ok(Catalog {
-                    shape: Shape::Schema,
+                    layout: Layout::Schema,
                     tools: vec![Tool {
                         name: None,
                         description: None,
@@ -186,7 +188,7 @@ impl Catalog {
                 })
             }
             Value::Bool(b) => Ok(Catalog {
-                shape: Shape::Schema,
+                layout: Layout::Schema,
                 tools: vec![Tool {
                     name: None,
                     description: None,
@@ -205,7 +207,7 @@ impl Catalog {
 
     /// Checks every tool against the contract, then applies the allow-list to the whole catalog
     /// (so an entry for a tool that is not there, or no longer violates, is stale).
-    pub fn check(&self, allow: &AllowList) -> Report {
+    pub fn check(&self, allow: &AllowList) -> ContractReport {
         let mut violations = Vec::new();
         for tool in &self.tools {
             violations.extend(contract::check_tool(tool.name.as_deref(), &tool.schema));
@@ -226,21 +228,21 @@ mod tests {
     #[test]
     fn detects_every_shape() {
         let array = Catalog::from_value(json!([tool("a"), tool("b")])).unwrap();
-        assert_eq!(array.shape, Shape::ToolArray);
+        assert_eq!(array.layout, Layout::ToolArray);
         assert_eq!(array.tools.len(), 2);
         let list = Catalog::from_value(json!({"tools": [tool("a")], "nextCursor": null})).unwrap();
-        assert_eq!(list.shape, Shape::ToolsList);
+        assert_eq!(list.layout, Layout::ToolsList);
         let rpc = Catalog::from_value(
             json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool("a")]}}),
         )
         .unwrap();
-        assert_eq!(rpc.shape, Shape::JsonRpc);
+        assert_eq!(rpc.layout, Layout::JsonRpc);
         assert_eq!(rpc.tools[0].name.as_deref(), Some("a"));
         let bare = Catalog::from_value(
             json!({"type": "object", "properties": {"tools": {"type": "array"}}}),
         )
         .unwrap();
-        assert_eq!(bare.shape, Shape::Schema);
+        assert_eq!(bare.layout, Layout::Schema);
         assert_eq!(bare.tools[0].name, None);
     }
 

@@ -50,12 +50,12 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolschema::{Target, adapt};
+//! use toolschema::Target;
 //! let schema = json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}});
-//! let gemini = adapt(&schema, Target::Gemini);
+//! let gemini = Target::Gemini.adapt(&schema);
 //! assert!(gemini.schema["properties"]["n"].get("minimum").is_none()); // Gemini strips it...
 //! assert_eq!(gemini.losses[0].keyword, "minimum"); // ...and the report says so
-//! let strict = adapt(&schema, Target::OpenAiStrict);
+//! let strict = Target::OpenAiStrict.adapt(&schema);
 //! assert_eq!(strict.strict, Some(true));
 //! ```
 //!
@@ -64,9 +64,9 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolschema::{Target, adapt, restore};
+//! use toolschema::{Target, restore};
 //! let schema = json!({"type": "object", "properties": {"limit": {"type": "integer"}}});
-//! let strict = adapt(&schema, Target::OpenAiStrict); // optional `limit` became required + nullable
+//! let strict = Target::OpenAiStrict.adapt(&schema); // optional `limit` became required + nullable
 //! assert_eq!(restore(&strict, json!({"limit": null})).unwrap(), json!({}));
 //! let refused = restore(&strict, json!({"limit": "ten"})).unwrap_err();
 //! assert!(refused.to_string().contains("/limit must be an integer"));
@@ -112,7 +112,7 @@ pub mod snapshot;
 mod traits;
 pub mod walk;
 
-pub use adapt::{Adapted, Target, adapt};
+pub use adapt::{Adapted, Target};
 #[cfg(feature = "validate")]
 pub use args::{ArgsError, restore};
 pub use shape::{Shape, ShapeKind};

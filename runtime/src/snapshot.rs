@@ -30,7 +30,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde_json::{Value, json};
 
 use crate::adapt::{Target, convert};
-use crate::catalog::{Catalog, Shape, Tool};
+use crate::catalog::{Catalog, Layout, Tool};
 use crate::traits::ToolParams;
 
 /// Relative file path (`<tool>/<target>.json`) → file content, in sorted order.
@@ -39,7 +39,7 @@ pub type Files = BTreeMap<String, String>;
 /// The snapshot files of one Rust tool named `name`.
 pub fn of<T: ToolParams>(name: &str) -> Files {
     catalog(&Catalog {
-        shape: Shape::ToolsList,
+        layout: Layout::ToolsList,
         tools: vec![Tool {
             name: Some(name.to_owned()),
             description: None,
@@ -52,7 +52,7 @@ pub fn of<T: ToolParams>(name: &str) -> Files {
 pub fn catalog(catalog: &Catalog) -> Files {
     let mut files = Files::new();
     let dirs = directory_names(catalog);
-    for target in Target::ALL {
+    for &target in Target::ALL {
         let converted = convert(catalog, target);
         let declarations = declarations_of(&converted.declarations);
         for (i, tool) in converted.report.tools.iter().enumerate() {
@@ -221,7 +221,7 @@ mod tests {
             schema: json!({"type": "object", "properties": {}}),
         };
         let catalog = Catalog {
-            shape: Shape::ToolsList,
+            layout: Layout::ToolsList,
             tools: vec![
                 tool("../etc/passwd"),
                 tool(".."),

@@ -95,7 +95,7 @@ pub trait ToolParams: ProviderSafe + DeserializeOwned {
         if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
             return (**hit).clone();
         }
-        let adapted = Arc::new(crate::adapt::adapt_owned(Self::published_schema(), target));
+        let adapted = Arc::new(target.adapt_owned(Self::published_schema()));
         cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -48,6 +48,7 @@ pub enum Step<'a> {
 
 /// A node's place in the document: its parent (an index into the walk's node list) and the step.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct Place<'a> {
     /// Index of the parent node in [`Walk::nodes`]; `usize::MAX` for the root.
     pub parent: usize,
@@ -56,6 +57,7 @@ pub struct Place<'a> {
 }
 
 /// Every schema node of a document, in visiting order, with enough to rebuild each one's path.
+#[non_exhaustive]
 pub struct Walk<'a> {
     /// `(schema, place)` for each node; index 0 is the root.
     pub nodes: Vec<(&'a Value, Place<'a>)>,

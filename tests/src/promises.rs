@@ -306,7 +306,7 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
 #[cfg(test)]
 mod tests {
     use serde_json::{Value, json};
-    use toolschema::{Target, adapt};
+    use toolschema::Target;
 
     use super::{Positions, report_problems};
 
@@ -340,7 +340,7 @@ mod tests {
     #[test]
     fn a_cycle_reached_only_through_a_reported_loss_is_lost_with_it() {
         let input = cycle(false);
-        let adapted = adapt(&input, Target::CcaClaude);
+        let adapted = Target::CcaClaude.adapt(&input);
         assert_eq!(
             report_problems(&input, &adapted, Positions::Resolve),
             Vec::<String>::new()
@@ -360,7 +360,7 @@ mod tests {
     #[test]
     fn a_cycle_with_another_way_in_is_still_accounted() {
         let input = cycle(true);
-        let mut adapted = adapt(&input, Target::CcaClaude);
+        let mut adapted = Target::CcaClaude.adapt(&input);
         // A title dropped silently where the schema still reaches it must be caught.
         strip_titles(&mut adapted.schema);
         let problems = report_problems(&input, &adapted, Positions::Resolve);

@@ -119,7 +119,7 @@ where
 #[test]
 fn model_shaped_arguments_never_become_wrong_values() {
     let mut table: BTreeMap<(&str, &str), (u32, u32)> = BTreeMap::new();
-    for target in Target::ALL {
+    for &target in Target::ALL {
         table.insert((target.as_str(), "Search"), property::<Search>(target, 64));
         table.insert(
             (target.as_str(), "Configure"),
@@ -149,7 +149,7 @@ fn model_shaped_arguments_never_become_wrong_values() {
 
 #[test]
 fn serde_default_field_sent_as_null_gets_its_default() {
-    for target in Target::ALL {
+    for &target in Target::ALL {
         let args =
             json!({"query": "rust", "limit": null, "tags": null, "mode": "fast", "filter": null});
         let s = Search::from_args(target, args).unwrap_or_else(|e| panic!("{target}: {e}"));
@@ -160,7 +160,7 @@ fn serde_default_field_sent_as_null_gets_its_default() {
 
 #[test]
 fn option_field_absent_or_null_is_none() {
-    for target in Target::ALL {
+    for &target in Target::ALL {
         let absent = Search::from_args(target, json!({"query": "a", "mode": "deep"}))
             .unwrap_or_else(|e| panic!("{target}: {e}"));
         assert_eq!(absent.filter, None);
@@ -192,7 +192,7 @@ fn constraints_the_provider_dropped_are_reimposed() {
     let err = Configure::from_args(Target::Gemini, bad_name).unwrap_err();
     assert_eq!(err.problems[0].pointer, "/name");
     let out_of_range = json!({"name": "ok", "retries": 9, "items": []});
-    for target in Target::ALL {
+    for &target in Target::ALL {
         assert!(
             Configure::from_args(target, out_of_range.clone()).is_err(),
             "{target}"

@@ -23,7 +23,7 @@ fn cases() -> u32 {
 
 #[test]
 fn generated_schemas_keep_every_invariant_for_every_target() {
-    for target in Target::ALL {
+    for &target in Target::ALL {
         if let Err(finding) = run(target, cases(), SEED, &mut |_| {}) {
             panic!(
                 "{target}, seed {:#x}: {}\nminimized case (save as tests/fixtures/fuzz/<name>.json with {{\"target\": \"{target}\", \"schema\": ...}}):\n{}",

@@ -96,7 +96,7 @@ async fn in_process_round_trip() {
         assert_published(name, schema);
     }
     let catalog = Catalog::from_value(catalog_value).unwrap();
-    for target in Target::ALL {
+    for &target in Target::ALL {
         let converted = convert(&catalog, target);
         for (tool, adapted) in converted.report.tools.iter().zip(&converted.adapted) {
             assert!(

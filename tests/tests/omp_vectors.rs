@@ -9,12 +9,46 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 use toolschema::Target;
 use toolschema::adapt::rules::{OneOfToAnyOf, ResponsesPrepass, Rule, UpgradeDraft07};
-use toolschema::adapt::{
-    AdaptOptions, adapt, adapt_with, openai_strict_enforce, openai_strict_sanitize, run_rules,
-};
+use toolschema::adapt::{AdaptOptions, AdaptSettings, RuleReport};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs rules in order on a document, as the engine does: each with its own report, stopping at
+/// the first that finds the schema unrepresentable.
+fn run_rules(rules: Vec<Box<dyn Rule>>, schema: &mut Value) -> RuleReport {
+    let mut all = RuleReport::default();
+    for mut rule in rules {
+        let mut one = RuleReport::for_rule(rule.name());
+        rule.apply(schema, &mut one);
+        let failed = one.failure.is_some();
+        all.absorb(one);
+        if failed {
+            break;
+        }
+    }
+    all
+}
+
+/// The reference's two strict stages, cut out of our strict attempt (so that the vectors test
+/// the rules we run): `sanitizeSchemaForStrictMode` is what follows `strict-precheck` up to the
+/// first `infer-type`; `enforceStrictSchema` is the rest.
+type Rules = Vec<Box<dyn Rule>>;
+
+fn strict_stages() -> (Rules, Rules) {
+    let rules = AdaptSettings::openai_strict().with_options(seed()).rules();
+    let names: Vec<&str> = rules.iter().map(|r| r.name()).collect();
+    let start = names.iter().position(|n| *n == "strict-precheck").unwrap() + 1;
+    let end = start
+        + names[start..]
+            .iter()
+            .position(|n| *n == "infer-type")
+            .unwrap()
+        + 1;
+    let mut rules = rules.into_iter();
+    let sanitize: Vec<_> = rules.by_ref().take(end).skip(start).collect();
+    (sanitize, rules.collect())
 }
 
 fn vectors() -> Vec<Value> {
@@ -64,15 +98,18 @@ fn ours(vector: &Value) -> Result<Value, &'static str> {
         // reference's sanitizer does that itself).
         "sanitizeSchemaForStrictMode" => {
             let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(UpgradeDraft07)];
-            rules.extend(openai_strict_sanitize(seed()));
+            rules.extend(strict_stages().0);
             Ok(stage(rules).0)
         }
         "enforceStrictSchema" => {
-            let (schema, ok) = stage(openai_strict_enforce());
+            let (schema, ok) = stage(strict_stages().1);
             Ok(if ok { schema } else { json!({"$throws": true}) })
         }
         "tryEnforceStrictSchema" => {
-            let a = adapt_with(input, Target::OpenAiStrict, seed());
+            let a = Target::OpenAiStrict
+                .settings()
+                .with_options(seed())
+                .adapt(input);
             Ok(json!({"schema": a.schema, "strict": a.strict == Some(true)}))
         }
         "adaptSchemaForStrict" => {
@@ -81,14 +118,17 @@ fn ours(vector: &Value) -> Result<Value, &'static str> {
                 run_rules(vec![Box::new(UpgradeDraft07)], &mut schema);
                 Ok(json!({"schema": schema, "strict": false}))
             } else {
-                let a = adapt_with(input, Target::OpenAiStrict, seed());
+                let a = Target::OpenAiStrict
+                    .settings()
+                    .with_options(seed())
+                    .adapt(input);
                 Ok(json!({"schema": a.schema, "strict": a.strict == Some(true)}))
             }
         }
         "sanitizeSchemaForOpenAIResponses" => {
             Ok(stage(vec![Box::new(ResponsesPrepass), Box::new(OneOfToAnyOf)]).0)
         }
-        "normalizeSchemaForMCP" => Ok(adapt(input, Target::Mcp).schema),
+        "normalizeSchemaForMCP" => Ok(Target::Mcp.adapt(input).schema),
         "normalizeSchemaForGoogle" => Ok(node_level(input, Target::Gemini)),
         "normalizeSchemaForCCA" => Ok(node_level(input, Target::CcaClaude)),
         _ => Err("provider-call"),
@@ -114,10 +154,10 @@ fn node_level(input: &Value, target: Target) -> Value {
         || input.get("$ref").is_some()
         || (input.get("type").is_none() && union_of_objects)
     {
-        return adapt(input, target).schema;
+        return target.adapt(input).schema;
     }
     let wrapped = json!({"type": "object", "properties": {"v": input}});
-    let adapted = adapt(&wrapped, target);
+    let adapted = target.adapt(&wrapped);
     if adapted.fallback {
         // Cloud Code Assist's per-tool fallback replaces the whole schema.
         return adapted.schema;

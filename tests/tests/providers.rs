@@ -19,7 +19,7 @@ use support::all_catalogs;
 fn every_catalog_converts_for_every_target() {
     let mut checked = 0;
     for (name, catalog) in all_catalogs() {
-        for target in Target::ALL {
+        for &target in Target::ALL {
             let converted = convert(&catalog, target);
             assert_eq!(converted.adapted.len(), catalog.tools.len());
             for ((tool, adapted), input) in converted

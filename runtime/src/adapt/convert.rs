@@ -11,6 +11,7 @@ use crate::catalog::Catalog;
 
 /// What happened to one tool.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ToolReport {
     /// The name sent.
     pub tool: String,
@@ -26,6 +27,7 @@ pub struct ToolReport {
 
 /// The catalog's report.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ConvertReport {
     /// The target.
     pub target: Target,
@@ -35,6 +37,7 @@ pub struct ConvertReport {
 
 /// The provider's declarations and the report.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Converted {
     /// The wire form: an array of declarations, or MCP's `{"tools": [...]}`.
     pub declarations: Value,

@@ -23,14 +23,14 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 pub use convert::{ConvertReport, Converted, ToolReport, convert, convert_for, convert_with};
-pub use providers::{openai_strict_enforce, openai_strict_sanitize};
-pub use report::{Change, Loss, LossKind, Report, Unrepresentable};
+pub use report::{Change, Loss, LossKind, RuleReport, Unrepresentable};
 use rules::Rule;
-pub use settings::{AdaptSettings, NameRule, RuleSet, StrictBudget, Wire};
-pub use target::Target;
+pub use settings::{AdaptSettings, NameRule, StrictBudget, Wire};
+pub use target::{Target, UnknownTarget};
 
 /// A schema adapted for one target, with what it changed and lost.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Adapted {
     /// The target.
     pub target: Target,
@@ -50,7 +50,7 @@ pub struct Adapted {
     pub input: Value,
 }
 
-/// Choices a target leaves to the caller; [`AdaptOptions::default`] is what [`adapt`] uses.
+/// Choices a target leaves to the caller; [`AdaptOptions::default`] is what [`Target::adapt`] uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct AdaptOptions {
@@ -73,7 +73,7 @@ impl AdaptOptions {
 }
 
 /// `TOOLSCHEMA_NO_STRICT` (`1`, `true`, `yes`, `on`): no strict schema for any target.
-pub fn no_strict() -> bool {
+fn no_strict() -> bool {
     static FLAG: OnceLock<bool> = OnceLock::new();
     *FLAG.get_or_init(|| {
         std::env::var("TOOLSCHEMA_NO_STRICT").is_ok_and(|v| {
@@ -85,25 +85,10 @@ pub fn no_strict() -> bool {
     })
 }
 
-/// The rules of a target's main attempt (strict when it wants strict), with default options.
-pub fn pipeline(target: Target) -> Vec<Box<dyn Rule>> {
-    target.settings().rules()
-}
-
-/// The rules of a target's main attempt (strict when it wants strict).
-pub fn pipeline_with(target: Target, options: AdaptOptions) -> Vec<Box<dyn Rule>> {
-    target.settings().with_options(options).rules()
-}
-
-/// Runs rules in order on a document, stopping at the first that finds it unrepresentable.
-pub fn run_rules(rules: Vec<Box<dyn Rule>>, schema: &mut Value) -> Report {
-    run(rules, schema)
-}
-
-fn run(rules: Vec<Box<dyn Rule>>, schema: &mut Value) -> Report {
-    let mut report = Report::default();
+fn run(rules: Vec<Box<dyn Rule>>, schema: &mut Value) -> RuleReport {
+    let mut report = RuleReport::default();
     for mut rule in rules {
-        let mut one = Report::for_rule(rule.name());
+        let mut one = RuleReport::for_rule(rule.name());
         one.moves_before = report.moves.len();
         rule.apply(schema, &mut one);
         let failed = one.failure.is_some();
@@ -128,23 +113,6 @@ fn json_depth(value: &Value) -> usize {
         }
     }
     deepest
-}
-
-/// Adapts one tool's parameter schema for `target` (its default [`Target::settings`]). Never
-/// panics; recursive, deep and hostile schemas are ordinary input.
-pub fn adapt(schema: &Value, target: Target) -> Adapted {
-    target.settings().adapt(schema)
-}
-
-/// [`adapt`] with the choices a target leaves to the caller.
-pub fn adapt_with(schema: &Value, target: Target, options: AdaptOptions) -> Adapted {
-    target.settings().with_options(options).adapt(schema)
-}
-
-/// [`adapt`] taking the schema by value: it becomes [`Adapted::input`] without a copy (one
-/// clone fewer than [`adapt`]).
-pub fn adapt_owned(schema: Value, target: Target) -> Adapted {
-    target.settings().adapt_owned(schema)
 }
 
 /// The engine behind [`AdaptSettings::adapt`]: the input is owned, kept as [`Adapted::input`],

@@ -1,4 +1,4 @@
-//! Report positions a caller can find: every `Loss`/`Change` pointer is made to resolve in the
+//! RuleReport positions a caller can find: every `Loss`/`Change` pointer is made to resolve in the
 //! **input** schema, and `at` names the node in the **output**.
 //!
 //! Rules record a position in the document as it is when they run, after earlier rules rewrote

@@ -8,6 +8,7 @@ use serde::Serialize;
 /// How a constraint stopped being enforced by the provider.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum LossKind {
     /// Removed from the schema and written into the node's `description`: the model can read
     /// it, the provider no longer enforces it.
@@ -27,6 +28,7 @@ pub enum LossKind {
 
 /// One keyword, branch or constraint whose enforcement the output no longer carries.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Loss {
     /// JSON Pointer into the input schema, as the caller passed it: the keyword itself where it
     /// still names one, else its node (for a node made by inlining a `$ref`: the definition).
@@ -54,6 +56,7 @@ pub struct Loss {
 /// A rewrite that keeps what the schema enforces (reordering, renaming, equivalent forms), or
 /// changes what the model sends back without loosening the schema (nullable-required).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Change {
     /// JSON Pointer of the node in the input schema.
     pub pointer: String,
@@ -71,6 +74,7 @@ pub struct Change {
 
 /// Why a schema cannot be represented for a target (strict mode fails open on this).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Unrepresentable {
     /// Where.
     pub pointer: String,
@@ -91,7 +95,8 @@ impl fmt::Display for Unrepresentable {
 
 /// The log one rule (or a whole pipeline) keeps.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Report {
+#[non_exhaustive]
+pub struct RuleReport {
     /// What was lost.
     pub losses: Vec<Loss>,
     /// What was changed without loss.
@@ -127,12 +132,12 @@ pub(crate) enum BranchMove {
     },
 }
 
-impl Report {
+impl RuleReport {
     /// An empty report for what `rule` records.
     pub fn for_rule(rule: &'static str) -> Self {
-        Report {
+        RuleReport {
             rule,
-            ..Report::default()
+            ..RuleReport::default()
         }
     }
 
@@ -197,7 +202,7 @@ impl Report {
     }
 
     /// Moves another report's entries into this one.
-    pub fn absorb(&mut self, other: Report) {
+    pub fn absorb(&mut self, other: RuleReport) {
         self.moves.extend(other.moves);
         self.losses.extend(other.losses);
         self.changes.extend(other.changes);

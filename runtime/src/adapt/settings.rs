@@ -12,7 +12,7 @@ use super::{AdaptOptions, Adapted, Target};
 
 /// The rules of one attempt, built from the settings (so that what a caller adjusts reaches
 /// the rules that use it).
-pub type RuleSet = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
+pub(crate) type RuleSet = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
 
 /// How one provider is adapted for. Start from a constructor ([`Target::settings`],
 /// [`AdaptSettings::openai_strict`], ...), adjust, then [`AdaptSettings::adapt`].
@@ -96,6 +96,19 @@ impl AdaptSettings {
 }
 
 impl Target {
+    /// Adapts one tool's parameter schema with the target's default [`Target::settings`]
+    /// (the same as `target.settings().adapt(schema)`). Never panics; recursive, deep and
+    /// hostile schemas are ordinary input.
+    pub fn adapt(self, schema: &Value) -> Adapted {
+        self.settings().adapt(schema)
+    }
+
+    /// [`Target::adapt`] taking the schema by value: it becomes [`Adapted::input`] without a
+    /// copy (one clone fewer).
+    pub fn adapt_owned(self, schema: Value) -> Adapted {
+        self.settings().adapt_owned(schema)
+    }
+
     /// The provider's default settings.
     pub fn settings(self) -> AdaptSettings {
         match self {

@@ -1,5 +1,6 @@
 //! The targets by name: the wire formats a tool schema is sent in.
 
+use std::error::Error;
 use std::fmt;
 use std::str::FromStr;
 
@@ -35,8 +36,9 @@ pub enum Target {
 }
 
 impl Target {
-    /// Every target, in CLI order.
-    pub const ALL: [Target; 9] = [
+    /// Every target, in CLI order. A slice, so that a target added later is not a breaking
+    /// change.
+    pub const ALL: &'static [Target] = &[
         Target::Mcp,
         Target::OpenAi,
         Target::OpenAiStrict,
@@ -70,15 +72,35 @@ impl fmt::Display for Target {
     }
 }
 
+/// A name that is not a [`Target`]'s ([`Target::from_str`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UnknownTarget {
+    /// The name given.
+    pub name: String,
+}
+
+impl fmt::Display for UnknownTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = Target::ALL.iter().map(|t| t.as_str()).collect();
+        write!(
+            f,
+            "unknown target `{}`: expected one of {}",
+            self.name,
+            names.join(", ")
+        )
+    }
+}
+
+impl Error for UnknownTarget {}
+
 impl FromStr for Target {
-    type Err = String;
+    type Err = UnknownTarget;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Target::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|t| t.as_str() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Target::ALL.iter().map(|t| t.as_str()).collect();
-                format!("unknown target `{s}`: expected one of {}", names.join(", "))
-            })
+            .ok_or_else(|| UnknownTarget { name: s.to_owned() })
     }
 }

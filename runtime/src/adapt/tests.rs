@@ -36,7 +36,7 @@ fn schemars_like() -> Value {
 
 #[test]
 fn openai_strict_keeps_what_openai_enforces_by_default() {
-    let a = adapt(&schemars_like(), Target::OpenAiStrict);
+    let a = Target::OpenAiStrict.adapt(&schemars_like());
     assert_eq!(a.strict, Some(true), "{:#?}", a.losses);
     let p = &a.schema["properties"];
     // Kept: number range, array length (OpenAI's Structured Outputs "supported properties").
@@ -59,7 +59,7 @@ fn openai_strict_keeps_what_openai_enforces_by_default() {
         "site": {"type": "string", "format": "uri"},
         "step": {"type": "number", "multipleOf": 0.5, "exclusiveMaximum": 10}
     }, "required": ["when", "site", "step"]});
-    let a = adapt(&with_format, Target::OpenAiResponses);
+    let a = Target::OpenAiResponses.adapt(&with_format);
     assert_eq!(a.strict, Some(true), "{:#?}", a.losses);
     let p = &a.schema["properties"];
     assert_eq!(
@@ -78,11 +78,10 @@ fn openai_strict_keeps_what_openai_enforces_by_default() {
 
 #[test]
 fn openai_strict_follows_seed_section_2_when_conservative() {
-    let a = crate::adapt::adapt_with(
-        &schemars_like(),
-        Target::OpenAiStrict,
-        crate::adapt::AdaptOptions::default().openai_conservative(true),
-    );
+    let a = Target::OpenAiStrict
+        .settings()
+        .with_options(crate::adapt::AdaptOptions::default().openai_conservative(true))
+        .adapt(&schemars_like());
     assert_eq!(a.strict, Some(true), "{:#?}", a.losses);
     assert!(!a.fallback);
     let s = &a.schema;
@@ -145,12 +144,12 @@ fn strict_fails_open_to_the_non_strict_output() {
         (Target::OpenAiStrict, Target::OpenAi),
         (Target::AnthropicStrict, Target::Anthropic),
     ] {
-        let a = adapt(&open_map, strict);
+        let a = strict.adapt(&open_map);
         assert_eq!(a.strict, Some(false));
         assert!(!a.fallback);
         assert_eq!(
             a.schema,
-            adapt(&open_map, relaxed).schema,
+            relaxed.adapt(&open_map).schema,
             "never half-strict"
         );
         assert_eq!(a.losses[0].kind, LossKind::Fallback);
@@ -161,7 +160,7 @@ fn strict_fails_open_to_the_non_strict_output() {
             a.losses[0].detail
         );
     }
-    let r = adapt(&open_map, Target::OpenAiResponses);
+    let r = Target::OpenAiResponses.adapt(&open_map);
     assert_eq!(r.strict, Some(false));
 }
 
@@ -172,20 +171,20 @@ fn non_object_roots_fall_back_per_tool() {
         json!(false),
         json!({"anyOf": [{"type": "string"}]}),
     ] {
-        for target in Target::ALL {
-            let a = adapt(&root, target);
+        for &target in Target::ALL {
+            let a = target.adapt(&root);
             assert!(a.fallback, "{target} {root}");
             // The empty object as the target sends it, a fixed point of the adaptation.
-            let empty = adapt(&json!({"type": "object", "properties": {}}), target);
+            let empty = target.adapt(&json!({"type": "object", "properties": {}}));
             assert_eq!(a.schema, empty.schema, "{target}");
             assert_eq!(a.strict, empty.strict, "{target}");
-            assert_eq!(adapt(&a.schema, target).schema, a.schema, "{target}");
+            assert_eq!(target.adapt(&a.schema).schema, a.schema, "{target}");
             assert_eq!(a.losses.len(), 1);
             assert_eq!(a.losses[0].kind, LossKind::Fallback);
         }
     }
     // `true` and `{}` are the permissive object: a change, not a fallback.
-    assert!(!adapt(&json!(true), Target::OpenAi).fallback);
+    assert!(!Target::OpenAi.adapt(&json!(true)).fallback);
 }
 
 #[test]
@@ -211,8 +210,8 @@ fn keyword_named_properties_survive_every_target() {
         props.insert(n.to_owned(), json!({"type": "string", "description": n}));
     }
     let schema = json!({"type": "object", "properties": props, "required": ["const"], "$defs": {"Unused": {"type": "string"}}});
-    for target in Target::ALL {
-        let a = adapt(&schema, target);
+    for &target in Target::ALL {
+        let a = target.adapt(&schema);
         let out = a.schema["properties"]
             .as_object()
             .unwrap_or_else(|| panic!("{target}: {}", a.schema));
@@ -240,7 +239,7 @@ fn mcp_changes_only_schema_uri_and_order() {
         "properties": {"v": {"anyOf": [{"const": "all"}, {"type": "array", "items": {"type": "string"}}], "minLength": 3}},
         "definitions": {"Old": {"type": ["string", "null"]}}
     });
-    let a = adapt(&input, Target::Mcp);
+    let a = Target::Mcp.adapt(&input);
     assert_eq!(a.strict, None);
     assert!(a.losses.is_empty(), "{:?}", a.losses);
     let mut expected = input.clone();
@@ -261,7 +260,7 @@ fn anthropic_strict_spills_what_its_grammar_lacks() {
         "one": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3},
         "opt": {"type": "boolean"}
     }, "required": ["n", "s", "u", "one"]});
-    let a = adapt(&schema, Target::AnthropicStrict);
+    let a = Target::AnthropicStrict.adapt(&schema);
     assert_eq!(a.strict, Some(true), "{:#?}", a.losses);
     let p = &a.schema["properties"];
     assert_eq!(
@@ -294,7 +293,7 @@ fn responses_prepass_then_strict() {
         "code": {"type": "string", "pattern": "^(?!bad$)[a-z]+$"},
         "target": {"oneOf": [{"type": "string"}, {"type": "integer"}]}
     }, "required": ["code", "target"]});
-    let a = adapt(&schema, Target::OpenAiResponses);
+    let a = Target::OpenAiResponses.adapt(&schema);
     assert_eq!(a.strict, Some(true));
     assert!(a.schema["properties"]["target"].get("oneOf").is_none());
     assert!(
@@ -350,8 +349,8 @@ fn hostile_inputs_never_panic() {
         ("200 levels", nested(200)),
     ];
     for (name, schema) in cases {
-        for target in Target::ALL {
-            let a = adapt(&schema, target);
+        for &target in Target::ALL {
+            let a = target.adapt(&schema);
             assert_eq!(
                 a.schema["type"], "object",
                 "{name} / {target}: {}",
@@ -363,7 +362,7 @@ fn hostile_inputs_never_panic() {
         }
     }
     // Deep nesting exceeds OpenAI's 10 levels: fails open with the reason.
-    let a = adapt(&nested(200), Target::OpenAiStrict);
+    let a = Target::OpenAiStrict.adapt(&nested(200));
     assert_eq!(a.strict, Some(false));
     assert!(
         a.losses[0].detail.contains("levels of object nesting"),
@@ -372,16 +371,16 @@ fn hostile_inputs_never_panic() {
     );
     // Recursion is fine for OpenAI strict, not for Anthropic strict.
     let tree = json!({"type": "object", "properties": {"child": {"$ref": "#"}, "name": {"type": "string"}}, "required": ["name"]});
-    assert_eq!(adapt(&tree, Target::OpenAiStrict).strict, Some(true));
-    assert_eq!(adapt(&tree, Target::AnthropicStrict).strict, Some(false));
+    assert_eq!(Target::OpenAiStrict.adapt(&tree).strict, Some(true));
+    assert_eq!(Target::AnthropicStrict.adapt(&tree).strict, Some(false));
     assert_eq!(
-        adapt(&tree, Target::OpenAiStrict).schema["properties"]["child"],
+        Target::OpenAiStrict.adapt(&tree).schema["properties"]["child"],
         json!({"anyOf": [{"$ref": "#"}, {"type": "null"}]})
     );
     // A dangling reference is never strict.
     let dangling =
         json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}, "required": ["a"]});
-    assert_eq!(adapt(&dangling, Target::OpenAiStrict).strict, Some(false));
+    assert_eq!(Target::OpenAiStrict.adapt(&dangling).strict, Some(false));
 }
 
 #[test]
@@ -395,12 +394,12 @@ fn huge_schemas_are_linear_enough_to_finish() {
         })
         .collect();
     let wide = json!({"type": "object", "properties": props});
-    let a = adapt(&wide, Target::OpenAiStrict);
+    let a = Target::OpenAiStrict.adapt(&wide);
     assert_eq!(a.strict, Some(true));
     assert_eq!(a.schema["required"].as_array().unwrap().len(), 5_000);
     let deep = nested(2_000);
-    for target in Target::ALL {
-        let a = adapt(&deep, target);
+    for &target in Target::ALL {
+        let a = target.adapt(&deep);
         assert!(!a.fallback, "{target}");
         std::mem::forget(a);
     }
@@ -409,7 +408,7 @@ fn huge_schemas_are_linear_enough_to_finish() {
 
 #[test]
 fn target_names_round_trip() {
-    for t in Target::ALL {
+    for &t in Target::ALL {
         assert_eq!(t.as_str().parse::<Target>(), Ok(t));
         assert_eq!(serde_json::to_value(t).unwrap(), json!(t.as_str()));
     }
@@ -417,6 +416,7 @@ fn target_names_round_trip() {
         "gemeni"
             .parse::<Target>()
             .unwrap_err()
+            .to_string()
             .contains("expected one of")
     );
 }
@@ -435,7 +435,7 @@ fn gemini_follows_seed_section_3() {
         "required": ["kind"],
         "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}, "v": {"type": "string"}}}}
     });
-    let a = adapt(&schema, Target::Gemini);
+    let a = Target::Gemini.adapt(&schema);
     assert_eq!(a.strict, None);
     assert!(!a.fallback);
     let p = &a.schema["properties"];
@@ -475,7 +475,7 @@ fn gemini_openapi_sends_only_schema_fields() {
         "pick": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
         "pair": {"type": "array", "prefixItems": [{"type": "string"}]}
     }});
-    let a = adapt(&schema, Target::GeminiOpenApi);
+    let a = Target::GeminiOpenApi.adapt(&schema);
     let p = &a.schema["properties"];
     assert_eq!(p["when"]["format"], "date-time");
     assert_eq!(
@@ -507,7 +507,7 @@ fn tuples_per_target() {
         Target::GeminiOpenApi,
         Target::CcaClaude,
     ] {
-        let a = adapt(&schema, target);
+        let a = target.adapt(&schema);
         let text = a.schema.to_string();
         assert!(!text.contains("prefixItems"), "{target}: {text}");
         assert_eq!(
@@ -527,7 +527,7 @@ fn tuples_per_target() {
     let untyped =
         json!({"type": "object", "properties": {"xs": {"type": "array"}}, "required": ["xs"]});
     for target in [Target::OpenAiStrict, Target::OpenAiResponses] {
-        let a = adapt(&untyped, target);
+        let a = target.adapt(&untyped);
         assert_eq!(a.strict, Some(false), "{target}");
         assert!(a.losses[0].detail.contains("no `items`"), "{:?}", a.losses);
     }
@@ -544,7 +544,7 @@ fn cca_claude_follows_seed_section_4() {
         ]},
         "ref": {"allOf": [{"$ref": "#/$defs/X"}], "description": "documented"}
     }, "required": ["maybe", "lines", "shape"], "$defs": {"X": {"type": "string"}}});
-    let a = adapt(&schema, Target::CcaClaude);
+    let a = Target::CcaClaude.adapt(&schema);
     assert!(!a.fallback, "{:#?}", a.losses);
     let p = &a.schema["properties"];
     assert_eq!(p["maybe"], json!({"type": "string"}));
@@ -571,10 +571,8 @@ fn cca_claude_follows_seed_section_4() {
     assert!(a.losses.iter().any(|l| l.kind == LossKind::Collapsed));
 
     // Per-tool fallback with the reason: `not` cannot be expressed.
-    let a = adapt(
-        &json!({"type": "object", "properties": {"x": {"not": {"type": "string"}}}}),
-        Target::CcaClaude,
-    );
+    let a = Target::CcaClaude
+        .adapt(&json!({"type": "object", "properties": {"x": {"not": {"type": "string"}}}}));
     assert!(a.fallback);
     assert_eq!(a.schema, json!({"type": "object", "properties": {}}));
     assert!(
@@ -583,10 +581,8 @@ fn cca_claude_follows_seed_section_4() {
         a.losses[0].detail
     );
     // An invalid schema fails the meta-schema check.
-    let a = adapt(
-        &json!({"type": "object", "properties": {"x": {"type": "text"}}}),
-        Target::CcaClaude,
-    );
+    let a =
+        Target::CcaClaude.adapt(&json!({"type": "object", "properties": {"x": {"type": "text"}}}));
     assert!(a.fallback);
     assert!(
         a.losses[0].detail.contains("2020-12"),
@@ -603,7 +599,7 @@ fn cca_deep_nesting_is_linear() {
         node = json!({"anyOf": [{"type": "object", "properties": {"x": node}, "required": ["x"]}, {"type": "null"}]});
     }
     let schema = json!({"type": "object", "properties": {"root": node}});
-    let a = adapt(&schema, Target::CcaClaude);
+    let a = Target::CcaClaude.adapt(&schema);
     assert!(!a.fallback, "{:?}", a.losses.first());
     std::mem::forget(a);
     std::mem::forget(schema);
@@ -611,16 +607,16 @@ fn cca_deep_nesting_is_linear() {
 
 #[test]
 fn each_provider_is_a_value() {
-    for target in Target::ALL {
+    for &target in Target::ALL {
         let settings = target.settings();
         assert_eq!(settings.target, target);
         assert_eq!(settings.wants_strict(), target.wants_strict());
         // The default settings are what `adapt` runs.
         let schema = json!({"type": "object", "properties": {"n": {"type": ["integer", "null"], "minimum": 1}}});
-        assert_eq!(settings.adapt(&schema), adapt(&schema, target), "{target}");
+        assert_eq!(settings.adapt(&schema), target.adapt(&schema), "{target}");
         assert_eq!(
-            super::adapt_owned(schema.clone(), target),
-            adapt(&schema, target),
+            target.adapt_owned(schema.clone()),
+            target.adapt(&schema),
             "{target}"
         );
     }

@@ -21,6 +21,7 @@ pub use wording::describe;
 /// What went wrong with a tool call's arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum ArgsErrorKind {
     /// The arguments break the tool's schema.
     Invalid,
@@ -32,6 +33,7 @@ pub enum ArgsErrorKind {
 
 /// One problem, at one place in the arguments.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Problem {
     /// RFC 6901 JSON Pointer into the arguments (`""` for the whole object).
     pub pointer: String,
@@ -72,6 +74,7 @@ impl Problem {
 /// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ArgsError {
     /// The kind.
     pub kind: ArgsErrorKind,
@@ -416,7 +419,7 @@ pub fn deserialize<T: DeserializeOwned>(args: Value) -> Result<T, ArgsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Target, adapt};
+    use crate::Target;
     use serde_json::json;
 
     fn schema() -> Value {
@@ -434,7 +437,7 @@ mod tests {
 
     #[test]
     fn openai_strict_nulls_are_dropped() {
-        let a = adapt(&schema(), Target::OpenAiStrict);
+        let a = Target::OpenAiStrict.adapt(&schema());
         let restored = restore(
             &a,
             json!({"q": "hi", "limit": null, "note": null, "inner": {"x": null}}),
@@ -445,7 +448,7 @@ mod tests {
 
     #[test]
     fn cca_missing_nullables_are_null() {
-        let a = adapt(&schema(), Target::CcaClaude);
+        let a = Target::CcaClaude.adapt(&schema());
         assert_eq!(
             restore(&a, json!({"q": "hi"})).unwrap(),
             json!({"q": "hi", "note": null})
@@ -454,7 +457,7 @@ mod tests {
 
     #[test]
     fn constraints_are_reimposed_with_a_message_a_model_can_use() {
-        let a = adapt(&schema(), Target::AnthropicStrict);
+        let a = Target::AnthropicStrict.adapt(&schema());
         let err = restore(&a, json!({"q": "too long", "note": null, "limit": 0})).unwrap_err();
         assert_eq!(err.kind, ArgsErrorKind::Invalid);
         let pointers: Vec<&str> = err.problems.iter().map(|p| p.pointer.as_str()).collect();

@@ -7,13 +7,14 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Kind, Report, Violation};
+use super::{ContractReport, Kind, Violation};
 use crate::AllowedUnion;
 
 /// One known structural union: a tool, a path prefix (covering the subtree), why, and the issue
 /// that tracks its removal.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct AllowEntry {
     /// The tool; `None` covers the bare schema being checked (or every tool of a catalog).
     pub tool: Option<String>,
@@ -28,6 +29,7 @@ pub struct AllowEntry {
 
 /// An entry that matched no violation: remove it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct StaleAllow {
     /// As in the entry.
     pub tool: Option<String>,
@@ -57,6 +59,7 @@ impl fmt::Display for StaleAllow {
 
 /// Why an allow-list could not be used.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum AllowListError {
     /// Not JSON of the expected shape.
     Parse(serde_json::Error),
@@ -173,7 +176,7 @@ impl AllowList {
     }
 
     /// Removes the violations the list covers and reports the entries that covered none.
-    pub fn apply(&self, violations: Vec<Violation>) -> Report {
+    pub fn apply(&self, violations: Vec<Violation>) -> ContractReport {
         let mut used = vec![false; self.entries.len()];
         let mut kept = Vec::new();
         for v in violations {
@@ -200,7 +203,7 @@ impl AllowList {
                 issue: e.issue.clone(),
             })
             .collect();
-        Report {
+        ContractReport {
             violations: kept,
             stale_allows,
         }

@@ -9,6 +9,7 @@ use crate::walk::resolve_local;
 
 /// What a single (flattened) branch of a union is.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BranchKind {
     /// `type` is or contains `object`/`array`, or no `type` but `properties`/`items`/`prefixItems`.
     Structured(&'static str),
@@ -24,6 +25,7 @@ pub enum BranchKind {
 
 /// One branch after flattening nested unions and following `$ref`s.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct Branch {
     /// Index of the direct branch of the union it comes from.
     pub origin: usize,

@@ -38,6 +38,7 @@ pub fn flatten_branches(
 /// What rule a [`Violation`] breaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Kind {
     /// An `anyOf`/`oneOf` with more than one structured branch.
     StructuralUnion,
@@ -84,6 +85,7 @@ impl fmt::Display for Kind {
 /// How bad a [`Violation`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Severity {
     /// Fails the check.
     Error,
@@ -93,6 +95,7 @@ pub enum Severity {
 
 /// One breach of the contract, located in the published schema.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Violation {
     /// The tool, when checking a catalog.
     pub tool: Option<String>,
@@ -300,14 +303,15 @@ fn check_union(
 
 /// The result of checking against an allow-list: what is not covered, and what is stale.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Report {
+#[non_exhaustive]
+pub struct ContractReport {
     /// Violations (errors and warnings) not covered by the allow-list.
     pub violations: Vec<Violation>,
     /// Allow-list entries that no longer match any violation.
     pub stale_allows: Vec<StaleAllow>,
 }
 
-impl Report {
+impl ContractReport {
     /// Errors not covered by the allow-list.
     pub fn errors(&self) -> impl Iterator<Item = &Violation> {
         self.violations
@@ -327,7 +331,7 @@ impl Report {
         self.errors().next().is_none() && self.stale_allows.is_empty()
     }
 
-    /// `Ok` when [`Report::is_ok`], else the report as an error.
+    /// `Ok` when [`ContractReport::is_ok`], else the report as an error.
     pub fn into_result(self) -> Result<(), ContractError> {
         if self.is_ok() {
             Ok(())
@@ -337,23 +341,24 @@ impl Report {
     }
 
     /// Adds another tool's report.
-    pub fn extend(&mut self, other: Report) {
+    pub fn extend(&mut self, other: ContractReport) {
         self.violations.extend(other.violations);
         self.stale_allows.extend(other.stale_allows);
     }
 }
 
 /// Checks one schema (of `tool`, if named) against an allow-list.
-pub fn check_with(tool: Option<&str>, schema: &Value, allow: &AllowList) -> Report {
+pub fn check_with(tool: Option<&str>, schema: &Value, allow: &AllowList) -> ContractReport {
     let violations = check_tool(tool, schema);
     allow.apply(violations)
 }
 
 /// A failed contract check: the uncovered errors and the stale allow-list entries.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ContractError {
     /// The full report.
-    pub report: Report,
+    pub report: ContractReport,
 }
 
 impl fmt::Display for ContractError {

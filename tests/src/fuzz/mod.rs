@@ -27,7 +27,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, Test
 use serde_json::Value;
 use toolschema::adapt::LossKind;
 use toolschema::contract::{Kind, Severity, check as contract_check};
-use toolschema::{Adapted, Target, adapt, restore};
+use toolschema::{Adapted, Target, restore};
 
 use crate::promises::{Positions, report_problems};
 
@@ -49,7 +49,7 @@ pub struct Finding {
 
 fn adapt_bounded(schema: &Value, target: Target) -> Result<Adapted, String> {
     let start = Instant::now();
-    let adapted = catch_unwind(AssertUnwindSafe(|| adapt(schema, target)))
+    let adapted = catch_unwind(AssertUnwindSafe(|| target.adapt(schema)))
         .map_err(|_| "adapt panicked".to_owned())?;
     let took = start.elapsed();
     if took > TIME_BOUND {

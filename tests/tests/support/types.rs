@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use toolschema::catalog::{Catalog, Shape, Tool};
+use toolschema::catalog::{Catalog, Layout, Tool};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct Point {
@@ -159,7 +159,7 @@ fn tool<T: JsonSchema>(name: &str) -> Tool {
 /// The fixture types as a catalog, in a fixed order.
 pub fn catalog() -> Catalog {
     Catalog {
-        shape: Shape::ToolArray,
+        layout: Layout::ToolArray,
         tools: vec![
             tool::<Everything>("everything"),
             tool::<Strictish>("strictish"),

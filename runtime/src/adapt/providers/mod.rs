@@ -7,8 +7,6 @@ mod google;
 mod mcp;
 mod openai;
 
-pub use openai::{openai_strict_enforce, openai_strict_sanitize};
-
 use super::rules::{ObjectRoot, RemoveSchemaUri, Rule, StripKeywords, UpgradeDraft07};
 use super::settings::AdaptSettings;
 use serde_json::Value;

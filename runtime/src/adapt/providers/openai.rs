@@ -166,10 +166,6 @@ fn openai_keeps(key: &str, value: &Value) -> bool {
 /// OpenAI strict, first stage (the reference's `sanitizeSchemaForStrictMode`): keyword
 /// stripping and spilling, `$ref`/`allOf` forms, `const`, type arrays and type inference. The
 /// constraints OpenAI enforces are kept unless `options.openai_conservative`.
-pub fn openai_strict_sanitize(options: AdaptOptions) -> Vec<Box<dyn Rule>> {
-    sanitize(&AdaptSettings::openai_strict().with_options(options))
-}
-
 fn sanitize(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let keep = if settings.options.openai_conservative {
         keep_none
@@ -199,7 +195,7 @@ fn sanitize(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
 /// OpenAI strict, second stage (the reference's `enforceStrictSchema`): `anyOf` only, closed
 /// objects with every property required (optional ones nullable), nested unions spliced, and
 /// the representability and size checks.
-pub fn openai_strict_enforce() -> Vec<Box<dyn Rule>> {
+fn openai_strict_enforce() -> Vec<Box<dyn Rule>> {
     vec![
         Box::new(InferType),
         Box::new(OneOfToAnyOf),

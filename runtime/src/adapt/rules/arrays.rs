@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Report, Rule, type_names};
+use super::{Rule, RuleReport, type_names};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 
@@ -28,7 +28,7 @@ impl Rule for TupleItems {
         "tuple-items"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let untyped_fails = self.untyped_fails;
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use super::{Report, Rule, absorb, append_description, is_null_schema, type_names};
+use super::{Rule, RuleReport, absorb, append_description, is_null_schema, type_names};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 
@@ -69,7 +69,7 @@ impl Rule for NullablePropertiesOptional {
         "nullable-properties-optional"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let Some(Value::Object(props)) = map.get_mut("properties") else {
@@ -142,7 +142,7 @@ fn merge_property(a: Value, b: Value) -> Value {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CollapseCombiners;
 
-fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut Report) {
+fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
     // Bounded: each round removes one combiner keyword from this node.
     for _ in 0..8 {
         if let Some(Value::Array(all)) = map.get("allOf") {
@@ -302,7 +302,7 @@ pub(crate) fn merge_objects(
     all_of: bool,
     branches_at: &str,
     at: &str,
-    report: &mut Report,
+    report: &mut RuleReport,
 ) {
     let mut props: Map<String, Value> = match map.shift_remove("properties") {
         Some(Value::Object(p)) => p,
@@ -410,7 +410,7 @@ impl Rule for CollapseCombiners {
         "collapse-combiners"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
             if ["anyOf", "oneOf", "allOf"]
@@ -433,7 +433,7 @@ impl Rule for ResidualGate {
         "residual-gate"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let walk = crate::walk::Walk::new(schema);
         for (i, (node, _)) in walk.nodes.iter().enumerate() {
             let Some(m) = node.as_object() else { continue };
@@ -469,7 +469,7 @@ impl Rule for MetaValidate {
     }
 
     #[cfg(feature = "validate")]
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         if let Err(e) = jsonschema::meta::validate(schema) {
             report.fail(
                 &e.instance_path().to_string(),
@@ -481,7 +481,7 @@ impl Rule for MetaValidate {
     /// Without the `validate` feature there is no meta-schema to check against: the residual
     /// gate alone decides the fallback.
     #[cfg(not(feature = "validate"))]
-    fn apply(&mut self, _schema: &mut Value, _report: &mut Report) {}
+    fn apply(&mut self, _schema: &mut Value, _report: &mut RuleReport) {}
 }
 
 #[cfg(test)]
@@ -576,7 +576,7 @@ mod tests {
             node = json!({"anyOf": [{"type": "object", "properties": {"x": node}}, {"type": "string"}]});
         }
         let mut v = json!({"type": "object", "properties": {"root": node}});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         CollapseCombiners.apply(&mut v, &mut r);
         ResidualGate.apply(&mut v, &mut r);
         assert!(r.failure.is_none(), "{:?}", r.failure);

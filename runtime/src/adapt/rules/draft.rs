@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Report, Rule};
+use super::{Rule, RuleReport};
 use crate::adapt::visit::{Order, visit};
 
 /// Rewrites draft-07 forms as 2020-12: `definitions` → `$defs` (and their `$ref`s), array `items`
@@ -25,7 +25,7 @@ impl Rule for UpgradeDraft07 {
         "upgrade-draft-07"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let here = || path.pointer();
@@ -138,7 +138,7 @@ mod tests {
     use super::*;
 
     fn run(mut v: Value) -> Value {
-        UpgradeDraft07.apply(&mut v, &mut Report::default());
+        UpgradeDraft07.apply(&mut v, &mut RuleReport::default());
         v
     }
 

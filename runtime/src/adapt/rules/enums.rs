@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Report, Rule};
+use super::{Rule, RuleReport};
 use crate::adapt::visit::{Order, visit};
 
 /// `const: v` → `enum: [v]` (intersected with an existing `enum`). Same meaning; a change.
@@ -14,7 +14,7 @@ impl Rule for ConstToEnum {
         "const-to-enum"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let Some(c) = map.shift_remove("const") else {
@@ -46,7 +46,7 @@ impl Rule for AllConstToEnum {
         "all-const-to-enum"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             for key in ["anyOf", "oneOf"] {
@@ -144,7 +144,7 @@ impl Rule for InferType {
         "infer-type"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             if map.contains_key("type")
@@ -202,7 +202,7 @@ mod tests {
             {"type": "string", "const": "fast", "description": "Quick."},
             {"type": "string", "const": "deep", "description": "Slow."}
         ], "description": "Mode"});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         AllConstToEnum.apply(&mut v, &mut r);
         assert_eq!(
             v,
@@ -222,7 +222,7 @@ mod tests {
             "a": {"const": "x"}, "b": {"enum": [1, 2]}, "c": {"enum": [1, 2.5]}, "d": {"enum": ["a", 1]},
             "e": {"const": "x", "enum": ["y"]}, "const": {"type": "string"}
         }});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         ConstToEnum.apply(&mut v, &mut r);
         InferType.apply(&mut v, &mut r);
         let p = &v["properties"];

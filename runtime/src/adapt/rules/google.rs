@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Report, Rule, absorb, append_description, is_null_schema, json_text};
+use super::{Rule, RuleReport, absorb, append_description, is_null_schema, json_text};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 
@@ -25,7 +25,7 @@ impl Rule for SnakeCaseKeywords {
         "snake-case-keywords"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             for (snake, camel) in SNAKE {
@@ -52,7 +52,7 @@ impl Rule for BoolSchemas {
         "bool-schemas"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let walk = crate::walk::Walk::new(schema);
         let mut at: Vec<String> = Vec::new();
         for (i, (node, place)) in walk.nodes.iter().enumerate() {
@@ -98,7 +98,7 @@ impl Rule for GoogleNullable {
         "google-nullable"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let mark = self.mark_nullable;
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
@@ -220,7 +220,7 @@ impl Rule for StringEnumsOnly {
         "string-enums-only"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         // A `not` holding a non-string enum or const cannot be rewritten without changing what
         // it excludes (removing the enum would exclude the whole type): it is dropped.
         visit(schema, Order::Pre, &mut |node, path| {
@@ -281,7 +281,7 @@ impl Rule for OneBranchUnions {
         "one-branch-unions"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
             // Bounded: each round removes one union from this node.
@@ -355,7 +355,7 @@ impl Rule for EnsureProperties {
         "ensure-properties"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             if map.get("type").and_then(Value::as_str) == Some("object")
@@ -382,7 +382,7 @@ impl Rule for PropertyOrdering {
         "property-ordering"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             if map.contains_key("propertyOrdering")
@@ -455,7 +455,7 @@ impl Rule for OpenApiSchemaFields {
         "openapi-schema-fields"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             if let Some(Value::Array(one_of)) = map.shift_remove("oneOf") {

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use super::{Report, Rule, merge_siblings};
+use super::{Rule, RuleReport, merge_siblings};
 use crate::adapt::report::LossKind;
 use crate::walk::{
     SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, resolve_local,
@@ -33,7 +33,7 @@ struct Ctx<'a> {
     active: HashMap<String, usize>,
     /// Every reference expanded, to tell which definitions nothing uses.
     used: std::collections::HashSet<String>,
-    report: &'a mut Report,
+    report: &'a mut RuleReport,
 }
 
 use crate::walk::escape;
@@ -144,7 +144,7 @@ impl Rule for InlineRefs {
         "inline-refs"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let has_refs = crate::walk::Walk::new(schema)
             .nodes
             .iter()
@@ -209,7 +209,7 @@ mod tests {
             "type": "object", "properties": {"kind": {"const": "w"}}, "required": ["kind"],
             "$ref": "#/$defs/P"
         }}, "$defs": {"P": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         InlineRefs::default().apply(&mut v, &mut r);
         let node = &v["properties"]["v"];
         assert_eq!(
@@ -236,7 +236,7 @@ mod tests {
                 "Tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}
             }
         });
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         InlineRefs::default().apply(&mut v, &mut r);
         let p = &v["properties"];
         // The field's text first, then the definition's: neither is lost.

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{Report, Rule, append_description, json_text, spill};
+use super::{Rule, RuleReport, append_description, json_text, spill};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 
@@ -61,7 +61,7 @@ impl Rule for StripKeywords {
         self.name
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let this = &*self;
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
@@ -115,7 +115,7 @@ impl Rule for DefaultToDescription {
         "default-to-description"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let Some(default) = map.shift_remove("default") else {
@@ -164,7 +164,7 @@ mod tests {
             "id": {"type": "string", "description": "ID", "pattern": "^\\d+$", "minLength": 1.0, "title": "Id"},
             "pattern": {"type": "string"}
         }});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         rule.apply(&mut v, &mut r);
         assert_eq!(
             v["properties"]["id"],
@@ -197,7 +197,7 @@ mod tests {
             "b": {"type": "string", "default": "x"},
             "c": {"type": "string", "description": "C (default: y)", "default": "y"}
         }});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         DefaultToDescription.apply(&mut v, &mut r);
         assert_eq!(v["properties"]["a"]["description"], "Limit (default: 10)");
         assert_eq!(v["properties"]["b"]["description"], "(default: x)");

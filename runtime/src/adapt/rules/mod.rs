@@ -43,7 +43,7 @@ use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
-use super::report::Report;
+use super::report::RuleReport;
 
 /// One provider rule: rewrites a whole schema document (the root, with its `$defs`) and records
 /// what it changed or lost.
@@ -51,7 +51,7 @@ pub trait Rule {
     /// A short kebab-case name, used in reports.
     fn name(&self) -> &'static str;
     /// Applies the rule to the document.
-    fn apply(&mut self, schema: &mut Value, report: &mut Report);
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport);
 }
 
 /// A [`Rule`] as a `schemars` [`Transform`], keeping its report.
@@ -60,7 +60,7 @@ pub struct Logged<R> {
     /// The rule.
     pub rule: R,
     /// What it changed and lost so far.
-    pub report: Report,
+    pub report: RuleReport,
 }
 
 impl<R> Logged<R> {
@@ -68,7 +68,7 @@ impl<R> Logged<R> {
     pub fn new(rule: R) -> Self {
         Logged {
             rule,
-            report: Report::default(),
+            report: RuleReport::default(),
         }
     }
 }
@@ -84,8 +84,8 @@ impl<R: Rule> Transform for Logged<R> {
 
 /// Applies one rule to a document, for the rules' unit tests.
 #[cfg(test)]
-pub(crate) fn run(rule: &mut dyn Rule, mut v: Value) -> (Value, Report) {
-    let mut r = Report::default();
+pub(crate) fn run(rule: &mut dyn Rule, mut v: Value) -> (Value, RuleReport) {
+    let mut r = RuleReport::default();
     rule.apply(&mut v, &mut r);
     (v, r)
 }
@@ -150,7 +150,7 @@ pub(crate) fn merge_siblings(
     target: &mut Map<String, Value>,
     siblings: impl IntoIterator<Item = (String, Value)>,
     target_at: &str,
-    report: &mut Report,
+    report: &mut RuleReport,
 ) {
     for (k, v) in siblings {
         if k == "description" {
@@ -205,7 +205,7 @@ pub(crate) fn absorb(
     branch: Map<String, Value>,
     node_at: &str,
     branch_at: &str,
-    report: &mut Report,
+    report: &mut RuleReport,
 ) {
     let mut taken = Vec::new();
     for (k, v) in branch {

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Report, Rule, is_pure_any_of, type_names};
+use super::{Rule, RuleReport, is_pure_any_of, type_names};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::nullable::{accepts_null_by, reference_answers};
@@ -67,7 +67,7 @@ impl Rule for CloseObjects {
         "close-objects"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let optional = self.optional;
         // Asked while the document is rewritten: the answers for its references, once.
         let references = reference_answers(schema);
@@ -213,7 +213,7 @@ mod tests {
             "already": {"anyOf": [{"type": "string"}, {"type": "null"}]},
             "nested": {"type": "object", "properties": {"x": {"type": "integer"}}}
         }, "required": ["req", "nested"]});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         CloseObjects {
             optional: Optional::NullableRequired,
         }
@@ -255,7 +255,7 @@ mod tests {
     #[test]
     fn keep_optional_and_open_maps() {
         let mut v = json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "ghost"]});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         CloseObjects {
             optional: Optional::Keep,
         }
@@ -263,7 +263,7 @@ mod tests {
         assert_eq!(v["required"], json!(["a"]));
         assert_eq!(r.losses.len(), 1);
         let mut open = json!({"type": "object", "additionalProperties": {"type": "string"}});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         CloseObjects {
             optional: Optional::Keep,
         }

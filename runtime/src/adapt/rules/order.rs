@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{Report, Rule};
+use super::{Rule, RuleReport};
 use crate::contract::{BranchKind, flatten_branches};
 use crate::walk::{Walk, pointer};
 
@@ -18,7 +18,7 @@ impl Rule for StructuredFirst {
         "structured-first"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         // Plan on the immutable document (branches are judged through `$ref`s), then apply.
         let mut moves: Vec<(String, &'static str, usize)> = Vec::new();
         {
@@ -76,7 +76,7 @@ mod tests {
             "c": {"anyOf": [{"type": "object"}, {"type": "string"}]},
             "d": {"anyOf": [{"type": "string"}, {"type": "object"}, {"type": "array"}]}
         }, "$defs": {"O": {"type": "object"}}});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         StructuredFirst.apply(&mut v, &mut r);
         assert_eq!(v["properties"]["a"]["anyOf"][0]["type"], "array");
         assert_eq!(v["properties"]["a"]["anyOf"][1]["const"], "all");
@@ -95,7 +95,7 @@ mod tests {
             {"anyOf": [{"type": "string"}]},
             {"anyOf": [{"type": "string"}, {"type": ["object", "null"]}, {}]}
         ]});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         StructuredFirst.apply(&mut v, &mut r);
         assert_eq!(v["anyOf"][0]["anyOf"][0]["type"], json!(["object", "null"]));
         assert_eq!(v["anyOf"][1], json!({"anyOf": [{"type": "string"}]}));

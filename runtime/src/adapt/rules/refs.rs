@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Report, Rule, joined_description, merge_siblings};
+use super::{Rule, RuleReport, joined_description, merge_siblings};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::walk::{Walk, pointer, resolve_local};
@@ -17,7 +17,7 @@ impl Rule for MergeSingleAllOf {
         "merge-single-allof"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             // The merged entry may itself be an `allOf` of one (nested): merged in turn, so the
@@ -70,7 +70,7 @@ impl Rule for ResolveRefSiblings {
         "resolve-ref-siblings"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let initial = Walk::new(schema).nodes.len();
         for _ in 0..ROUNDS {
             // Definitions that reach each other through references with siblings grow the
@@ -181,7 +181,7 @@ mod tests {
             },
             "$defs": {"A": {"type": "object", "description": "an A", "properties": {"x": {"type": "string"}}}}
         });
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         MergeSingleAllOf.apply(&mut v, &mut r);
         ResolveRefSiblings.apply(&mut v, &mut r);
         assert_eq!(
@@ -199,7 +199,7 @@ mod tests {
     fn a_definition_reaching_itself_with_siblings_fails_at_once() {
         let mut v = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/D"}},
             "$defs": {"D": {"type": "array", "prefixItems": [{"$ref": "#/$defs/D", "description": "again"}]}}});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         ResolveRefSiblings.apply(&mut v, &mut r);
         let failure = r.failure.expect("recursion has no inlined form");
         assert_eq!(failure.pointer, "/$defs/D/prefixItems/0");
@@ -208,7 +208,7 @@ mod tests {
     #[test]
     fn unresolvable_ref_with_siblings_fails() {
         let mut v = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope", "description": "x"}}});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         ResolveRefSiblings.apply(&mut v, &mut r);
         assert!(r.failure.is_some());
     }

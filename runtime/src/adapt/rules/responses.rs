@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Report, Rule, type_names};
+use super::{Rule, RuleReport, type_names};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 
@@ -40,7 +40,7 @@ impl Rule for ResponsesPrepass {
         "responses-prepass"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let at = || path.pointer();
@@ -114,7 +114,7 @@ mod tests {
             "o": {"type": "object"},
             "m": {"type": "object", "patternProperties": {"^(?!_)": {"type": "string"}, ".*": {"type": "integer"}}}
         }});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         ResponsesPrepass.apply(&mut v, &mut r);
         assert!(v["properties"]["a"].get("pattern").is_none());
         assert_eq!(v["properties"]["o"]["properties"], json!({}));

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Report, Rule, absorb, type_names};
+use super::{Rule, RuleReport, absorb, type_names};
 use crate::adapt::report::LossKind;
 use crate::walk::resolve_local;
 
@@ -17,7 +17,7 @@ impl Rule for RemoveSchemaUri {
         "remove-schema-uri"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         crate::adapt::visit::visit(
             schema,
             crate::adapt::visit::Order::Pre,
@@ -56,7 +56,7 @@ impl Rule for ObjectRoot {
         "object-root"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         if matches!(schema, Value::Bool(true)) || schema.as_object().is_some_and(Map::is_empty) {
             *schema = json!({"type": "object", "properties": {}});
             report.change(
@@ -174,7 +174,7 @@ impl Rule for RootCombinators {
         "root-combinators"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let Value::Object(map) = schema else { return };
         for keyword in self.keywords {
             if let Some(value) = map.shift_remove(*keyword) {

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Report, Rule, type_names};
+use super::{Rule, RuleReport, type_names};
 use crate::walk::{Step, Walk, pointer, resolve_local};
 
 /// OpenAI strict cannot close an open map (`additionalProperties` true or a schema, even `{}`),
@@ -32,7 +32,7 @@ impl Rule for StrictPrecheck {
         "strict-precheck"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let walk = Walk::new(schema);
         // Fail fast: limits the input already exceeds fail whatever the rewrite does (it never
         // removes an object level or a property), before any work that grows with them.
@@ -94,7 +94,7 @@ impl Rule for Typed {
         "typed"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let walk = Walk::new(schema);
         for (index, (node, place)) in walk.nodes.iter().enumerate() {
             let at = || pointer(&walk.steps(index));
@@ -157,7 +157,7 @@ impl Rule for OpenAiLimits {
         "openai-limits"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let walk = Walk::new(schema);
         if let Some((index, reason)) = exceeded_limits(&walk, true) {
             report.fail(
@@ -259,7 +259,7 @@ impl Rule for AnthropicStrictCheck {
         "anthropic-strict-check"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let walk = Walk::new(schema);
         let mut edges: HashMap<String, Vec<String>> = HashMap::new();
         for (index, (node, place)) in walk.nodes.iter().enumerate() {
@@ -395,7 +395,7 @@ mod tests {
     use serde_json::json;
 
     fn fails(rule: &mut dyn Rule, mut v: Value) -> bool {
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         rule.apply(&mut v, &mut r);
         r.failure.is_some()
     }
@@ -435,7 +435,7 @@ mod tests {
         for _ in 0..11 {
             deep = json!({"type": ["object", "null"], "oneOf": [{"minProperties": 1}, {"maxProperties": 2}], "properties": {"x": deep}});
         }
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         StrictPrecheck.apply(&mut deep, &mut r);
         let failure = r.failure.expect("refused");
         assert!(

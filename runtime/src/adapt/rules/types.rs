@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Report, Rule};
+use super::{Rule, RuleReport};
 use crate::adapt::visit::{Order, visit};
 
 /// `type: ["string", "null"]` → `anyOf: [{type: string, ...}, {type: null}]`: one branch per
@@ -93,7 +93,7 @@ impl Rule for SplitTypeArrays {
         "split-type-arrays"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let Some(Value::Array(types)) = map.get("type") else {
@@ -139,7 +139,7 @@ mod tests {
     #[test]
     fn splits_and_narrows() {
         let mut v = json!({"type": ["string", "null"], "enum": ["a", null], "minLength": 1, "description": "d"});
-        SplitTypeArrays.apply(&mut v, &mut Report::default());
+        SplitTypeArrays.apply(&mut v, &mut RuleReport::default());
         assert_eq!(
             v,
             json!({"anyOf": [
@@ -148,10 +148,10 @@ mod tests {
         ], "description": "d"})
         );
         let mut v = json!({"type": ["integer", "string"], "enum": [1]});
-        SplitTypeArrays.apply(&mut v, &mut Report::default());
+        SplitTypeArrays.apply(&mut v, &mut RuleReport::default());
         assert_eq!(v, json!({"type": "integer", "enum": [1]}));
         let mut v = json!({"type": ["object", "null"], "properties": {"a": {}}});
-        SplitTypeArrays.apply(&mut v, &mut Report::default());
+        SplitTypeArrays.apply(&mut v, &mut RuleReport::default());
         assert_eq!(v["anyOf"][0]["properties"], json!({"a": {}}));
         assert_eq!(v["anyOf"][1], json!({"type": "null"}));
     }

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Report, Rule, is_pure_any_of};
+use super::{Rule, RuleReport, is_pure_any_of};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 
@@ -92,7 +92,7 @@ impl Rule for OneOfToAnyOf {
         "oneof-to-anyof"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         // Exclusivity is judged on the document before the rewrite. Branches that are `$ref`s
         // need the whole document: those unions are decided first, on the immutable document,
         // by position; the others (the common case) where they stand, before they change.
@@ -179,7 +179,7 @@ impl Rule for SpliceNestedAnyOf {
         "splice-nested-anyof"
     }
 
-    fn apply(&mut self, schema: &mut Value, report: &mut Report) {
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let Some(Value::Array(branches)) = map.get_mut("anyOf") else {
@@ -233,7 +233,7 @@ mod tests {
             "types": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
             "overlap": {"oneOf": [{"type": "number"}, {"type": "integer"}]}
         }});
-        let mut r = Report::default();
+        let mut r = RuleReport::default();
         OneOfToAnyOf.apply(&mut v, &mut r);
         assert!(v["properties"]["tagged"].get("anyOf").is_some());
         assert_eq!(r.losses.len(), 1);
@@ -245,7 +245,7 @@ mod tests {
     #[test]
     fn splices_pure_unions() {
         let mut v = json!({"anyOf": [{"anyOf": [{"type": "string"}, {"anyOf": [{"type": "integer"}], "description": "inner"}]}, {"type": "null"}]});
-        SpliceNestedAnyOf.apply(&mut v, &mut Report::default());
+        SpliceNestedAnyOf.apply(&mut v, &mut RuleReport::default());
         assert_eq!(
             v,
             json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}], "description": "inner"})
