@@ -54,7 +54,8 @@ pub struct Loss {
 }
 
 /// A rewrite that keeps what the schema enforces (reordering, renaming, equivalent forms), or
-/// changes what the model sends back without loosening the schema (nullable-required).
+/// changes what the model sends back without loosening the schema (an optional property made
+/// required and nullable).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Change {
@@ -63,7 +64,7 @@ pub struct Change {
     /// JSON Pointer of the node in the output; absent when the node is gone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<String>,
-    /// The rule that made it.
+    /// The rule that made it ([`crate::adapt::rules::Rule::name`]).
     pub rule: &'static str,
     /// What it did.
     pub detail: String,
@@ -160,12 +161,12 @@ impl RuleReport {
         });
     }
 
-    /// Records a change.
-    pub fn change(&mut self, pointer: &str, rule: &'static str, detail: impl Into<String>) {
+    /// Records a change, named after the rule running ([`RuleReport::for_rule`]).
+    pub fn change(&mut self, pointer: &str, detail: impl Into<String>) {
         self.changes.push(Change {
             pointer: pointer.to_owned(),
             at: None,
-            rule,
+            rule: self.rule,
             detail: detail.into(),
             epoch: self.moves_before + self.moves.len(),
         });

@@ -133,7 +133,7 @@ fn openai_strict_follows_seed_section_2_when_conservative() {
     assert!(
         a.changes
             .iter()
-            .any(|c| c.rule == "nullable-required" && c.pointer == "/properties/limit")
+            .any(|c| c.rule == "close-objects" && c.pointer == "/properties/limit")
     );
 }
 
@@ -566,7 +566,7 @@ fn cca_claude_follows_seed_section_4() {
     assert!(
         a.changes
             .iter()
-            .any(|c| c.rule == "nullable-optional" && c.pointer == "/properties/maybe")
+            .any(|c| c.rule == "nullable-properties-optional" && c.pointer == "/properties/maybe")
     );
     assert!(a.losses.iter().any(|l| l.kind == LossKind::Collapsed));
 

@@ -370,7 +370,7 @@ pub fn restore(adapted: &Adapted, mut args: Value) -> Result<Value, ArgsError> {
     let made_optional: HashSet<*const Value> = adapted
         .changes
         .iter()
-        .filter(|c| c.rule == "nullable-optional")
+        .filter(|c| c.rule == "nullable-properties-optional")
         .filter_map(|c| original.pointer(&c.pointer))
         .map(|v| v as *const Value)
         .collect();

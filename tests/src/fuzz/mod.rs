@@ -130,10 +130,10 @@ fn as_sent(instance: &Value, adapted: &Adapted) -> Value {
         }
         let name = name.replace("~1", "/").replace("~0", "~");
         match change.rule {
-            "nullable-required" if !map.contains_key(&name) => {
+            "close-objects" if !map.contains_key(&name) => {
                 map.insert(name, Value::Null);
             }
-            "nullable-optional" if map.get(&name) == Some(&Value::Null) => {
+            "nullable-properties-optional" if map.get(&name) == Some(&Value::Null) => {
                 map.remove(&name);
             }
             _ => {}

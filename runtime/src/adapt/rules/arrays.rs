@@ -66,7 +66,6 @@ impl Rule for TupleItems {
                 if single {
                     report.change(
                         &path.child("prefixItems"),
-                        "tuple-items",
                         format!("a tuple of {count} positions with one schema → `items`"),
                     );
                 } else {

@@ -91,7 +91,7 @@ impl Rule for NullablePropertiesOptional {
                 });
             }
             for name in made_optional {
-                report.change(&format!("{}/properties/{}", path.pointer(), crate::walk::escape(&name)), "nullable-optional", "a nullable property made optional: the model leaves it out instead of sending null");
+                report.change(&format!("{}/properties/{}", path.pointer(), crate::walk::escape(&name)), "a nullable property made optional: the model leaves it out instead of sending null");
             }
         });
     }

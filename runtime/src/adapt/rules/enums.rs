@@ -26,7 +26,7 @@ impl Rule for ConstToEnum {
                 _ => vec![c],
             };
             map.insert("enum".into(), Value::Array(values));
-            report.change(&path.pointer(), "const-to-enum", "`const` → `enum`");
+            report.change(&path.pointer(), "`const` → `enum`");
         });
     }
 }
@@ -96,7 +96,6 @@ impl Rule for AllConstToEnum {
                 }
                 report.change(
                     &path.pointer(),
-                    "all-const-to-enum",
                     format!("`{key}` of {} constants → `enum`", branches.len()),
                 );
                 return;
@@ -158,18 +157,13 @@ impl Rule for InferType {
                 map.insert("type".into(), json!("object"));
                 report.change(
                     &path.pointer(),
-                    "infer-type",
                     "`type: \"object\"` inferred from `properties`",
                 );
                 return;
             }
             if map.contains_key("items") || map.contains_key("prefixItems") {
                 map.insert("type".into(), json!("array"));
-                report.change(
-                    &path.pointer(),
-                    "infer-type",
-                    "`type: \"array\"` inferred from `items`",
-                );
+                report.change(&path.pointer(), "`type: \"array\"` inferred from `items`");
                 return;
             }
             let values: Vec<Value> = match (map.get("enum"), map.get("const")) {
@@ -184,7 +178,6 @@ impl Rule for InferType {
                 map.insert("type".into(), json!(t));
                 report.change(
                     &path.pointer(),
-                    "infer-type",
                     format!("`type: \"{t}\"` inferred from the enum or const"),
                 );
             }

@@ -31,11 +31,7 @@ impl Rule for SnakeCaseKeywords {
             for (snake, camel) in SNAKE {
                 if let Some(v) = map.shift_remove(*snake) {
                     map.insert((*camel).to_owned(), v);
-                    report.change(
-                        &path.pointer(),
-                        "snake-case-keywords",
-                        format!("`{snake}` → `{camel}`"),
-                    );
+                    report.change(&path.pointer(), format!("`{snake}` → `{camel}`"));
                 }
             }
         });
@@ -72,11 +68,7 @@ impl Rule for BoolSchemas {
             if let Some(slot) = schema.pointer_mut(&p) {
                 let b = slot.as_bool().unwrap_or(true);
                 *slot = if b { json!({}) } else { json!({"not": {}}) };
-                report.change(
-                    &p,
-                    "bool-schemas",
-                    format!("boolean schema `{b}` as an object"),
-                );
+                report.change(&p, format!("boolean schema `{b}` as an object"));
             }
         }
     }
@@ -192,11 +184,7 @@ impl Rule for GoogleNullable {
                 }
                 if mark {
                     map.insert("nullable".into(), json!(true));
-                    report.change(
-                        &path.pointer(),
-                        "google-nullable",
-                        "null as `nullable: true`",
-                    );
+                    report.change(&path.pointer(), "null as `nullable: true`");
                 } else {
                     report.loss(
                         &path.pointer(),
@@ -308,7 +296,6 @@ impl Rule for OneBranchUnions {
                 }
                 report.change(
                     &path.pointer(),
-                    "one-branch-unions",
                     format!("`{key}` of one branch merged into the node"),
                 );
             }
@@ -362,11 +349,7 @@ impl Rule for EnsureProperties {
                 && !map.get("properties").is_some_and(Value::is_object)
             {
                 map.insert("properties".into(), json!({}));
-                report.change(
-                    &path.pointer(),
-                    "ensure-properties",
-                    "`properties: {}` added",
-                );
+                report.change(&path.pointer(), "`properties: {}` added");
             }
         });
     }
@@ -398,11 +381,7 @@ impl Rule for PropertyOrdering {
             }
             let names: Vec<Value> = props.keys().map(|k| json!(k)).collect();
             map.insert("propertyOrdering".into(), Value::Array(names));
-            report.change(
-                &path.pointer(),
-                "property-ordering",
-                "`propertyOrdering` as declared",
-            );
+            report.change(&path.pointer(), "`propertyOrdering` as declared");
         });
     }
 }

@@ -187,11 +187,7 @@ impl Rule for InlineRefs {
             }
         }
         if has_defs {
-            report.change(
-                "",
-                "inline-refs",
-                "local references inlined; `$defs` removed",
-            );
+            report.change("", "local references inlined; `$defs` removed");
         }
         *schema = out;
     }

@@ -159,7 +159,6 @@ impl Rule for CloseObjects {
                         };
                         report.change(
                             &format!("{}/properties/{}", at(), crate::walk::escape(name)),
-                            "nullable-required",
                             detail,
                         );
                     }

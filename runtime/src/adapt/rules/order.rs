@@ -56,7 +56,6 @@ impl Rule for StructuredFirst {
             branches.insert(0, branch);
             report.change(
                 &at,
-                "structured-first",
                 format!("`{keyword}[{from}]`, the only structured branch, moved first"),
             );
         }

@@ -44,7 +44,6 @@ impl Rule for MergeSingleAllOf {
                 }
                 report.change(
                     &path.pointer(),
-                    "merge-single-allof",
                     "`allOf` of one schema merged into the node",
                 );
             }
@@ -133,11 +132,7 @@ impl Rule for ResolveRefSiblings {
                         let target_at = reference.trim_start_matches('#').to_owned();
                         merge_siblings(&mut target, std::mem::take(node), &target_at, report);
                         *node = target;
-                        report.change(
-                            &at,
-                            "resolve-ref-siblings",
-                            format!("`$ref: {reference}` with siblings inlined"),
-                        );
+                        report.change(&at, format!("`$ref: {reference}` with siblings inlined"));
                     }
                     None => {
                         let siblings: Vec<String> = node.keys().cloned().collect();

@@ -46,11 +46,7 @@ impl Rule for ResponsesPrepass {
             let at = || path.pointer();
             if type_names(map).contains(&"object") && !map.contains_key("properties") {
                 map.insert("properties".into(), json!({}));
-                report.change(
-                    &at(),
-                    "responses-prepass",
-                    "`properties: {}` added to an object",
-                );
+                report.change(&at(), "`properties: {}` added to an object");
             }
             if let Some(Value::String(p)) = map.get("pattern") {
                 if has_lookaround(p) {

@@ -24,11 +24,7 @@ impl Rule for RemoveSchemaUri {
             &mut |node, path| {
                 if let Value::Object(map) = node {
                     if let Some(uri) = map.shift_remove("$schema") {
-                        report.change(
-                            &path.pointer(),
-                            "remove-schema-uri",
-                            format!("`$schema: {uri}` removed"),
-                        );
+                        report.change(&path.pointer(), format!("`$schema: {uri}` removed"));
                     }
                 }
             },
@@ -59,11 +55,7 @@ impl Rule for ObjectRoot {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         if matches!(schema, Value::Bool(true)) || schema.as_object().is_some_and(Map::is_empty) {
             *schema = json!({"type": "object", "properties": {}});
-            report.change(
-                "",
-                "object-root",
-                "the permissive root became the empty object",
-            );
+            report.change("", "the permissive root became the empty object");
             return;
         }
         let schema_root = schema.clone();
@@ -84,7 +76,6 @@ impl Rule for ObjectRoot {
                     absorb(map, target, "", &target_at, report);
                     report.change(
                         "",
-                        "object-root",
                         format!("the root `$ref: {r}` was replaced by its target"),
                     );
                 }
@@ -119,7 +110,7 @@ impl Rule for ObjectRoot {
         let types = type_names(map);
         if types.is_empty() && (map.contains_key("properties") || map.contains_key("required")) {
             map.insert("type".into(), json!("object"));
-            report.change("", "object-root", "`type: \"object\"` added to the root");
+            report.change("", "`type: \"object\"` added to the root");
         } else if types.len() > 1 && types.contains(&"object") {
             let others: Vec<String> = types
                 .iter()

@@ -125,7 +125,6 @@ impl Rule for SplitTypeArrays {
             *map = out;
             report.change(
                 &path.pointer(),
-                "split-type-arrays",
                 format!("`type: {types:?}` → one branch per type"),
             );
         });

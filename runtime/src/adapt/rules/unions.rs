@@ -157,11 +157,7 @@ impl Rule for OneOfToAnyOf {
                 }
             }
             if all_exclusive {
-                report.change(
-                    &at,
-                    "oneof-to-anyof",
-                    "`oneOf` → `anyOf` (the branches are exclusive)",
-                );
+                report.change(&at, "`oneOf` → `anyOf` (the branches are exclusive)");
             } else {
                 report.loss(&at, "oneOf", LossKind::Widened, "`oneOf` → `anyOf`: the branches may overlap, and a value matching several is no longer rejected");
             }
@@ -209,11 +205,7 @@ impl Rule for SpliceNestedAnyOf {
             if let Some(d) = hoisted {
                 map.entry("description").or_insert(d);
             }
-            report.change(
-                &path.pointer(),
-                "splice-nested-anyof",
-                "nested `anyOf` spliced into its parent",
-            );
+            report.change(&path.pointer(), "nested `anyOf` spliced into its parent");
         });
     }
 }
