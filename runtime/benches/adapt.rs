@@ -183,6 +183,39 @@ fn figures() {
             mean_ratio
         );
     }
+    println!(
+        "\nstrict refused (real tools strict mode cannot represent): µs per schema and ratio to the relaxed form alone (`without_strict`)"
+    );
+    for &target in Target::ALL.iter().filter(|t| t.wants_strict()) {
+        let strict = target.settings();
+        let relaxed = target.settings().without_strict();
+        let refused: Vec<&Value> = schemas
+            .iter()
+            .filter(|s| {
+                let a = strict.adapt(s);
+                a.strict == Some(false) && !a.fallback
+            })
+            .collect();
+        let (mut us, mut ratios) = (Vec::new(), Vec::new());
+        for s in &refused {
+            let base = time(5, 20, &mut || drop(black_box(relaxed.adapt(black_box(s)))));
+            let took = time(5, 20, &mut || drop(black_box(strict.adapt(black_box(s)))));
+            us.push(took.as_secs_f64() * 1e6);
+            ratios.push(took.as_secs_f64() / base.as_secs_f64());
+        }
+        if refused.is_empty() {
+            println!("{:18} none refused", target.as_str());
+        } else {
+            println!(
+                "{:18} {:>4} schemas  median {:>7.2} µs  median ratio {:.2}×  worst {:.2}×",
+                target.as_str(),
+                refused.len(),
+                median(us),
+                median(ratios.clone()),
+                ratios.iter().copied().fold(0.0, f64::max)
+            );
+        }
+    }
     type Shape = (&'static str, fn(usize) -> Value, &'static [usize]);
     let shapes: [Shape; 3] = [
         ("nested", deep, &[100, 200, 400, 800, 1_600, 3_200]),

@@ -85,19 +85,23 @@ fn no_strict() -> bool {
     })
 }
 
-fn run(rules: Vec<Box<dyn Rule>>, schema: &mut Value) -> RuleReport {
-    let mut report = RuleReport::default();
+/// Runs rules in order on a document, adding to `report`, until one finds it unrepresentable.
+fn run(report: &mut RuleReport, rules: Vec<Box<dyn Rule>>, schema: &mut Value) {
     for mut rule in rules {
-        let mut one = RuleReport::for_rule(rule.name());
-        one.moves_before = report.moves.len();
-        rule.apply(schema, &mut one);
-        let failed = one.failure.is_some();
-        report.absorb(one);
-        if failed {
+        if !step(report, rule.as_mut(), schema) {
             break;
         }
     }
-    report
+}
+
+/// Runs one rule with its own report, adds that to `report`; false when it failed.
+fn step(report: &mut RuleReport, rule: &mut dyn Rule, schema: &mut Value) -> bool {
+    let mut one = RuleReport::for_rule(rule.name());
+    one.moves_before = report.moves.len();
+    rule.apply(schema, &mut one);
+    let failed = one.failure.is_some();
+    report.absorb(one);
+    !failed
 }
 
 /// JSON nesting depth, counted without recursion.
@@ -146,39 +150,70 @@ fn adapt_on_this_stack(settings: &AdaptSettings, input: Value) -> Adapted {
 
 /// The adaptation with its positions as the rules recorded them, and the branch moves the
 /// rules logged (to take those positions back to the input).
+///
+/// The input is copied once: the rules both forms share run on the copy, then the strict
+/// attempt's leading checks ([`Rule::reads_only`]) read it; only when they pass does the strict
+/// attempt rewrite it in place. A strict attempt refused later starts again from the input.
 fn adapt_unlocated(settings: &AdaptSettings, input: Value) -> (Adapted, Vec<report::BranchMove>) {
     let target = settings.target;
     let strict_flag = |ok: bool| settings.strict_flag.then_some(ok);
+    let shared = |out: &mut Value| {
+        let mut report = RuleReport::default();
+        run(&mut report, (settings.shared)(settings), out);
+        report
+    };
+    let mut out = input.clone();
+    let mut report = shared(&mut out);
     let mut bypass = None;
-    if let Some(strict_rules) = settings.strict {
+    if let (Some(strict_rules), None) = (settings.strict, &report.failure) {
         if no_strict() {
             bypass = Some("strict mode disabled by TOOLSCHEMA_NO_STRICT".to_owned());
         } else {
-            let mut attempt = input.clone();
-            let report = run(strict_rules(settings), &mut attempt);
-            match report.failure {
+            let mut rules = strict_rules(settings).into_iter().peekable();
+            let mut attempt = std::mem::take(&mut report);
+            let mut passed = true;
+            while let Some(mut check) = rules.next_if(|r| r.reads_only()) {
+                if !step(&mut attempt, check.as_mut(), &mut out) {
+                    passed = false;
+                    break;
+                }
+            }
+            if passed {
+                run(&mut attempt, rules.collect(), &mut out);
+            }
+            match attempt.failure.take() {
                 None => {
                     let adapted = Adapted {
                         target,
-                        schema: attempt,
+                        schema: out,
                         strict: Some(true),
                         fallback: false,
-                        losses: report.losses,
-                        changes: report.changes,
+                        losses: attempt.losses,
+                        changes: attempt.changes,
                         input,
                     };
-                    return (adapted, report.moves);
+                    return (adapted, attempt.moves);
                 }
                 Some(why) => {
                     bypass = Some(format!(
                         "strict mode cannot represent this schema ({why}); sent non-strict"
-                    ))
+                    ));
+                    if passed {
+                        // Refused after rewriting: the relaxed form starts from the input again.
+                        out = input.clone();
+                        report = shared(&mut out);
+                    } else {
+                        // Refused by a check, which records nothing but its failure: the
+                        // shared rules' output and report go on as they are.
+                        report = attempt;
+                    }
                 }
             }
         }
     }
-    let mut out = input.clone();
-    let mut report = run(settings.relaxed_rules(), &mut out);
+    if report.failure.is_none() {
+        run(&mut report, (settings.relaxed)(settings), &mut out);
+    }
     if let Some(failure) = report.failure.take() {
         // The empty object, as this target sends it (closed and strict where the target is), so
         // that the fallback is itself a fixed point of the adaptation.

@@ -14,6 +14,11 @@ use super::{AdaptOptions, Adapted, Target};
 /// the rules that use it).
 pub(crate) type RuleSet = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
 
+/// No rules (the shared part of a target without a strict attempt).
+pub(crate) fn no_rules(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    Vec::new()
+}
+
 /// How one provider is adapted for. Start from a constructor ([`Target::settings`],
 /// [`AdaptSettings::openai_strict`], ...), adjust, then [`AdaptSettings::adapt`].
 ///
@@ -44,10 +49,13 @@ pub struct AdaptSettings {
     pub budget: Option<StrictBudget>,
     /// The wire format has a `strict` flag.
     pub strict_flag: bool,
-    /// The strict attempt's rules; `None` for targets that never attempt strict.
+    /// The rules both forms start with (run once when a strict attempt is refused early).
+    pub(crate) shared: RuleSet,
+    /// The strict attempt's rules after the shared ones; `None` for targets that never attempt
+    /// strict.
     pub(crate) strict: Option<RuleSet>,
-    /// The non-strict rules (the whole pipeline of a non-strict target; the fail-open form of a
-    /// strict one).
+    /// The non-strict rules after the shared ones (the whole pipeline of a non-strict target;
+    /// the fail-open form of a strict one).
     pub(crate) relaxed: RuleSet,
 }
 
@@ -79,19 +87,31 @@ impl AdaptSettings {
         self
     }
 
+    /// The same settings without the strict attempt: the provider's relaxed form, sent with
+    /// `strict: false` where the wire has the flag (as `TOOLSCHEMA_NO_STRICT` does for every
+    /// target, but for these settings alone and without a loss entry).
+    pub fn without_strict(mut self) -> Self {
+        self.strict = None;
+        self
+    }
+
     /// Whether the target attempts strict enforcement.
     pub fn wants_strict(&self) -> bool {
         self.strict.is_some()
     }
 
-    /// The rules of the main attempt (strict when the target wants strict).
+    /// The rules of the main attempt (strict when the target wants strict), in order.
     pub fn rules(&self) -> Vec<Box<dyn Rule>> {
-        (self.strict.unwrap_or(self.relaxed))(self)
+        let mut rules = (self.shared)(self);
+        rules.extend((self.strict.unwrap_or(self.relaxed))(self));
+        rules
     }
 
-    /// The rules of the non-strict form.
+    /// The rules of the non-strict form, in order.
     pub fn relaxed_rules(&self) -> Vec<Box<dyn Rule>> {
-        (self.relaxed)(self)
+        let mut rules = (self.shared)(self);
+        rules.extend((self.relaxed)(self));
+        rules
     }
 }
 

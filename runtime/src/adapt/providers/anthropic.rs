@@ -24,6 +24,7 @@ impl AdaptSettings {
             wire: Wire::Anthropic,
             budget: None,
             strict_flag: true,
+            shared,
             strict: None,
             relaxed,
         }
@@ -48,18 +49,21 @@ impl AdaptSettings {
     }
 }
 
-fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+/// Both forms: an object root without root combinators.
+fn shared(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = json_schema_prefix();
     rules.push(Box::new(RootCombinators::ANTHROPIC));
-    rules.push(Box::new(StructuredFirst));
     rules
 }
 
+fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    vec![Box::new(StructuredFirst)]
+}
+
 fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
-    let mut rules = json_schema_prefix();
+    let mut rules: Vec<Box<dyn Rule>> = Vec::new();
     rules.extend([
-        Box::new(RootCombinators::ANTHROPIC) as Box<dyn Rule>,
-        Box::new(MergeSingleAllOf),
+        Box::new(MergeSingleAllOf) as Box<dyn Rule>,
         Box::new(TupleItems::default()),
         Box::new(AnthropicStrictCheck),
         Box::new(OneOfToAnyOf),

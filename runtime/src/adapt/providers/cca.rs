@@ -6,7 +6,7 @@ use super::super::rules::{
     CollapseCombiners, EnsureProperties, InferType, InlineRefs, MergeSingleAllOf, MetaValidate,
     NullablePropertiesOptional, ResidualGate, Rule, StructuredFirst,
 };
-use super::super::settings::{AdaptSettings, NameRule, Wire};
+use super::super::settings::{AdaptSettings, NameRule, Wire, no_rules};
 use super::super::{AdaptOptions, Target};
 use super::google::{google_prefix, google_strip, google_values};
 use super::json_schema_prefix;
@@ -26,6 +26,7 @@ impl AdaptSettings {
             },
             budget: None,
             strict_flag: false,
+            shared: no_rules,
             strict: None,
             relaxed: rules,
         }

@@ -8,7 +8,7 @@ use super::super::rules::{
     InlineRefs, MergeSingleAllOf, OneBranchUnions, OpenApiSchemaFields, PropertyOrdering,
     RootCombinators, Rule, SnakeCaseKeywords, StringEnumsOnly, StructuredFirst, TupleItems,
 };
-use super::super::settings::{AdaptSettings, NameRule, Wire};
+use super::super::settings::{AdaptSettings, NameRule, Wire, no_rules};
 use super::super::{AdaptOptions, Target};
 use super::{json_schema_prefix, strip};
 
@@ -26,6 +26,7 @@ impl AdaptSettings {
             },
             budget: None,
             strict_flag: false,
+            shared: no_rules,
             strict: None,
             relaxed: gemini,
         }

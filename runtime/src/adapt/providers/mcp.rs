@@ -2,7 +2,7 @@
 //! (<https://modelcontextprotocol.io/specification/2025-06-18/server/tools>).
 
 use super::super::rules::{ObjectRoot, RemoveSchemaUri, Rule, StructuredFirst};
-use super::super::settings::{AdaptSettings, NameRule, Wire};
+use super::super::settings::{AdaptSettings, NameRule, Wire, no_rules};
 use super::super::{AdaptOptions, Target};
 
 impl AdaptSettings {
@@ -17,6 +17,7 @@ impl AdaptSettings {
             wire: Wire::Mcp,
             budget: None,
             strict_flag: false,
+            shared: no_rules,
             strict: None,
             relaxed: rules,
         }

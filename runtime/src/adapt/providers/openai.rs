@@ -26,6 +26,7 @@ impl AdaptSettings {
             wire: Wire::OpenAiChat,
             budget: None,
             strict_flag: true,
+            shared,
             strict: None,
             relaxed,
         }
@@ -48,46 +49,43 @@ impl AdaptSettings {
         AdaptSettings {
             target: Target::OpenAiResponses,
             wire: Wire::OpenAiResponses,
-            strict: Some(responses_strict),
+            shared: responses_shared,
+            strict: Some(strict),
             relaxed: responses_relaxed,
             ..Self::openai()
         }
     }
 }
 
-fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+/// Both forms: an object root without root combinators.
+fn shared(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = json_schema_prefix();
     rules.push(Box::new(RootCombinators::OPENAI));
-    rules.push(Box::new(StructuredFirst));
     rules
 }
 
+fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    vec![Box::new(StructuredFirst)]
+}
+
+/// The strict attempt (Chat Completions and Responses alike): what it cannot represent refused
+/// first, then the two stages of the reference implementation.
 fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
-    strict_after(settings, None)
-}
-
-fn responses_strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
-    strict_after(settings, Some(Box::new(ResponsesPrepass)))
-}
-
-/// The strict attempt, with a pre-pass of the API's own (Responses) before the precheck.
-fn strict_after(settings: &AdaptSettings, prepass: Option<Box<dyn Rule>>) -> Vec<Box<dyn Rule>> {
-    let mut rules = json_schema_prefix();
-    rules.push(Box::new(RootCombinators::OPENAI));
-    rules.extend(prepass);
-    rules.push(Box::new(StrictPrecheck));
+    let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(StrictPrecheck)];
     rules.extend(sanitize(settings));
     rules.extend(openai_strict_enforce());
     rules
 }
 
-fn responses_relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
-    let mut rules = json_schema_prefix();
-    rules.push(Box::new(RootCombinators::OPENAI));
+/// Both Responses forms also take the API's own pre-pass.
+fn responses_shared(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    let mut rules = shared(settings);
     rules.push(Box::new(ResponsesPrepass));
-    rules.push(Box::new(OneOfToAnyOf));
-    rules.push(Box::new(StructuredFirst));
     rules
+}
+
+fn responses_relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    vec![Box::new(OneOfToAnyOf), Box::new(StructuredFirst)]
 }
 
 /// OpenAI strict strips the keywords that are not structural; `default` is handled by

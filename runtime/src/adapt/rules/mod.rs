@@ -52,6 +52,12 @@ pub trait Rule {
     fn name(&self) -> &'static str;
     /// Applies the rule to the document.
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport);
+    /// The rule never changes the document and records nothing but a failure (a check): a strict attempt runs its
+    /// leading checks on the shared rules' output before rewriting anything, so that a schema
+    /// strict mode refuses costs no copy.
+    fn reads_only(&self) -> bool {
+        false
+    }
 }
 
 /// A [`Rule`] as a `schemars` [`Transform`], keeping its report.

@@ -58,48 +58,53 @@ impl Rule for ObjectRoot {
             report.change("", "the permissive root became the empty object");
             return;
         }
-        let schema_root = schema.clone();
-        let Value::Object(map) = schema else {
+        if !schema.is_object() {
             report.fail("", "the root is `false`: no arguments are valid");
             return;
-        };
-        if let Some(Value::String(r)) = map.get("$ref") {
-            let only_ref = map
-                .keys()
-                .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()));
+        }
+        // The root as it was, for references its union branches make: copied only when the
+        // root `$ref` below rewrites the root before they are resolved.
+        let mut before: Option<Value> = None;
+        if let Some(Value::String(r)) = schema.get("$ref") {
             let r = r.clone();
-            let target = resolve_local(&Value::Object(map.clone()), &r).cloned();
-            match target {
-                Some(Value::Object(target)) if only_ref && r != "#" => {
-                    map.shift_remove("$ref");
-                    let target_at = r.trim_start_matches('#').to_owned();
-                    absorb(map, target, "", &target_at, report);
-                    report.change(
-                        "",
-                        format!("the root `$ref: {r}` was replaced by its target"),
-                    );
-                }
-                _ => {}
+            let only_ref = schema.as_object().is_some_and(|m| {
+                m.keys()
+                    .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
+            });
+            if let Some(Value::Object(target)) = resolve_local(schema, &r)
+                .filter(|_| only_ref && r != "#")
+                .cloned()
+            {
+                before = Some(schema.clone());
+                let map = schema.as_object_mut().expect("an object");
+                map.shift_remove("$ref");
+                let target_at = r.trim_start_matches('#').to_owned();
+                absorb(map, target, "", &target_at, report);
+                report.change(
+                    "",
+                    format!("the root `$ref: {r}` was replaced by its target"),
+                );
             }
         }
         // A root that is only a union of objects (a flattened enum, a zod discriminated union):
         // merged into one object, so the tool keeps its parameters (the choice itself is lost).
+        let map = schema.as_object().expect("an object");
         if type_names(map).is_empty() && !map.contains_key("properties") {
             for key in ["anyOf", "oneOf"] {
                 let Some(Value::Array(branches)) = map.get(key) else {
                     continue;
                 };
+                let root = before.as_ref().unwrap_or(schema);
                 let resolved: Vec<Value> = branches
                     .iter()
                     .map(|b| match b.get("$ref").and_then(Value::as_str) {
-                        Some(r) => resolve_local(&schema_root, r)
-                            .cloned()
-                            .unwrap_or_else(|| b.clone()),
+                        Some(r) => resolve_local(root, r).cloned().unwrap_or_else(|| b.clone()),
                         None => b.clone(),
                     })
                     .collect();
                 if !resolved.is_empty() && resolved.iter().all(super::cca::object_shaped) {
                     let n = resolved.len();
+                    let map = schema.as_object_mut().expect("an object");
                     map.shift_remove(key);
                     super::cca::merge_objects(map, resolved, false, &format!("/{key}"), "", report);
                     report.loss(&format!("/{key}"), key, LossKind::Collapsed, format!("the root `{key}` of {n} objects was merged into one object (providers need an object root): a value mixing their fields is now accepted, and only properties every branch requires stay required"));
@@ -107,6 +112,7 @@ impl Rule for ObjectRoot {
                 }
             }
         }
+        let map = schema.as_object_mut().expect("an object");
         let types = type_names(map);
         if types.is_empty() && (map.contains_key("properties") || map.contains_key("required")) {
             map.insert("type".into(), json!("object"));

@@ -32,6 +32,10 @@ impl Rule for StrictPrecheck {
         "strict-precheck"
     }
 
+    fn reads_only(&self) -> bool {
+        true
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let walk = Walk::new(schema);
         // Fail fast: limits the input already exceeds fail whatever the rewrite does (it never
