@@ -81,14 +81,14 @@ pub trait ToolParams: ProviderSafe + DeserializeOwned {
     }
 
     /// The published schema adapted for `target`, computed once per type and target and cached.
-    fn schema_for(target: crate::Target) -> crate::Adapted
+    fn schema_for(target: crate::Target) -> crate::Adapted<'static>
     where
         Self: 'static,
     {
         use std::any::TypeId;
         use std::collections::HashMap;
         use std::sync::{Arc, Mutex, OnceLock};
-        type Cache = Mutex<HashMap<(TypeId, crate::Target), Arc<crate::Adapted>>>;
+        type Cache = Mutex<HashMap<(TypeId, crate::Target), Arc<crate::Adapted<'static>>>>;
         static CACHE: OnceLock<Cache> = OnceLock::new();
         let cache = CACHE.get_or_init(Default::default);
         let key = (TypeId::of::<Self>(), target);

@@ -16,7 +16,7 @@ pub struct Published {
     /// The tools the client gets.
     pub tools: Vec<Tool>,
     /// Per published name: the upstream name and the adaptation of its schema.
-    by_name: HashMap<String, (String, Adapted)>,
+    by_name: HashMap<String, (String, Adapted<'static>)>,
     /// What `toolschema convert --report` says for the same tools.
     pub report: ConvertReport,
 }

@@ -44,7 +44,7 @@ pub struct Converted {
     /// What changed and what was lost, per tool.
     pub report: ConvertReport,
     /// Every tool's adaptation, in order.
-    pub adapted: Vec<Adapted>,
+    pub adapted: Vec<Adapted<'static>>,
 }
 
 /// Optional parameters and union-typed parameters of a schema, at every level.
@@ -100,7 +100,7 @@ pub fn convert_for(catalog: &Catalog, settings: &AdaptSettings) -> Converted {
         }
     }
     let (mut used_tools, mut used_optional, mut used_unions) = (0usize, 0usize, 0usize);
-    let mut entries: Vec<(String, Option<String>, Option<String>, Adapted)> = Vec::new();
+    let mut entries: Vec<(String, Option<String>, Option<String>, Adapted<'static>)> = Vec::new();
     for ((tool, original), kept) in catalog.tools.iter().zip(originals).zip(kept) {
         let name = if kept {
             original.clone()
@@ -109,7 +109,7 @@ pub fn convert_for(catalog: &Catalog, settings: &AdaptSettings) -> Converted {
             taken.insert(name.clone());
             name
         };
-        let mut adapted = settings.adapt(&tool.schema);
+        let mut adapted = settings.adapt(&tool.schema).into_owned();
         if let (Some(budget), Some(true)) = (settings.budget, adapted.strict) {
             let (optional, unions) = parameter_counts(&adapted.schema);
             let over = used_tools + 1 > budget.tools
@@ -121,7 +121,7 @@ pub fn convert_for(catalog: &Catalog, settings: &AdaptSettings) -> Converted {
                     kept_keywords: settings.kept_keywords.clone(),
                     ..budget.relaxed.settings()
                 };
-                let mut relaxed = relaxed_settings.adapt(&tool.schema);
+                let mut relaxed = relaxed_settings.adapt(&tool.schema).into_owned();
                 relaxed.target = target;
                 relaxed.losses.insert(0, Loss {
                     pointer: String::new(),

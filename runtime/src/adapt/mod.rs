@@ -17,6 +17,7 @@ mod settings;
 mod target;
 mod visit;
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use serde::Serialize;
@@ -28,10 +29,12 @@ use rules::Rule;
 pub use settings::{AdaptSettings, NameRule, StrictBudget, Wire};
 pub use target::{Target, UnknownTarget};
 
-/// A schema adapted for one target, with what it changed and lost.
+/// A schema adapted for one target, with what it changed and lost. It borrows the input when
+/// adapted from a reference ([`Target::adapt`]); [`Adapted::into_owned`] (or
+/// [`Target::adapt_owned`]) gives one that owns it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[non_exhaustive]
-pub struct Adapted {
+pub struct Adapted<'a> {
     /// The target.
     pub target: Target,
     /// The schema to send.
@@ -47,7 +50,22 @@ pub struct Adapted {
     /// The schema before adaptation: arguments are restored and validated against it
     /// ([`crate::restore`]).
     #[serde(skip)]
-    pub input: Value,
+    pub input: Cow<'a, Value>,
+}
+
+impl Adapted<'_> {
+    /// The same adaptation owning its input (a copy of it when it was borrowed).
+    pub fn into_owned(self) -> Adapted<'static> {
+        Adapted {
+            target: self.target,
+            schema: self.schema,
+            strict: self.strict,
+            fallback: self.fallback,
+            losses: self.losses,
+            changes: self.changes,
+            input: Cow::Owned(self.input.into_owned()),
+        }
+    }
 }
 
 /// Choices a target leaves to the caller; [`AdaptOptions::default`] is what [`Target::adapt`] uses.
@@ -119,15 +137,16 @@ fn json_depth(value: &Value) -> usize {
     deepest
 }
 
-/// The engine behind [`AdaptSettings::adapt`]: the input is owned, kept as [`Adapted::input`],
-/// and copied once for the output (once more when strict is attempted and refused).
+/// The engine behind [`AdaptSettings::adapt`]: the input is kept as [`Adapted::input`] as it
+/// was given (borrowed or owned) and copied once for the output (once more when a strict
+/// attempt is refused after rewriting).
 ///
 /// serde_json clones and drops values recursively, so for deeply nested input the work runs on
 /// a stack sized for it (`stacker`). The caller still drops the result on its own stack.
-fn engine(settings: &AdaptSettings, input: std::borrow::Cow<'_, Value>) -> Adapted {
+fn engine<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
     let depth = json_depth(&input);
-    // A borrowed input is copied here, on the grown stack: serde_json clones recursively.
-    let run = move || adapt_on_this_stack(settings, input.into_owned());
+    // The copy is made on the grown stack: serde_json clones recursively.
+    let run = move || adapt_on_this_stack(settings, input);
     if depth > 128 {
         stacker::grow(depth.saturating_mul(16 * 1024).saturating_add(1 << 20), run)
     } else {
@@ -135,7 +154,7 @@ fn engine(settings: &AdaptSettings, input: std::borrow::Cow<'_, Value>) -> Adapt
     }
 }
 
-fn adapt_on_this_stack(settings: &AdaptSettings, input: Value) -> Adapted {
+fn adapt_on_this_stack<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
     let (mut adapted, moves) = adapt_unlocated(settings, input);
     // Every pointer names a place in the input, every `at` one in the output.
     pointers::locate(
@@ -154,7 +173,10 @@ fn adapt_on_this_stack(settings: &AdaptSettings, input: Value) -> Adapted {
 /// The input is copied once: the rules both forms share run on the copy, then the strict
 /// attempt's leading checks ([`Rule::reads_only`]) read it; only when they pass does the strict
 /// attempt rewrite it in place. A strict attempt refused later starts again from the input.
-fn adapt_unlocated(settings: &AdaptSettings, input: Value) -> (Adapted, Vec<report::BranchMove>) {
+fn adapt_unlocated<'a>(
+    settings: &AdaptSettings,
+    input: Cow<'a, Value>,
+) -> (Adapted<'a>, Vec<report::BranchMove>) {
     let target = settings.target;
     let strict_flag = |ok: bool| settings.strict_flag.then_some(ok);
     let shared = |out: &mut Value| {
@@ -162,7 +184,7 @@ fn adapt_unlocated(settings: &AdaptSettings, input: Value) -> (Adapted, Vec<repo
         run(&mut report, (settings.shared)(settings), out);
         report
     };
-    let mut out = input.clone();
+    let mut out = Value::clone(&input);
     let mut report = shared(&mut out);
     let mut bypass = None;
     if let (Some(strict_rules), None) = (settings.strict, &report.failure) {
@@ -200,7 +222,7 @@ fn adapt_unlocated(settings: &AdaptSettings, input: Value) -> (Adapted, Vec<repo
                     ));
                     if passed {
                         // Refused after rewriting: the relaxed form starts from the input again.
-                        out = input.clone();
+                        out = Value::clone(&input);
                         report = shared(&mut out);
                     } else {
                         // Refused by a check, which records nothing but its failure: the
@@ -217,7 +239,10 @@ fn adapt_unlocated(settings: &AdaptSettings, input: Value) -> (Adapted, Vec<repo
     if let Some(failure) = report.failure.take() {
         // The empty object, as this target sends it (closed and strict where the target is), so
         // that the fallback is itself a fixed point of the adaptation.
-        let (empty, _) = adapt_unlocated(settings, json!({"type": "object", "properties": {}}));
+        let (empty, _) = adapt_unlocated(
+            settings,
+            Cow::Owned(json!({"type": "object", "properties": {}})),
+        );
         let adapted = Adapted {
             target,
             schema: empty.schema,

@@ -62,13 +62,13 @@ pub struct AdaptSettings {
 impl AdaptSettings {
     /// Adapts one tool's parameter schema. Never panics; recursive, deep and hostile schemas
     /// are ordinary input.
-    pub fn adapt(&self, schema: &Value) -> Adapted {
+    pub fn adapt<'a>(&self, schema: &'a Value) -> Adapted<'a> {
         super::engine(self, std::borrow::Cow::Borrowed(schema))
     }
 
     /// [`AdaptSettings::adapt`] taking the schema by value (it becomes [`Adapted::input`]
     /// without a copy).
-    pub fn adapt_owned(&self, schema: Value) -> Adapted {
+    pub fn adapt_owned(&self, schema: Value) -> Adapted<'static> {
         super::engine(self, std::borrow::Cow::Owned(schema))
     }
 
@@ -119,13 +119,13 @@ impl Target {
     /// Adapts one tool's parameter schema with the target's default [`Target::settings`]
     /// (the same as `target.settings().adapt(schema)`). Never panics; recursive, deep and
     /// hostile schemas are ordinary input.
-    pub fn adapt(self, schema: &Value) -> Adapted {
+    pub fn adapt(self, schema: &Value) -> Adapted<'_> {
         self.settings().adapt(schema)
     }
 
     /// [`Target::adapt`] taking the schema by value: it becomes [`Adapted::input`] without a
     /// copy (one clone fewer).
-    pub fn adapt_owned(self, schema: Value) -> Adapted {
+    pub fn adapt_owned(self, schema: Value) -> Adapted<'static> {
         self.settings().adapt_owned(schema)
     }
 

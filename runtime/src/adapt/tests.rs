@@ -36,7 +36,7 @@ fn schemars_like() -> Value {
 
 #[test]
 fn openai_strict_keeps_what_openai_enforces_by_default() {
-    let a = Target::OpenAiStrict.adapt(&schemars_like());
+    let a = Target::OpenAiStrict.adapt_owned(schemars_like());
     assert_eq!(a.strict, Some(true), "{:#?}", a.losses);
     let p = &a.schema["properties"];
     // Kept: number range, array length (OpenAI's Structured Outputs "supported properties").
@@ -81,7 +81,7 @@ fn openai_strict_follows_seed_section_2_when_conservative() {
     let a = Target::OpenAiStrict
         .settings()
         .with_options(crate::adapt::AdaptOptions::default().openai_conservative(true))
-        .adapt(&schemars_like());
+        .adapt_owned(schemars_like());
     assert_eq!(a.strict, Some(true), "{:#?}", a.losses);
     assert!(!a.fallback);
     let s = &a.schema;
@@ -175,7 +175,7 @@ fn non_object_roots_fall_back_per_tool() {
             let a = target.adapt(&root);
             assert!(a.fallback, "{target} {root}");
             // The empty object as the target sends it, a fixed point of the adaptation.
-            let empty = target.adapt(&json!({"type": "object", "properties": {}}));
+            let empty = target.adapt_owned(json!({"type": "object", "properties": {}}));
             assert_eq!(a.schema, empty.schema, "{target}");
             assert_eq!(a.strict, empty.strict, "{target}");
             assert_eq!(target.adapt(&a.schema).schema, a.schema, "{target}");
@@ -362,7 +362,7 @@ fn hostile_inputs_never_panic() {
         }
     }
     // Deep nesting exceeds OpenAI's 10 levels: fails open with the reason.
-    let a = Target::OpenAiStrict.adapt(&nested(200));
+    let a = Target::OpenAiStrict.adapt_owned(nested(200));
     assert_eq!(a.strict, Some(false));
     assert!(
         a.losses[0].detail.contains("levels of object nesting"),
@@ -572,7 +572,7 @@ fn cca_claude_follows_seed_section_4() {
 
     // Per-tool fallback with the reason: `not` cannot be expressed.
     let a = Target::CcaClaude
-        .adapt(&json!({"type": "object", "properties": {"x": {"not": {"type": "string"}}}}));
+        .adapt_owned(json!({"type": "object", "properties": {"x": {"not": {"type": "string"}}}}));
     assert!(a.fallback);
     assert_eq!(a.schema, json!({"type": "object", "properties": {}}));
     assert!(
@@ -581,8 +581,8 @@ fn cca_claude_follows_seed_section_4() {
         a.losses[0].detail
     );
     // An invalid schema fails the meta-schema check.
-    let a =
-        Target::CcaClaude.adapt(&json!({"type": "object", "properties": {"x": {"type": "text"}}}));
+    let a = Target::CcaClaude
+        .adapt_owned(json!({"type": "object", "properties": {"x": {"type": "text"}}}));
     assert!(a.fallback);
     assert!(
         a.losses[0].detail.contains("2020-12"),

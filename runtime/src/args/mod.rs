@@ -358,7 +358,7 @@ pub fn validate(schema: &Value, args: &Value) -> Result<(), ArgsError> {
 /// Restores arguments the model sent for `adapted`'s schema to what the original schema means,
 /// then validates them against the original schema (so every constraint the provider did not
 /// enforce is checked here). The result always satisfies the original schema.
-pub fn restore(adapted: &Adapted, mut args: Value) -> Result<Value, ArgsError> {
+pub fn restore(adapted: &Adapted<'_>, mut args: Value) -> Result<Value, ArgsError> {
     let original = &adapted.input;
     // Arguments the original schema already accepts are never changed: the undoing below is for
     // what only the adapted schema made the model send.
@@ -437,7 +437,7 @@ mod tests {
 
     #[test]
     fn openai_strict_nulls_are_dropped() {
-        let a = Target::OpenAiStrict.adapt(&schema());
+        let a = Target::OpenAiStrict.adapt_owned(schema());
         let restored = restore(
             &a,
             json!({"q": "hi", "limit": null, "note": null, "inner": {"x": null}}),
@@ -448,7 +448,7 @@ mod tests {
 
     #[test]
     fn cca_missing_nullables_are_null() {
-        let a = Target::CcaClaude.adapt(&schema());
+        let a = Target::CcaClaude.adapt_owned(schema());
         assert_eq!(
             restore(&a, json!({"q": "hi"})).unwrap(),
             json!({"q": "hi", "note": null})
@@ -457,7 +457,7 @@ mod tests {
 
     #[test]
     fn constraints_are_reimposed_with_a_message_a_model_can_use() {
-        let a = Target::AnthropicStrict.adapt(&schema());
+        let a = Target::AnthropicStrict.adapt_owned(schema());
         let err = restore(&a, json!({"q": "too long", "note": null, "limit": 0})).unwrap_err();
         assert_eq!(err.kind, ArgsErrorKind::Invalid);
         let pointers: Vec<&str> = err.problems.iter().map(|p| p.pointer.as_str()).collect();

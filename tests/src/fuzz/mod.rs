@@ -47,7 +47,7 @@ pub struct Finding {
     pub message: String,
 }
 
-fn adapt_bounded(schema: &Value, target: Target) -> Result<Adapted, String> {
+fn adapt_bounded(schema: &Value, target: Target) -> Result<Adapted<'_>, String> {
     let start = Instant::now();
     let adapted = catch_unwind(AssertUnwindSafe(|| target.adapt(schema)))
         .map_err(|_| "adapt panicked".to_owned())?;
