@@ -215,7 +215,7 @@ pub fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
-fn step<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
+pub(crate) fn step<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
     let token: std::borrow::Cow<'_, str> = if token.contains('~') {
         token.replace("~1", "/").replace("~0", "~").into()
     } else {

@@ -276,7 +276,7 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
         .losses
         .iter()
         .filter(|l| l.kind == LossKind::Dropped)
-        .map(|l| l.pointer.clone())
+        .map(|l| l.pointer.to_string())
         .collect();
     let under = |p: &str, d: &str| p == d || p.starts_with(&format!("{d}/"));
     for loss in adapted

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{AdaptOptions, AdaptSettings, Adapted, Loss, LossKind, Target};
+use super::{AdaptOptions, AdaptSettings, Adapted, Loss, LossKind, Pointer, Target};
 use crate::catalog::Catalog;
 
 /// What happened to one tool.
@@ -124,8 +124,8 @@ pub fn convert_for(catalog: &Catalog, settings: &AdaptSettings) -> Converted {
                 let mut relaxed = relaxed_settings.adapt(&tool.schema).into_owned();
                 relaxed.target = target;
                 relaxed.losses.insert(0, Loss {
-                    pointer: String::new(),
-                    at: Some(String::new()),
+                    pointer: Pointer::root(),
+                    at: Some(Pointer::root()),
                     keyword: "strict".into(),
                     kind: LossKind::Fallback,
                     detail: format!(

@@ -9,6 +9,7 @@
 //! the empty object for that tool alone (`fallback: true`).
 
 mod convert;
+mod pointer;
 mod pointers;
 mod providers;
 pub mod report;
@@ -24,7 +25,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 pub use convert::{ConvertReport, Converted, ToolReport, convert, convert_for, convert_with};
-pub use report::{Change, Loss, LossKind, RuleReport, Unrepresentable};
+pub use report::{Change, Loss, LossKind, Pointer, RuleReport, Unrepresentable};
 use rules::Rule;
 pub use settings::{AdaptSettings, NameRule, StrictBudget, Wire};
 pub use target::{Target, UnknownTarget};
@@ -249,7 +250,7 @@ fn adapt_unlocated<'a>(
             strict: empty.strict,
             fallback: true,
             losses: vec![Loss {
-                pointer: failure.pointer,
+                pointer: Pointer::parse(&failure.pointer),
                 at: None,
                 keyword: "root".into(),
                 kind: LossKind::Fallback,
@@ -269,7 +270,7 @@ fn adapt_unlocated<'a>(
         report.losses.insert(
             0,
             Loss {
-                pointer: String::new(),
+                pointer: Pointer::root(),
                 at: None,
                 keyword: "strict".into(),
                 kind: LossKind::Fallback,

@@ -13,8 +13,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::pointer::Pointer;
 use super::report::{BranchMove, Change, Loss, LossKind};
-use crate::walk::{Cursor, escape, resolve_local};
+use crate::walk::{Cursor, escape, resolve_local, step};
 
 /// How many `$ref` jumps one mapping may take (a cycle of references ends here).
 const MAX_JUMPS: usize = 32;
@@ -513,7 +514,57 @@ fn forward(recorded: &str, moves: &[BranchMove]) -> Option<String> {
     Some(join(&path))
 }
 
+/// Which node a [`Pointer`] names in one document, each pointer's node looked up from its
+/// parent's, once: resolving the positions of a whole report is linear in its entries, however
+/// deep they are.
+struct Resolved<'a> {
+    doc: &'a Value,
+    seen: HashMap<usize, Option<&'a Value>>,
+}
+
+impl<'a> Resolved<'a> {
+    fn new(doc: &'a Value) -> Self {
+        Resolved {
+            doc,
+            seen: HashMap::new(),
+        }
+    }
+
+    fn get(&mut self, pointer: &Pointer) -> Option<&'a Value> {
+        let mut pending = Vec::new();
+        let mut at = pointer;
+        let mut node = loop {
+            if at.is_root() {
+                break Some(self.doc);
+            }
+            if let Some(found) = self.seen.get(&at.id()) {
+                break *found;
+            }
+            pending.push(at);
+            at = at.parent().expect("not the root");
+        };
+        for p in pending.iter().rev() {
+            node = node.and_then(|n| step(n, p.last_escaped().expect("not the root")));
+            self.seen.insert(p.id(), node);
+        }
+        node
+    }
+}
+
+/// The node a loss or change names in the output: the recorded position, or its parent when it
+/// ends in the keyword itself.
+fn node_of<'p>(recorded: &'p Pointer, keyword: Option<&str>) -> &'p Pointer {
+    match (keyword, recorded.last_escaped(), recorded.parent()) {
+        (Some(k), Some(last), Some(parent)) if escape(k) == last => parent,
+        _ => recorded,
+    }
+}
+
 /// Maps every pointer of a report to the input, and sets each `at` in the output.
+///
+/// A position no branch move touches and that the input (or output) has as recorded is kept as
+/// it is, found through its parent's lookup (no text is made); any other is rendered and taken
+/// through the moves and rewrites.
 pub(crate) fn locate(
     input: &Value,
     output: &Value,
@@ -523,28 +574,45 @@ pub(crate) fn locate(
 ) {
     let mut inlined = Inlined::new();
     let (mut in_cursor, mut out_cursor) = (Cursor::new(input), Cursor::new(output));
+    let (mut in_doc, mut out_doc) = (Resolved::new(input), Resolved::new(output));
+    // Pointers replaced below stay alive until the end: the lookups are keyed by identity.
+    let mut replaced: Vec<Pointer> = Vec::new();
+    let mut place = |recorded: &Pointer, keyword: Option<&str>, epoch: usize| {
+        let epoch = epoch.min(moves.len());
+        let (before, after) = moves.split_at(epoch);
+        let node = node_of(recorded, keyword);
+        let at = if after.is_empty() && out_doc.get(node).is_some() {
+            Some(node.clone())
+        } else {
+            forward(recorded, after)
+                .and_then(|now| {
+                    in_output(input, output, &now, keyword, &mut inlined, &mut out_cursor)
+                })
+                .map(Pointer::from)
+        };
+        let pointer = if before.is_empty() && in_doc.get(recorded).is_some() {
+            None
+        } else {
+            let recorded = unmove(recorded, before);
+            Some(Pointer::from(in_input(input, &recorded, &mut in_cursor)))
+        };
+        (at, pointer)
+    };
     for loss in &mut *losses {
-        loss.at = forward(&loss.pointer, &moves[loss.epoch.min(moves.len())..]).and_then(|now| {
-            in_output(
-                input,
-                output,
-                &now,
-                Some(&loss.keyword),
-                &mut inlined,
-                &mut out_cursor,
-            )
-        });
-        let recorded = unmove(&loss.pointer, &moves[..loss.epoch.min(moves.len())]);
-        loss.pointer = in_input(input, &recorded, &mut in_cursor);
+        let (at, pointer) = place(&loss.pointer, Some(&loss.keyword), loss.epoch);
+        loss.at = at;
+        if let Some(pointer) = pointer {
+            replaced.push(std::mem::replace(&mut loss.pointer, pointer));
+        }
         // A keyword a rule derived from another (`const` read as a one-value `enum`) is named
         // where its source stands.
-        let own = format!("/{}", escape(&loss.keyword));
-        if loss.keyword == "enum" && !loss.pointer.ends_with(&own) {
+        if loss.keyword == "enum" && loss.pointer.last_escaped() != Some("enum") {
             if let Some(source) = input
                 .pointer(&loss.pointer)
                 .and_then(|node| const_source(node, 0))
             {
-                loss.pointer.push_str(&source);
+                let moved = Pointer::parse(&format!("{}{source}", loss.pointer));
+                replaced.push(std::mem::replace(&mut loss.pointer, moved));
                 loss.keyword = "const".to_owned();
             }
         }
@@ -557,18 +625,20 @@ pub(crate) fn locate(
             "prefixItems" => "items",
             _ => continue,
         };
-        let mut tokens = loss.pointer.rsplit('/');
-        let (last, parent) = (tokens.next(), tokens.next());
+        let last = loss.pointer.last_escaped();
+        let parent = loss.pointer.parent().and_then(Pointer::last_escaped);
         if last == Some(partner) || parent == Some(partner) {
             loss.keyword = partner.to_owned();
         }
     }
     for change in changes {
-        change.at = forward(&change.pointer, &moves[change.epoch.min(moves.len())..])
-            .and_then(|now| in_output(input, output, &now, None, &mut inlined, &mut out_cursor));
-        let recorded = unmove(&change.pointer, &moves[..change.epoch.min(moves.len())]);
-        change.pointer = in_input(input, &recorded, &mut in_cursor);
+        let (at, pointer) = place(&change.pointer, None, change.epoch);
+        change.at = at;
+        if let Some(pointer) = pointer {
+            replaced.push(std::mem::replace(&mut change.pointer, pointer));
+        }
     }
+    drop(replaced);
     went_with_dropped(losses);
 }
 
@@ -584,7 +654,7 @@ fn went_with_dropped(losses: &mut [Loss]) {
                     // A definition removed whole (referenced nowhere).
                     || matches!(l.keyword.as_str(), "$defs" | "definitions"))
         })
-        .map(|l| l.pointer.clone())
+        .map(|l| l.pointer.to_string())
         .collect();
     if dropped.is_empty() {
         return;

@@ -5,6 +5,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+pub use super::pointer::Pointer;
+
 /// How a constraint stopped being enforced by the provider.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -32,11 +34,11 @@ pub enum LossKind {
 pub struct Loss {
     /// JSON Pointer into the input schema, as the caller passed it: the keyword itself where it
     /// still names one, else its node (for a node made by inlining a `$ref`: the definition).
-    pub pointer: String,
+    pub pointer: Pointer,
     /// JSON Pointer of the node in the output where the place now is (a spilled keyword is in
     /// that node's `description`); absent when the node is gone.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub at: Option<String>,
+    pub at: Option<Pointer>,
     /// The keyword (or `strict`, `root`, ... for whole-schema fallbacks).
     pub keyword: String,
     /// How it was lost.
@@ -60,10 +62,10 @@ pub struct Loss {
 #[non_exhaustive]
 pub struct Change {
     /// JSON Pointer of the node in the input schema.
-    pub pointer: String,
+    pub pointer: Pointer,
     /// JSON Pointer of the node in the output; absent when the node is gone.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub at: Option<String>,
+    pub at: Option<Pointer>,
     /// The rule that made it ([`crate::adapt::rules::Rule::name`]).
     pub rule: &'static str,
     /// What it did.
@@ -145,13 +147,13 @@ impl RuleReport {
     /// Records a loss.
     pub fn loss(
         &mut self,
-        pointer: &str,
+        pointer: impl Into<Pointer>,
         keyword: &str,
         kind: LossKind,
         detail: impl Into<String>,
     ) {
         self.losses.push(Loss {
-            pointer: pointer.to_owned(),
+            pointer: pointer.into(),
             at: None,
             keyword: keyword.to_owned(),
             kind,
@@ -162,9 +164,9 @@ impl RuleReport {
     }
 
     /// Records a change, named after the rule running ([`RuleReport::for_rule`]).
-    pub fn change(&mut self, pointer: &str, detail: impl Into<String>) {
+    pub fn change(&mut self, pointer: impl Into<Pointer>, detail: impl Into<String>) {
         self.changes.push(Change {
-            pointer: pointer.to_owned(),
+            pointer: pointer.into(),
             at: None,
             rule: self.rule,
             detail: detail.into(),
@@ -193,10 +195,10 @@ impl RuleReport {
     }
 
     /// Records the first reason the schema cannot be represented.
-    pub fn fail(&mut self, pointer: &str, reason: impl Into<String>) {
+    pub fn fail(&mut self, pointer: impl Into<Pointer>, reason: impl Into<String>) {
         if self.failure.is_none() {
             self.failure = Some(Unrepresentable {
-                pointer: pointer.to_owned(),
+                pointer: pointer.into().as_str().to_owned(),
                 reason: reason.into(),
             });
         }

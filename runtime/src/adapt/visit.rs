@@ -6,29 +6,59 @@
 
 use serde_json::Value;
 
+use super::pointer::Pointer;
+
 use crate::walk::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, is_schema};
 
-/// The pointer of the node being visited, kept rendered as the walk goes down (a step appends
-/// its escaped token, going back up truncates), so naming a node costs one copy of the string,
-/// not a rendering of every token.
+/// The position of the node being visited: its tokens kept rendered as the walk goes down (a
+/// step appends its escaped token, going back up truncates), and made a [`Pointer`] only when a
+/// rule asks, reusing the pointers already made for its ancestors, so that naming every node
+/// costs O(1) each.
 #[derive(Clone, Debug, Default)]
 pub struct Path {
     rendered: String,
     ends: Vec<usize>,
+    /// The pointer made for each level so far (`made[i]` for the level ending at `ends[i]`).
+    made: std::cell::RefCell<Vec<Option<Pointer>>>,
 }
 
 impl Path {
-    /// The JSON Pointer (RFC 6901).
-    pub fn pointer(&self) -> String {
-        self.rendered.clone()
+    /// The JSON Pointer (RFC 6901) of the node.
+    pub fn pointer(&self) -> Pointer {
+        let mut made = self.made.borrow_mut();
+        made.resize(self.ends.len(), None);
+        let Some(top) = self.ends.len().checked_sub(1) else {
+            return Pointer::root();
+        };
+        if let Some(p) = &made[top] {
+            return p.clone();
+        }
+        // The nearest level already made, then each level below it.
+        let mut start = top;
+        while start > 0 && made[start - 1].is_none() {
+            start -= 1;
+        }
+        let mut p = if start == 0 {
+            Pointer::root()
+        } else {
+            made[start - 1].clone().expect("made")
+        };
+        for level in start..=top {
+            let from = self.ends[level] + 1;
+            let to = self
+                .ends
+                .get(level + 1)
+                .copied()
+                .unwrap_or(self.rendered.len());
+            p = p.child_raw(&self.rendered[from..to]);
+            made[level] = Some(p.clone());
+        }
+        p
     }
 
     /// The pointer of a child keyword of this node.
-    pub fn child(&self, keyword: &str) -> String {
-        let mut p = String::with_capacity(self.rendered.len() + keyword.len() + 1);
-        p.push_str(&self.rendered);
-        push_token(&mut p, keyword);
-        p
+    pub fn child(&self, keyword: &str) -> Pointer {
+        self.pointer().child(keyword)
     }
 
     fn push(&mut self, s: &str) {
@@ -45,6 +75,8 @@ impl Path {
     fn pop(&mut self) {
         if let Some(end) = self.ends.pop() {
             self.rendered.truncate(end);
+            let made = self.made.get_mut();
+            made.truncate(self.ends.len());
         }
     }
 }

@@ -65,12 +65,12 @@ impl Rule for TupleItems {
                 }
                 if single {
                     report.change(
-                        &path.child("prefixItems"),
+                        path.child("prefixItems"),
                         format!("a tuple of {count} positions with one schema → `items`"),
                     );
                 } else {
                     report.loss(
-                        &path.child("prefixItems"),
+                        path.child("prefixItems"),
                         "prefixItems",
                         LossKind::Widened,
                         format!(
@@ -85,7 +85,7 @@ impl Rule for TupleItems {
                 && !matches!(map.get("items"), Some(Value::Object(_)))
             {
                 report.fail(
-                    &path.pointer(),
+                    path.pointer(),
                     "an array with no `items` schema cannot be enforced in strict mode (OpenAI: \"array schema missing items\")",
                 );
             }

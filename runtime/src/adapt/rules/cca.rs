@@ -91,7 +91,7 @@ impl Rule for NullablePropertiesOptional {
                 });
             }
             for name in made_optional {
-                report.change(&format!("{}/properties/{}", path.pointer(), crate::walk::escape(&name)), "a nullable property made optional: the model leaves it out instead of sending null");
+                report.change(path.pointer().child("properties").child(&name), "a nullable property made optional: the model leaves it out instead of sending null");
             }
         });
     }
@@ -176,7 +176,7 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
             // A union of one means its branch: every keyword of it is kept, as for `allOf`.
             merge_objects(map, branches, n == 1, &format!("{at}/{key}"), at, report);
             if n > 1 {
-                report.loss(&format!("{at}/{key}"), key, LossKind::Collapsed, format!("{n} object branches merged into one object: a value mixing their fields is now accepted, and only properties required by every branch stay required"));
+                report.loss(format!("{at}/{key}"), key, LossKind::Collapsed, format!("{n} object branches merged into one object: a value mixing their fields is now accepted, and only properties required by every branch stay required"));
             }
             continue;
         }
@@ -210,7 +210,7 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
                     .position(|b| b.get("enum").is_none())
                     .unwrap_or(0);
                 if branches.len() > 1 {
-                    report.loss(&format!("{at}/{key}"), key, LossKind::Collapsed, format!("{} `{}` branches collapsed into branch {pick}; the others' constraints are lost", branches.len(), types[0]));
+                    report.loss(format!("{at}/{key}"), key, LossKind::Collapsed, format!("{} `{}` branches collapsed into branch {pick}; the others' constraints are lost", branches.len(), types[0]));
                 }
                 notes = dropped_descriptions(&branches, &types, pick, true);
                 from = pick;
@@ -225,7 +225,7 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
                 .map(|(_, t)| t)
                 .collect();
             report.loss(
-                &format!("{at}/{key}"),
+                format!("{at}/{key}"),
                 key,
                 LossKind::Collapsed,
                 format!(
@@ -368,7 +368,7 @@ pub(crate) fn merge_objects(
                     let keyword = branches_at.rsplit('/').next().unwrap_or("allOf").to_owned();
                     for i in sources {
                         report.loss(
-                            &format!("{branches_at}/{i}/properties/{}", crate::walk::escape(&name)),
+                            format!("{branches_at}/{i}/properties/{}", crate::walk::escape(&name)),
                             &keyword,
                             LossKind::Collapsed,
                             format!("property `{name}` is defined by {} branches with different schemas; they were merged into one and what the others accepted or constrained is lost", sources.len()),
@@ -449,7 +449,7 @@ impl Rule for ResidualGate {
             };
             if let Some(what) = residual {
                 report.fail(
-                    &crate::walk::pointer(&walk.steps(i)),
+                    crate::walk::pointer(&walk.steps(i)),
                     format!("{what} remains after normalization; Cloud Code Assist rejects it"),
                 );
                 return;
@@ -472,7 +472,7 @@ impl Rule for MetaValidate {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         if let Err(e) = jsonschema::meta::validate(schema) {
             report.fail(
-                &e.instance_path().to_string(),
+                e.instance_path().to_string(),
                 format!("not a valid JSON Schema 2020-12 document: {e}"),
             );
         }

@@ -32,7 +32,7 @@ impl Rule for UpgradeDraft07 {
             if let Some(Value::String(uri)) = map.get("$schema") {
                 if is_draft07(uri) {
                     map.insert("$schema".into(), json!(DRAFT_2020_12));
-                    report.change(&here(), "`$schema` draft-07 → 2020-12");
+                    report.change(here(), "`$schema` draft-07 → 2020-12");
                 }
             }
             if let Some(Value::Object(defs)) = map.shift_remove("definitions") {
@@ -44,7 +44,7 @@ impl Rule for UpgradeDraft07 {
                         target.entry(k).or_insert(v);
                     }
                 }
-                report.change(&here(), "`definitions` → `$defs`");
+                report.change(here(), "`definitions` → `$defs`");
             }
             if let Some(Value::String(r)) = map.get_mut("$ref") {
                 if let Some(rest) = r.strip_prefix("#/definitions/") {
@@ -62,7 +62,7 @@ impl Rule for UpgradeDraft07 {
                         map.insert("items".into(), rest);
                     }
                 }
-                report.change(&here(), "array `items` → `prefixItems`");
+                report.change(here(), "array `items` → `prefixItems`");
             }
             if let Some(Value::Object(deps)) = map.shift_remove("dependencies") {
                 for (name, dep) in deps {
@@ -77,16 +77,16 @@ impl Rule for UpgradeDraft07 {
                     }
                 }
                 report.change(
-                    &here(),
+                    here(),
                     "`dependencies` → `dependentRequired`/`dependentSchemas`",
                 );
             }
             match map.shift_remove("nullable") {
                 Some(Value::Bool(true)) => {
                     make_nullable(map);
-                    report.change(&here(), "`nullable: true` → a `null` type");
+                    report.change(here(), "`nullable: true` → a `null` type");
                 }
-                Some(_) => report.change(&here(), "`nullable: false` removed"),
+                Some(_) => report.change(here(), "`nullable: false` removed"),
                 None => {}
             }
         });

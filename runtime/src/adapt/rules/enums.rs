@@ -26,7 +26,7 @@ impl Rule for ConstToEnum {
                 _ => vec![c],
             };
             map.insert("enum".into(), Value::Array(values));
-            report.change(&path.pointer(), "`const` → `enum`");
+            report.change(path.pointer(), "`const` → `enum`");
         });
     }
 }
@@ -95,7 +95,7 @@ impl Rule for AllConstToEnum {
                     super::append_description(map, &notes.join("\n"), "\n\n");
                 }
                 report.change(
-                    &path.pointer(),
+                    path.pointer(),
                     format!("`{key}` of {} constants → `enum`", branches.len()),
                 );
                 return;
@@ -156,14 +156,14 @@ impl Rule for InferType {
             if map.get("properties").is_some_and(Value::is_object) {
                 map.insert("type".into(), json!("object"));
                 report.change(
-                    &path.pointer(),
+                    path.pointer(),
                     "`type: \"object\"` inferred from `properties`",
                 );
                 return;
             }
             if map.contains_key("items") || map.contains_key("prefixItems") {
                 map.insert("type".into(), json!("array"));
-                report.change(&path.pointer(), "`type: \"array\"` inferred from `items`");
+                report.change(path.pointer(), "`type: \"array\"` inferred from `items`");
                 return;
             }
             let values: Vec<Value> = match (map.get("enum"), map.get("const")) {
@@ -177,7 +177,7 @@ impl Rule for InferType {
             if let Some(t) = homogeneous_type(&values) {
                 map.insert("type".into(), json!(t));
                 report.change(
-                    &path.pointer(),
+                    path.pointer(),
                     format!("`type: \"{t}\"` inferred from the enum or const"),
                 );
             }

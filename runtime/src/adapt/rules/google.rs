@@ -31,7 +31,7 @@ impl Rule for SnakeCaseKeywords {
             for (snake, camel) in SNAKE {
                 if let Some(v) = map.shift_remove(*snake) {
                     map.insert((*camel).to_owned(), v);
-                    report.change(&path.pointer(), format!("`{snake}` → `{camel}`"));
+                    report.change(path.pointer(), format!("`{snake}` → `{camel}`"));
                 }
             }
         });
@@ -161,7 +161,7 @@ impl Rule for GoogleNullable {
                     Some(first) => {
                         if non_null.len() > 1 {
                             report.loss(
-                                &path.child("type"),
+                                path.child("type"),
                                 "type",
                                 LossKind::Collapsed,
                                 format!("`type: {names:?}`: Google takes one type; `{first}` kept"),
@@ -184,10 +184,10 @@ impl Rule for GoogleNullable {
                 }
                 if mark {
                     map.insert("nullable".into(), json!(true));
-                    report.change(&path.pointer(), "null as `nullable: true`");
+                    report.change(path.pointer(), "null as `nullable: true`");
                 } else {
                     report.loss(
-                        &path.pointer(),
+                        path.pointer(),
                         "type",
                         LossKind::Collapsed,
                         "`null` is no longer accepted here (no `nullable` on this wire)",
@@ -224,7 +224,7 @@ impl Rule for StringEnumsOnly {
             });
             if unrepresentable {
                 let negated = map.shift_remove("not").expect("present");
-                report.loss(&path.child("not"), "not", LossKind::Dropped, format!("`not: {}` excludes non-string values Google cannot express; no longer excluded", json_text(&negated)));
+                report.loss(path.child("not"), "not", LossKind::Dropped, format!("`not: {}` excludes non-string values Google cannot express; no longer excluded", json_text(&negated)));
             }
         });
         visit(schema, Order::Post, &mut |node, path| {
@@ -239,7 +239,7 @@ impl Rule for StringEnumsOnly {
             if bad {
                 let values = map.shift_remove("enum").expect("present");
                 append_description(map, &format!("{{enum: {}}}", json_text(&values)), "\n\n");
-                report.loss(&path.child("enum"), "enum", LossKind::Spilled, format!("`enum: {}`: Google accepts only string enums; the values are in the description", json_text(&values)));
+                report.loss(path.child("enum"), "enum", LossKind::Spilled, format!("`enum: {}`: Google accepts only string enums; the values are in the description", json_text(&values)));
             }
         });
     }
@@ -295,7 +295,7 @@ impl Rule for OneBranchUnions {
                     );
                 }
                 report.change(
-                    &path.pointer(),
+                    path.pointer(),
                     format!("`{key}` of one branch merged into the node"),
                 );
             }
@@ -349,7 +349,7 @@ impl Rule for EnsureProperties {
                 && !map.get("properties").is_some_and(Value::is_object)
             {
                 map.insert("properties".into(), json!({}));
-                report.change(&path.pointer(), "`properties: {}` added");
+                report.change(path.pointer(), "`properties: {}` added");
             }
         });
     }
@@ -381,7 +381,7 @@ impl Rule for PropertyOrdering {
             }
             let names: Vec<Value> = props.keys().map(|k| json!(k)).collect();
             map.insert("propertyOrdering".into(), Value::Array(names));
-            report.change(&path.pointer(), "`propertyOrdering` as declared");
+            report.change(path.pointer(), "`propertyOrdering` as declared");
         });
     }
 }
@@ -445,7 +445,7 @@ impl Rule for OpenApiSchemaFields {
                     }
                 }
                 report.loss(
-                    &path.pointer(),
+                    path.pointer(),
                     "oneOf",
                     LossKind::Widened,
                     "`oneOf` sent as `anyOf` (the `Schema` message has no `oneOf`)",
@@ -467,7 +467,7 @@ impl Rule for OpenApiSchemaFields {
                         "\n\n",
                     );
                     report.loss(
-                        &path.child("format"),
+                        path.child("format"),
                         "format",
                         LossKind::Spilled,
                         format!(
@@ -481,7 +481,7 @@ impl Rule for OpenApiSchemaFields {
                 let values = map.shift_remove("enum").expect("present");
                 append_description(map, &format!("{{enum: {}}}", json_text(&values)), "\n\n");
                 report.loss(
-                    &path.child("enum"),
+                    path.child("enum"),
                     "enum",
                     LossKind::Spilled,
                     "`enum` is only allowed for STRING in the `Schema` message",
@@ -500,7 +500,7 @@ impl Rule for OpenApiSchemaFields {
                 let value = map.shift_remove(&key).expect("listed");
                 if super::keywords::HUMAN_READABLE.contains(&key.as_str()) {
                     report.loss(
-                        &path.child(&key),
+                        path.child(&key),
                         &key,
                         LossKind::Spilled,
                         format!(
@@ -511,7 +511,7 @@ impl Rule for OpenApiSchemaFields {
                     spilled.push((key, value));
                 } else {
                     report.loss(
-                        &path.child(&key),
+                        path.child(&key),
                         &key,
                         LossKind::Dropped,
                         format!(
@@ -531,7 +531,7 @@ impl Rule for OpenApiSchemaFields {
                     let before = required.len();
                     required.retain(|r| r.as_str().is_some_and(|r| props.iter().any(|p| p == r)));
                     if required.len() != before {
-                        report.loss(&path.child("required"), "required", LossKind::Dropped, "required names that are not properties removed (Google: \"property is not defined\")");
+                        report.loss(path.child("required"), "required", LossKind::Dropped, "required names that are not properties removed (Google: \"property is not defined\")");
                     }
                 }
             }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::{Rule, RuleReport, merge_siblings};
-use crate::adapt::report::LossKind;
+use crate::adapt::report::{LossKind, Pointer};
 use crate::walk::{
     SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, resolve_local,
 };
@@ -40,11 +40,11 @@ use crate::walk::escape;
 
 impl Ctx<'_> {
     /// The expansion of `node` found at `at` (a pointer in the input).
-    fn expand(&mut self, node: &Value, at: &str) -> Value {
+    fn expand(&mut self, node: &Value, at: &Pointer) -> Value {
         stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.expand_inner(node, at))
     }
 
-    fn expand_inner(&mut self, node: &Value, at: &str) -> Value {
+    fn expand_inner(&mut self, node: &Value, at: &Pointer) -> Value {
         let Value::Object(map) = node else {
             return node.clone();
         };
@@ -66,12 +66,12 @@ impl Ctx<'_> {
                 } else {
                     "points to another document, which is never fetched"
                 };
-                self.report.loss(&format!("{at}/$ref"), "$ref", LossKind::Dropped, format!("`$ref: {reference}` {why}; the node accepts any value of its other keywords"));
+                self.report.loss(at.child("$ref"), "$ref", LossKind::Dropped, format!("`$ref: {reference}` {why}; the node accepts any value of its other keywords"));
                 return self.expand(&Value::Object(siblings), at);
             };
             let depth = self.active.get(&reference).copied().unwrap_or(0);
             if depth >= self.unroll {
-                self.report.loss(&format!("{at}/$ref"), "$ref", LossKind::Inlined, format!("recursion through `{reference}` cut after {} levels: deeper values are not described", self.unroll));
+                self.report.loss(at.child("$ref"), "$ref", LossKind::Inlined, format!("recursion through `{reference}` cut after {} levels: deeper values are not described", self.unroll));
                 let mut cut = siblings;
                 cut.entry("description").or_insert_with(|| {
                     json!(format!("(recursive `{reference}`, not expanded further)"))
@@ -94,7 +94,7 @@ impl Ctx<'_> {
             merged.shift_remove("definitions");
             let target_at = reference.trim_start_matches('#').to_owned();
             merge_siblings(&mut merged, siblings, &target_at, self.report);
-            let out = self.expand(&Value::Object(merged), &target_at);
+            let out = self.expand(&Value::Object(merged), &Pointer::parse(&target_at));
             if let Some(n) = self.active.get_mut(&reference) {
                 *n -= 1;
             }
@@ -109,10 +109,7 @@ impl Ctx<'_> {
                         entries
                             .iter()
                             .map(|(name, sub)| {
-                                (
-                                    name.clone(),
-                                    self.expand(sub, &format!("{at}/{k}/{}", escape(name))),
-                                )
+                                (name.clone(), self.expand(sub, &at.child(k).child(name)))
                             })
                             .collect(),
                     ),
@@ -125,11 +122,11 @@ impl Ctx<'_> {
                         .expect("checked")
                         .iter()
                         .enumerate()
-                        .map(|(i, sub)| self.expand(sub, &format!("{at}/{k}/{i}")))
+                        .map(|(i, sub)| self.expand(sub, &at.child(k).index(i)))
                         .collect(),
                 )
             } else if SINGLE_SCHEMA_KEYWORDS.contains(&k) {
-                self.expand(value, &format!("{at}/{k}"))
+                self.expand(value, &at.child(k))
             } else {
                 value.clone()
             };
@@ -167,7 +164,7 @@ impl Rule for InlineRefs {
         };
         // The root itself is expanded as `#`, so `$ref: "#"` counts as recursion.
         ctx.active.insert("#".to_owned(), 1);
-        let out = ctx.expand(&root, "");
+        let out = ctx.expand(&root, &Pointer::root());
         // Definitions no reference reaches leave with `$defs`, and say so.
         let used = std::mem::take(&mut ctx.used);
         for defs in ["$defs", "definitions"] {

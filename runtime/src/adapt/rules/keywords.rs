@@ -133,7 +133,7 @@ impl Rule for DefaultToDescription {
                 append_description(map, &format!("(default: {text})"), " ");
             }
             report.loss(
-                &path.child("default"),
+                path.child("default"),
                 "default",
                 LossKind::Spilled,
                 format!(

@@ -186,7 +186,7 @@ pub(crate) fn merge_siblings(
         }
         if let Some(old) = target.get(&k).filter(|old| **old != v) {
             report.loss(
-                &format!("{target_at}/{}", crate::walk::escape(&k)),
+                format!("{target_at}/{}", crate::walk::escape(&k)),
                 &k,
                 super::report::LossKind::Dropped,
                 format!(
@@ -229,7 +229,7 @@ pub(crate) fn absorb(
             Some(own) if *own == v => {}
             Some(own) => {
                 report.loss(
-                    &format!("{branch_at}/{}", crate::walk::escape(&k)),
+                    format!("{branch_at}/{}", crate::walk::escape(&k)),
                     &k,
                     super::report::LossKind::Dropped,
                     format!(

@@ -83,7 +83,7 @@ impl Rule for CloseObjects {
                 }
                 Some(Value::Bool(false)) => {}
                 Some(other) => {
-                    report.fail(&at(), format!("an open map (`additionalProperties: {other}`) cannot be a closed object"));
+                    report.fail(at(), format!("an open map (`additionalProperties: {other}`) cannot be a closed object"));
                     return;
                 }
             }
@@ -111,7 +111,7 @@ impl Rule for CloseObjects {
             stale.sort();
             for stale in stale {
                 report.loss(
-                    &format!("{}/required", at()),
+                    at().child("required"),
                     "required",
                     LossKind::Dropped,
                     format!(
@@ -157,10 +157,7 @@ impl Rule for CloseObjects {
                         } else {
                             "optional property made required and nullable: the model sends null for \"absent\""
                         };
-                        report.change(
-                            &format!("{}/properties/{}", at(), crate::walk::escape(name)),
-                            detail,
-                        );
+                        report.change(at().child("properties").child(name), detail);
                     }
                     // `required` lists every property, in the properties' order.
                     map.insert(

@@ -42,10 +42,7 @@ impl Rule for MergeSingleAllOf {
                 if let Some(d) = description {
                     map.insert("description".into(), d);
                 }
-                report.change(
-                    &path.pointer(),
-                    "`allOf` of one schema merged into the node",
-                );
+                report.change(path.pointer(), "`allOf` of one schema merged into the node");
             }
         });
     }
@@ -140,7 +137,7 @@ impl Rule for ResolveRefSiblings {
                         if reference == "#" && droppable {
                             for k in siblings {
                                 let v = node.shift_remove(&k).expect("listed");
-                                report.loss(&format!("{at}/{k}"), &k, LossKind::Dropped, format!("`{k}: {v}` beside `$ref: #` (the provider rejects `$ref` siblings, and the root cannot be inlined)"));
+                                report.loss(format!("{at}/{k}"), &k, LossKind::Dropped, format!("`{k}: {v}` beside `$ref: #` (the provider rejects `$ref` siblings, and the root cannot be inlined)"));
                             }
                             node.insert("$ref".into(), Value::String(reference));
                         } else {

@@ -46,14 +46,14 @@ impl Rule for ResponsesPrepass {
             let at = || path.pointer();
             if type_names(map).contains(&"object") && !map.contains_key("properties") {
                 map.insert("properties".into(), json!({}));
-                report.change(&at(), "`properties: {}` added to an object");
+                report.change(at(), "`properties: {}` added to an object");
             }
             if let Some(Value::String(p)) = map.get("pattern") {
                 if has_lookaround(p) {
                     let p = p.clone();
                     map.shift_remove("pattern");
                     report.loss(
-                        &path.child("pattern"),
+                        path.child("pattern"),
                         "pattern",
                         LossKind::Dropped,
                         format!(
@@ -83,7 +83,7 @@ impl Rule for ResponsesPrepass {
                         }
                     };
                     pp.insert(".*".into(), merged);
-                    report.loss(&format!("{}/patternProperties", at()), "patternProperties", LossKind::Widened, format!("the key pattern {key:?} uses a lookaround; its schema now applies to every name (`.*`)"));
+                    report.loss(at().child("patternProperties"), "patternProperties", LossKind::Widened, format!("the key pattern {key:?} uses a lookaround; its schema now applies to every name (`.*`)"));
                 }
             }
         });

@@ -24,7 +24,7 @@ impl Rule for RemoveSchemaUri {
             &mut |node, path| {
                 if let Value::Object(map) = node {
                     if let Some(uri) = map.shift_remove("$schema") {
-                        report.change(&path.pointer(), format!("`$schema: {uri}` removed"));
+                        report.change(path.pointer(), format!("`$schema: {uri}` removed"));
                     }
                 }
             },
@@ -107,7 +107,7 @@ impl Rule for ObjectRoot {
                     let map = schema.as_object_mut().expect("an object");
                     map.shift_remove(key);
                     super::cca::merge_objects(map, resolved, false, &format!("/{key}"), "", report);
-                    report.loss(&format!("/{key}"), key, LossKind::Collapsed, format!("the root `{key}` of {n} objects was merged into one object (providers need an object root): a value mixing their fields is now accepted, and only properties every branch requires stay required"));
+                    report.loss(format!("/{key}"), key, LossKind::Collapsed, format!("the root `{key}` of {n} objects was merged into one object (providers need an object root): a value mixing their fields is now accepted, and only properties every branch requires stay required"));
                     break;
                 }
             }
@@ -177,7 +177,7 @@ impl Rule for RootCombinators {
             if let Some(value) = map.shift_remove(*keyword) {
                 let n = value.as_array().map_or(1, Vec::len);
                 report.loss(
-                    &format!("/{keyword}"),
+                    format!("/{keyword}"),
                     keyword,
                     LossKind::Dropped,
                     format!("`{keyword}` ({n} entries) at the root is rejected by the provider; the server must check what it expressed"),

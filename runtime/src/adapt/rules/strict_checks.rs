@@ -42,7 +42,7 @@ impl Rule for StrictPrecheck {
         // removes an object level or a property), before any work that grows with them.
         if let Some((index, reason)) = exceeded_limits(&walk, false) {
             report.fail(
-                &index.map(|i| pointer(&walk.steps(i))).unwrap_or_default(),
+                index.map(|i| pointer(&walk.steps(i))).unwrap_or_default(),
                 reason,
             );
             return;
@@ -59,7 +59,7 @@ impl Rule for StrictPrecheck {
                     )
                 );
                 if slot {
-                    report.fail(&at(), "an untyped subschema (`true` or `{}`) has no strict form: strict mode needs a type on every node");
+                    report.fail(at(), "an untyped subschema (`true` or `{}`) has no strict form: strict mode needs a type on every node");
                     return;
                 }
             }
@@ -72,14 +72,14 @@ impl Rule for StrictPrecheck {
                 .is_some_and(|p| !p.is_empty())
             {
                 report.fail(
-                    &at(),
+                    at(),
                     "`patternProperties` has no strict form (objects must be closed)",
                 );
                 return;
             }
             match map.get("additionalProperties") {
                 Some(Value::Bool(true)) | Some(Value::Object(_)) => {
-                    report.fail(&at(), "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed");
+                    report.fail(at(), "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed");
                     return;
                 }
                 _ => {}
@@ -106,26 +106,26 @@ impl Rule for Typed {
                 continue;
             }
             let Some(map) = node.as_object() else {
-                report.fail(&at(), "a boolean subschema has no strict form");
+                report.fail(at(), "a boolean subschema has no strict form");
                 return;
             };
             if map.contains_key("allOf") {
                 report.fail(
-                    &at(),
+                    at(),
                     "`allOf` with several schemas is not supported in strict mode",
                 );
                 return;
             }
             if let Some(Value::String(r)) = map.get("$ref") {
                 if resolve_local(schema, r).is_none() {
-                    report.fail(&at(), format!("`$ref: {r}` does not resolve in this schema (external references are never fetched)"));
+                    report.fail(at(), format!("`$ref: {r}` does not resolve in this schema (external references are never fetched)"));
                     return;
                 }
             }
             if !(map.contains_key("type") || map.contains_key("anyOf") || map.contains_key("$ref"))
             {
                 report.fail(
-                    &at(),
+                    at(),
                     "a node with no type, combinator or `$ref` cannot be enforced in strict mode",
                 );
                 return;
@@ -140,7 +140,7 @@ impl Rule for Typed {
                 };
                 if let Some(bad) = values.iter().find(|v| !fits(v)) {
                     report.fail(
-                        &at(),
+                        at(),
                         format!("the enum value {bad} is not of the node's type `{t}`"),
                     );
                     return;
@@ -165,7 +165,7 @@ impl Rule for OpenAiLimits {
         let walk = Walk::new(schema);
         if let Some((index, reason)) = exceeded_limits(&walk, true) {
             report.fail(
-                &index.map(|i| pointer(&walk.steps(i))).unwrap_or_default(),
+                index.map(|i| pointer(&walk.steps(i))).unwrap_or_default(),
                 reason,
             );
         }
@@ -272,19 +272,19 @@ impl Rule for AnthropicStrictCheck {
                 continue;
             }
             let Some(map) = node.as_object() else {
-                report.fail(&at(), "a boolean subschema has no strict form");
+                report.fail(at(), "a boolean subschema has no strict form");
                 return;
             };
             if let Some(Value::String(r)) = map.get("$ref") {
                 if !r.starts_with('#') {
                     report.fail(
-                        &at(),
+                        at(),
                         format!("external `$ref: {r}` is not supported in strict mode"),
                     );
                     return;
                 }
                 if resolve_local(schema, r).is_none() {
-                    report.fail(&at(), format!("`$ref: {r}` does not resolve"));
+                    report.fail(at(), format!("`$ref: {r}` does not resolve"));
                     return;
                 }
                 // The definition (or root) this node sits in refers to `r`.
@@ -296,7 +296,7 @@ impl Rule for AnthropicStrictCheck {
                 .and_then(Value::as_object)
                 .is_some_and(|p| !p.is_empty())
             {
-                report.fail(&at(), "`patternProperties` is not supported in strict mode");
+                report.fail(at(), "`patternProperties` is not supported in strict mode");
                 return;
             }
             if matches!(
@@ -304,7 +304,7 @@ impl Rule for AnthropicStrictCheck {
                 Some(Value::Bool(true)) | Some(Value::Object(_))
             ) {
                 report.fail(
-                    &at(),
+                    at(),
                     "`additionalProperties` other than false is not supported in strict mode",
                 );
                 return;
@@ -312,7 +312,7 @@ impl Rule for AnthropicStrictCheck {
             if let Some(Value::Array(values)) = map.get("enum") {
                 if values.iter().any(|v| v.is_object() || v.is_array()) {
                     report.fail(
-                        &at(),
+                        at(),
                         "an enum of objects or arrays is not supported in strict mode",
                     );
                     return;
@@ -327,7 +327,7 @@ impl Rule for AnthropicStrictCheck {
                     .step
                     .is_some_and(|s| !matches!(s, Step::Keyword("not")))
             {
-                report.fail(&at(), "an untyped node has no strict form");
+                report.fail(at(), "an untyped node has no strict form");
                 return;
             }
         }

@@ -124,7 +124,7 @@ impl Rule for SplitTypeArrays {
             }
             *map = out;
             report.change(
-                &path.pointer(),
+                path.pointer(),
                 format!("`type: {types:?}` → one branch per type"),
             );
         });

@@ -132,7 +132,7 @@ impl Rule for OneOfToAnyOf {
             };
             let at = path.pointer();
             let all_exclusive = if has_ref(branches) {
-                exclusive_at.get(&at).copied().unwrap_or(false)
+                exclusive_at.get(at.as_str()).copied().unwrap_or(false)
             } else {
                 all_exclusive(&branches.iter().collect::<Vec<_>>())
             };
@@ -205,7 +205,7 @@ impl Rule for SpliceNestedAnyOf {
             if let Some(d) = hoisted {
                 map.entry("description").or_insert(d);
             }
-            report.change(&path.pointer(), "nested `anyOf` spliced into its parent");
+            report.change(path.pointer(), "nested `anyOf` spliced into its parent");
         });
     }
 }
