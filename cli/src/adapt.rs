@@ -1,17 +1,23 @@
 //! `toolschema adapt` (one schema) and `toolschema convert` (a catalog).
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use toolschema::adapt::{self, Target};
 use toolschema::catalog::{Catalog, Layout};
 
 use crate::input::{self, InputError};
 use crate::{AdaptArgs, ConvertArgs, SnapshotArgs};
 
-fn print(value: &Value) {
-    crate::say!(
-        "{}",
-        serde_json::to_string_pretty(value).expect("a Value serializes")
-    );
+/// Writes `value` as pretty JSON and a newline to standard output, through a buffer (no copy of
+/// the document, no string of all of it).
+fn print(value: &impl Serialize) {
+    use std::io::Write as _;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // A closed pipe (`| head`) is not an error of ours.
+    let _ = serde_json::to_writer_pretty(&mut out, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush());
 }
 
 fn fail(InputError(message): InputError) -> u8 {
@@ -41,14 +47,9 @@ pub fn run_adapt(args: &AdaptArgs) -> u8 {
     let options = adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
     let adapted = args.to.settings().with_options(options).adapt_owned(schema);
     if args.report {
-        print(&json!({
-            "target": adapted.target,
-            "schema": adapted.schema,
-            "strict": adapted.strict,
-            "fallback": adapted.fallback,
-            "losses": adapted.losses,
-            "changes": adapted.changes,
-        }));
+        // `{"target", "schema", "strict", "fallback", "losses", "changes"}`: the adaptation
+        // as it serializes (its input is not part of it).
+        print(&adapted);
     } else {
         print(&adapted.schema);
     }
@@ -63,10 +64,21 @@ pub fn run_convert(args: &ConvertArgs) -> u8 {
     let options = adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
     let converted = adapt::convert_with(&catalog, args.to, options);
     if args.report {
-        print(&json!({"declarations": converted.declarations, "report": converted.report}));
+        #[derive(Serialize)]
+        struct WithReport<'a> {
+            declarations: &'a Value,
+            report: &'a adapt::ConvertReport,
+        }
+        print(&WithReport {
+            declarations: &converted.declarations,
+            report: &converted.report,
+        });
     } else {
         print(&converted.declarations);
     }
+    // The process ends here: freeing a large catalog node by node would only cost time.
+    std::mem::forget(converted);
+    std::mem::forget(catalog);
     0
 }
 

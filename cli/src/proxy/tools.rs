@@ -52,7 +52,7 @@ impl Published {
         for ((mut tool, entry), adapted) in tools
             .into_iter()
             .zip(&converted.report.tools)
-            .zip(converted.adapted)
+            .zip(converted.adapted.into_iter().map(Adapted::into_owned))
         {
             let upstream = tool.name.to_string();
             tool.name = entry.tool.clone().into();

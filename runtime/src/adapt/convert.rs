@@ -38,13 +38,14 @@ pub struct ConvertReport {
 /// The provider's declarations and the report.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-pub struct Converted {
+pub struct Converted<'a> {
     /// The wire form: an array of declarations, or MCP's `{"tools": [...]}`.
     pub declarations: Value,
     /// What changed and what was lost, per tool.
     pub report: ConvertReport,
-    /// Every tool's adaptation, in order.
-    pub adapted: Vec<Adapted<'static>>,
+    /// Every tool's adaptation, in order (borrowing its input from the catalog:
+    /// [`Adapted::into_owned`] keeps one longer).
+    pub adapted: Vec<Adapted<'a>>,
 }
 
 /// Optional parameters and union-typed parameters of a schema, at every level.
@@ -72,17 +73,17 @@ fn parameter_counts(schema: &Value) -> (usize, usize) {
 }
 
 /// Converts every tool of a catalog for `target`.
-pub fn convert(catalog: &Catalog, target: Target) -> Converted {
+pub fn convert(catalog: &Catalog, target: Target) -> Converted<'_> {
     convert_with(catalog, target, AdaptOptions::default())
 }
 
 /// [`convert`] with the choices a target leaves to the caller.
-pub fn convert_with(catalog: &Catalog, target: Target, options: AdaptOptions) -> Converted {
+pub fn convert_with(catalog: &Catalog, target: Target, options: AdaptOptions) -> Converted<'_> {
     convert_for(catalog, &target.settings().with_options(options))
 }
 
 /// [`convert`] with a provider's settings, as adjusted by the caller.
-pub fn convert_for(catalog: &Catalog, settings: &AdaptSettings) -> Converted {
+pub fn convert_for<'a>(catalog: &'a Catalog, settings: &AdaptSettings) -> Converted<'a> {
     let target = settings.target;
     let rule = settings.names;
     // A name the provider accepts is kept (its first use): only refused and repeated names are
@@ -100,7 +101,7 @@ pub fn convert_for(catalog: &Catalog, settings: &AdaptSettings) -> Converted {
         }
     }
     let (mut used_tools, mut used_optional, mut used_unions) = (0usize, 0usize, 0usize);
-    let mut entries: Vec<(String, Option<String>, Option<String>, Adapted<'static>)> = Vec::new();
+    let mut entries: Vec<(String, Option<String>, Option<String>, Adapted<'a>)> = Vec::new();
     for ((tool, original), kept) in catalog.tools.iter().zip(originals).zip(kept) {
         let name = if kept {
             original.clone()
@@ -109,7 +110,7 @@ pub fn convert_for(catalog: &Catalog, settings: &AdaptSettings) -> Converted {
             taken.insert(name.clone());
             name
         };
-        let mut adapted = settings.adapt(&tool.schema).into_owned();
+        let mut adapted = settings.adapt(&tool.schema);
         if let (Some(budget), Some(true)) = (settings.budget, adapted.strict) {
             let (optional, unions) = parameter_counts(&adapted.schema);
             let over = used_tools + 1 > budget.tools
@@ -121,7 +122,7 @@ pub fn convert_for(catalog: &Catalog, settings: &AdaptSettings) -> Converted {
                     kept_keywords: settings.kept_keywords.clone(),
                     ..budget.relaxed.settings()
                 };
-                let mut relaxed = relaxed_settings.adapt(&tool.schema).into_owned();
+                let mut relaxed = relaxed_settings.adapt(&tool.schema);
                 relaxed.target = target;
                 relaxed.losses.insert(0, Loss {
                     pointer: Pointer::root(),
