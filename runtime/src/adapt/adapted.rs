@@ -6,8 +6,6 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
-#[cfg(doc)]
-use super::AdaptSettings;
 use super::{Change, Loss, Target};
 
 /// A schema adapted for one target, with what it changed and lost. It borrows the input when
