@@ -6,8 +6,9 @@
 //! and mean µs per real schema and the median ratio to a clone + drop of the same value (timed
 //! alternately, schema by schema), then growth rows (each doubling's time factor) for a
 //! 1-property object nested 100 → 3,200 deep, an object of 1,250 → 20,000 string properties, and
-//! a hostile nesting (every level a nullable type array with a `oneOf`, which several targets
-//! rewrite and report at every level) 250 → 4,000 deep.
+//! the same nesting with the property optional (strict modes wrap it nullable at every level)
+//! 250 → 4,000 deep, and a hostile nesting (every level a nullable type array with a `oneOf`,
+//! which several targets rewrite and report at every level) 250 → 4,000 deep.
 //!
 //! `cargo bench -p toolschema --bench adapt` (figures, then criterion);
 //! `cargo bench -p toolschema --bench adapt -- figures` (figures only).
@@ -107,6 +108,21 @@ fn bench(c: &mut Criterion) {
         group.finish();
     }
     std::mem::forget(deep);
+}
+
+/// `levels` nested objects whose one property is optional (strict modes make it required and
+/// nullable at every level: a wrapper per level).
+fn deep_optional(levels: usize) -> Value {
+    let mut node = json!({"type": "string", "maxLength": 8});
+    for _ in 0..levels {
+        let mut props = serde_json::Map::new();
+        props.insert("x".into(), node);
+        let mut obj = serde_json::Map::new();
+        obj.insert("type".into(), json!("object"));
+        obj.insert("properties".into(), Value::Object(props));
+        node = Value::Object(obj);
+    }
+    node
 }
 
 /// Every level a nullable type array with a `oneOf` of two object constraints.
@@ -217,8 +233,9 @@ fn figures() {
         }
     }
     type Shape = (&'static str, fn(usize) -> Value, &'static [usize]);
-    let shapes: [Shape; 3] = [
+    let shapes: [Shape; 4] = [
         ("nested", deep, &[100, 200, 400, 800, 1_600, 3_200]),
+        ("nested optional", deep_optional, &[250, 500, 1_000, 2_000, 4_000]),
         ("wide", wide, &[1_250, 2_500, 5_000, 10_000, 20_000]),
         ("hostile nested", hostile, &[250, 500, 1_000, 2_000, 4_000]),
     ];
