@@ -300,8 +300,11 @@ impl Wire {
     /// The request's list of tools.
     pub fn envelope(self, declarations: Vec<Value>) -> Value {
         match self {
-            Wire::Mcp => json!({"tools": declarations}),
-            Wire::Google { .. } => json!({"functionDeclarations": declarations}),
+            // Built around the list, not through `json!`, which would copy every declaration.
+            Wire::Mcp => super::rules::one_key("tools", Value::Array(declarations)),
+            Wire::Google { .. } => {
+                super::rules::one_key("functionDeclarations", Value::Array(declarations))
+            }
             _ => Value::Array(declarations),
         }
     }

@@ -53,7 +53,7 @@ impl Rule for TupleItems {
                 let items = match distinct.len() {
                     0 => json!({}),
                     1 => distinct.pop().expect("one"),
-                    _ => json!({"anyOf": distinct}),
+                    _ => super::one_key("anyOf", Value::Array(distinct)),
                 };
                 let single = items.get("anyOf").is_none();
                 map.insert("items".into(), items);

@@ -126,7 +126,7 @@ fn merge_property(a: Value, b: Value) -> Value {
             return out;
         }
     }
-    json!({"anyOf": [a, b]})
+    super::one_key("anyOf", Value::Array(vec![a, b]))
 }
 
 /// Merges, collapses or removes the combiners of Cloud Code Assist, bottom-up in one pass: when

@@ -116,7 +116,7 @@ pub(crate) fn make_nullable(map: &mut Map<String, Value>) {
                 let inner = std::mem::take(map);
                 map.insert(
                     "anyOf".into(),
-                    json!([Value::Object(inner), {"type": "null"}]),
+                    Value::Array(vec![Value::Object(inner), json!({"type": "null"})]),
                 );
             }
         }

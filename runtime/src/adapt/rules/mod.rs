@@ -244,6 +244,13 @@ pub(crate) fn absorb(
     report.lifted(node_at, branch_at, taken);
 }
 
+/// `{key: value}`, with `value` moved in (`json!` would copy it through the serializer).
+pub(crate) fn one_key(key: &str, value: Value) -> Value {
+    let mut map = Map::new();
+    map.insert(key.to_owned(), value);
+    Value::Object(map)
+}
+
 /// Appends text to the node's description, or makes it the description.
 pub(crate) fn append_description(node: &mut Map<String, Value>, text: &str, separator: &str) {
     match node.get_mut("description") {

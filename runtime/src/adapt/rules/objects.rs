@@ -55,7 +55,10 @@ pub(crate) fn nullable(v: Value, references: &HashMap<String, bool>) -> Value {
     let Value::Object(mut m) = v else { return v };
     let description = m.shift_remove("description");
     let mut out = Map::new();
-    out.insert("anyOf".into(), json!([Value::Object(m), {"type": "null"}]));
+    out.insert(
+        "anyOf".into(),
+        Value::Array(vec![Value::Object(m), json!({"type": "null"})]),
+    );
     if let Some(d) = description {
         out.insert("description".into(), d);
     }

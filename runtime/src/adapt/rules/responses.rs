@@ -78,7 +78,7 @@ impl Rule for ResponsesPrepass {
                         }
                         Some(existing) => {
                             let mut m = Map::new();
-                            m.insert("anyOf".into(), json!([existing, moved]));
+                            m.insert("anyOf".into(), Value::Array(vec![existing, moved]));
                             Value::Object(m)
                         }
                     };
