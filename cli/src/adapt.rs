@@ -62,7 +62,9 @@ pub fn run_convert(args: &ConvertArgs) -> u8 {
         Err(e) => return fail(e),
     };
     let options = adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
-    let converted = adapt::convert_with(&catalog, args.to, options);
+    // Only the declarations and the report are printed: each schema is adapted where it stands.
+    let (declarations, report) =
+        adapt::convert_owned(catalog, &args.to.settings().with_options(options));
     if args.report {
         #[derive(Serialize)]
         struct WithReport<'a> {
@@ -70,15 +72,14 @@ pub fn run_convert(args: &ConvertArgs) -> u8 {
             report: &'a adapt::ConvertReport,
         }
         print(&WithReport {
-            declarations: &converted.declarations,
-            report: &converted.report,
+            declarations: &declarations,
+            report: &report,
         });
     } else {
-        print(&converted.declarations);
+        print(&declarations);
     }
     // The process ends here: freeing a large catalog node by node would only cost time.
-    std::mem::forget(converted);
-    std::mem::forget(catalog);
+    std::mem::forget((declarations, report));
     0
 }
 

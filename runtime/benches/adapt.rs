@@ -235,7 +235,11 @@ fn figures() {
     type Shape = (&'static str, fn(usize) -> Value, &'static [usize]);
     let shapes: [Shape; 4] = [
         ("nested", deep, &[100, 200, 400, 800, 1_600, 3_200]),
-        ("nested optional", deep_optional, &[250, 500, 1_000, 2_000, 4_000]),
+        (
+            "nested optional",
+            deep_optional,
+            &[250, 500, 1_000, 2_000, 4_000],
+        ),
         ("wide", wide, &[1_250, 2_500, 5_000, 10_000, 20_000]),
         ("hostile nested", hostile, &[250, 500, 1_000, 2_000, 4_000]),
     ];

@@ -1,6 +1,7 @@
 //! A whole catalog to a provider's tool declarations. One bad tool never fails the conversion:
 //! it falls back, and the report says which and why.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde::Serialize;
@@ -84,14 +85,68 @@ pub fn convert_with(catalog: &Catalog, target: Target, options: AdaptOptions) ->
 
 /// [`convert`] with a provider's settings, as adjusted by the caller.
 pub fn convert_for<'a>(catalog: &'a Catalog, settings: &AdaptSettings) -> Converted<'a> {
+    let tools = catalog.tools.iter().map(|t| {
+        let schema = Cow::Borrowed(&t.schema);
+        (t.name.clone(), t.description.clone(), schema)
+    });
+    let mut entries = adapt_tools(tools, settings, true);
+    let (declarations, report) = declare(settings, &mut entries, |a| {
+        (a.schema.clone(), a.losses.clone())
+    });
+    Converted {
+        declarations,
+        report,
+        adapted: entries.into_iter().map(|e| e.adapted).collect(),
+    }
+}
+
+/// [`convert_for`] taking the catalog by value, for a caller that only sends the result on
+/// (the CLI): each input is dropped as soon as its tool is adapted, and each adapted schema
+/// moves into its declaration, so no [`Adapted`] is kept. The same wire form and report as
+/// [`convert_for`]'s.
+pub fn convert_owned(catalog: Catalog, settings: &AdaptSettings) -> (Value, ConvertReport) {
+    let tools = catalog
+        .tools
+        .into_iter()
+        .map(|t| (t.name, t.description, Cow::Owned(t.schema)));
+    let mut entries = adapt_tools(tools, settings, false);
+    declare(settings, &mut entries, |a| {
+        (std::mem::take(&mut a.schema), std::mem::take(&mut a.losses))
+    })
+}
+
+/// One tool as converted: the name sent, the name it had when that was rewritten, its
+/// description and its adaptation.
+struct Entry<'a> {
+    name: String,
+    renamed_from: Option<String>,
+    description: Option<String>,
+    adapted: Adapted<'a>,
+}
+
+/// Adapts with `settings`, borrowing or taking the input as given.
+fn adapt_cow<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
+    match input {
+        Cow::Borrowed(v) => settings.adapt(v),
+        Cow::Owned(v) => settings.adapt_owned(v),
+    }
+}
+
+/// Every tool's name (a name the provider accepts is kept on its first use; only refused and
+/// repeated names are rewritten, never into a name another tool keeps) and adaptation, within
+/// the provider's per-request strict budget, in order. Without `keep_inputs` each input is
+/// dropped once its tool is adapted.
+fn adapt_tools<'a>(
+    tools: impl Iterator<Item = (Option<String>, Option<String>, Cow<'a, Value>)>,
+    settings: &AdaptSettings,
+    keep_inputs: bool,
+) -> Vec<Entry<'a>> {
     let target = settings.target;
     let rule = settings.names;
-    // A name the provider accepts is kept (its first use): only refused and repeated names are
-    // rewritten, and never into a name another tool keeps.
-    let originals: Vec<String> = catalog
-        .tools
+    let tools: Vec<_> = tools.collect();
+    let originals: Vec<String> = tools
         .iter()
-        .map(|t| t.name.clone().unwrap_or_else(|| "tool".to_owned()))
+        .map(|t| t.0.clone().unwrap_or_else(|| "tool".to_owned()))
         .collect();
     let mut kept: Vec<bool> = vec![false; originals.len()];
     let mut taken: HashSet<String> = HashSet::new();
@@ -101,8 +156,8 @@ pub fn convert_for<'a>(catalog: &'a Catalog, settings: &AdaptSettings) -> Conver
         }
     }
     let (mut used_tools, mut used_optional, mut used_unions) = (0usize, 0usize, 0usize);
-    let mut entries: Vec<(String, Option<String>, Option<String>, Adapted<'a>)> = Vec::new();
-    for ((tool, original), kept) in catalog.tools.iter().zip(originals).zip(kept) {
+    let mut entries = Vec::with_capacity(tools.len());
+    for (((_, description, schema), original), kept) in tools.into_iter().zip(originals).zip(kept) {
         let name = if kept {
             original.clone()
         } else {
@@ -110,7 +165,7 @@ pub fn convert_for<'a>(catalog: &'a Catalog, settings: &AdaptSettings) -> Conver
             taken.insert(name.clone());
             name
         };
-        let mut adapted = settings.adapt(&tool.schema);
+        let mut adapted = adapt_cow(settings, schema);
         if let (Some(budget), Some(true)) = (settings.budget, adapted.strict) {
             let (optional, unions) = parameter_counts(&adapted.schema);
             let over = used_tools + 1 > budget.tools
@@ -122,7 +177,8 @@ pub fn convert_for<'a>(catalog: &'a Catalog, settings: &AdaptSettings) -> Conver
                     kept_keywords: settings.kept_keywords.clone(),
                     ..budget.relaxed.settings()
                 };
-                let mut relaxed = relaxed_settings.adapt(&tool.schema);
+                let input = std::mem::replace(&mut adapted.input, Cow::Owned(Value::Null));
+                let mut relaxed = adapt_cow(&relaxed_settings, input);
                 relaxed.target = target;
                 relaxed.losses.insert(0, Loss {
                     pointer: Pointer::root(),
@@ -143,10 +199,28 @@ pub fn convert_for<'a>(catalog: &'a Catalog, settings: &AdaptSettings) -> Conver
                 used_unions += unions;
             }
         }
+        if !keep_inputs {
+            adapted.input = Cow::Owned(Value::Null);
+        }
         let renamed_from = (name != original).then_some(original);
-        entries.push((name, renamed_from, tool.description.clone(), adapted));
+        entries.push(Entry {
+            name,
+            renamed_from,
+            description,
+            adapted,
+        });
     }
-    let any_strict = entries.iter().any(|e| e.3.strict == Some(true));
+    entries
+}
+
+/// The wire form and the report of converted tools; `take` gives each tool's schema and losses
+/// (copied, or moved out).
+fn declare(
+    settings: &AdaptSettings,
+    entries: &mut [Entry<'_>],
+    take: impl Fn(&mut Adapted<'_>) -> (Value, Vec<Loss>),
+) -> (Value, ConvertReport) {
+    let any_strict = entries.iter().any(|e| e.adapted.strict == Some(true));
     let flag = |a: &Adapted| -> Option<bool> {
         match a.strict {
             Some(true) => Some(true),
@@ -155,29 +229,31 @@ pub fn convert_for<'a>(catalog: &'a Catalog, settings: &AdaptSettings) -> Conver
             _ => None,
         }
     };
-    let mut declarations = Vec::new();
-    let mut tools = Vec::new();
-    for (name, renamed_from, description, adapted) in &entries {
-        let strict = flag(adapted);
+    let mut declarations = Vec::with_capacity(entries.len());
+    let mut tools = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let strict = flag(&entry.adapted);
+        let fallback = entry.adapted.fallback;
+        let (schema, losses) = take(&mut entry.adapted);
         declarations.push(settings.wire.declaration(
-            name,
-            description.as_deref(),
-            adapted.schema.clone(),
+            &entry.name,
+            entry.description.as_deref(),
+            schema,
             strict,
         ));
         tools.push(ToolReport {
-            tool: name.clone(),
-            renamed_from: renamed_from.clone(),
+            tool: entry.name.clone(),
+            renamed_from: entry.renamed_from.clone(),
             strict,
-            fallback: adapted.fallback,
-            losses: adapted.losses.clone(),
+            fallback,
+            losses,
         });
     }
-    Converted {
-        declarations: settings.wire.envelope(declarations),
-        report: ConvertReport { target, tools },
-        adapted: entries.into_iter().map(|e| e.3).collect(),
-    }
+    let report = ConvertReport {
+        target: settings.target,
+        tools,
+    };
+    (settings.wire.envelope(declarations), report)
 }
 
 #[cfg(test)]
@@ -201,5 +277,32 @@ mod tests {
         assert_eq!(Plain.rewrite(&"x".repeat(100), &HashSet::new()).len(), 64);
         assert_eq!(Plain.rewrite("", &HashSet::new()), "tool");
         assert_eq!(Google.rewrite("2fa check", &HashSet::new()), "_2fa_check");
+    }
+
+    #[test]
+    fn converting_by_value_sends_what_converting_by_reference_sends() {
+        // A real catalog of 40+ tools: over Anthropic's strict budget, with renames for Google.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/tools/github-mcp-server.json"
+        );
+        let value: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let catalog = Catalog::from_value(value).unwrap();
+        for &target in Target::ALL {
+            let settings = target.settings();
+            let by_ref = convert_for(&catalog, &settings);
+            let (declarations, report) = convert_owned(catalog.clone(), &settings);
+            assert_eq!(declarations, by_ref.declarations, "{target}");
+            assert_eq!(report, by_ref.report, "{target}");
+        }
+        let budgeted = convert_for(&catalog, &Target::AnthropicStrict.settings());
+        assert!(
+            budgeted
+                .report
+                .tools
+                .iter()
+                .any(|t| t.losses.iter().any(|l| l.rule == "strict-budget")),
+            "the fixture must exceed the strict budget"
+        );
     }
 }

@@ -25,7 +25,9 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 
 pub use adapted::{AdaptOptions, Adapted};
-pub use convert::{ConvertReport, Converted, ToolReport, convert, convert_for, convert_with};
+pub use convert::{
+    ConvertReport, Converted, ToolReport, convert, convert_for, convert_owned, convert_with,
+};
 pub use report::{Change, Loss, LossKind, Pointer, RuleReport, Unrepresentable};
 use rules::Rule;
 pub use settings::{AdaptSettings, NameRule, StrictBudget, Wire};
