@@ -63,35 +63,76 @@ pub struct Walk<'a> {
     pub nodes: Vec<(&'a Value, Place<'a>)>,
 }
 
-/// The direct subschemas of `schema`, with the step that reaches each.
-pub fn children(schema: &Value) -> Vec<(Step<'_>, &Value)> {
-    let mut out = Vec::new();
+/// How a keyword holds subschemas (the lists above, as one `match`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Holds {
+    /// One schema ([`SINGLE_SCHEMA_KEYWORDS`]).
+    One,
+    /// An array of schemas ([`SCHEMA_ARRAY_KEYWORDS`]).
+    List,
+    /// `items`: an array of schemas (draft-07 tuples) or one schema.
+    ListOrOne,
+    /// A map of names to schemas ([`SCHEMA_MAP_KEYWORDS`]).
+    Map,
+}
+
+/// How `key` holds subschemas, if it does.
+pub(crate) fn holds(key: &str) -> Option<Holds> {
+    Some(match key {
+        "properties" | "patternProperties" | "dependentSchemas" | "$defs" | "definitions"
+        | "dependencies" => Holds::Map,
+        "prefixItems" | "allOf" | "anyOf" | "oneOf" => Holds::List,
+        "items" => Holds::ListOrOne,
+        "additionalProperties"
+        | "unevaluatedProperties"
+        | "propertyNames"
+        | "additionalItems"
+        | "unevaluatedItems"
+        | "contains"
+        | "not"
+        | "if"
+        | "then"
+        | "else"
+        | "contentSchema" => Holds::One,
+        _ => return None,
+    })
+}
+
+/// Calls `f` with each direct subschema of `schema` and the step that reaches it, in order.
+pub(crate) fn each_child<'a>(schema: &'a Value, mut f: impl FnMut(Step<'a>, &'a Value)) {
     let Value::Object(map) = schema else {
-        return out;
+        return;
     };
     for (key, value) in map {
         let key = key.as_str();
-        if SCHEMA_MAP_KEYWORDS.contains(&key) {
-            if let Value::Object(entries) = value {
+        match (holds(key), value) {
+            (Some(Holds::Map), Value::Object(entries)) => {
                 for (name, sub) in entries {
                     // `dependencies` values may be arrays of property names: not schemas.
                     if is_schema(sub) {
-                        out.push((Step::Name(key, name.as_str()), sub));
+                        f(Step::Name(key, name.as_str()), sub);
                     }
                 }
             }
-        } else if SCHEMA_ARRAY_KEYWORDS.contains(&key) && value.is_array() {
-            if let Value::Array(items) = value {
+            (Some(Holds::List | Holds::ListOrOne), Value::Array(items)) => {
                 for (i, sub) in items.iter().enumerate() {
                     if is_schema(sub) {
-                        out.push((Step::Index(key, i), sub));
+                        f(Step::Index(key, i), sub);
                     }
                 }
             }
-        } else if SINGLE_SCHEMA_KEYWORDS.contains(&key) && is_schema(value) {
-            out.push((Step::Keyword(key), value));
+            (Some(Holds::One | Holds::ListOrOne), sub) if is_schema(sub) => {
+                f(Step::Keyword(key), sub);
+            }
+            _ => {}
         }
     }
+}
+
+/// The direct subschemas of `schema`, with the step that reaches each.
+pub fn children(schema: &Value) -> Vec<(Step<'_>, &Value)> {
+    let mut out = Vec::new();
+    each_child(schema, |step, sub| out.push((step, sub)));
     out
 }
 
@@ -113,15 +154,15 @@ impl<'a> Walk<'a> {
         let mut next = 0;
         while next < nodes.len() {
             let (schema, _) = nodes[next];
-            for (step, sub) in children(schema) {
+            each_child(schema, |step, sub| {
                 nodes.push((
                     sub,
                     Place {
                         parent: next,
                         step: Some(step),
                     },
-                ));
-            }
+                ))
+            });
             next += 1;
         }
         Walk { nodes }
@@ -321,6 +362,37 @@ fn percent_decode(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn holds_agrees_with_the_keyword_lists() {
+        let mut keys: Vec<&str> = SINGLE_SCHEMA_KEYWORDS.to_vec();
+        keys.extend(SCHEMA_ARRAY_KEYWORDS);
+        keys.extend(SCHEMA_MAP_KEYWORDS);
+        keys.extend([
+            "type",
+            "$ref",
+            "enum",
+            "required",
+            "description",
+            "Properties",
+            "",
+        ]);
+        for key in keys {
+            let (one, list, map) = (
+                SINGLE_SCHEMA_KEYWORDS.contains(&key),
+                SCHEMA_ARRAY_KEYWORDS.contains(&key),
+                SCHEMA_MAP_KEYWORDS.contains(&key),
+            );
+            let expected = match (one, list, map) {
+                (_, _, true) => Some(Holds::Map),
+                (true, true, _) => Some(Holds::ListOrOne),
+                (_, true, _) => Some(Holds::List),
+                (true, _, _) => Some(Holds::One),
+                _ => None,
+            };
+            assert_eq!(holds(key), expected, "{key}");
+        }
+    }
     use serde_json::json;
 
     #[test]

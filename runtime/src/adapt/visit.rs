@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::pointer::Pointer;
 
-use crate::walk::{SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, is_schema};
+use crate::walk::{Holds, holds, is_schema};
 
 /// The position of the node being visited: its tokens kept rendered as the walk goes down (a
 /// step appends its escaped token, going back up truncates), and made a [`Pointer`] only when a
@@ -114,8 +114,8 @@ fn walk(node: &mut Value, path: &mut Path, order: Order, f: &mut dyn FnMut(&mut 
         if let Value::Object(map) = node {
             for (key, value) in map.iter_mut() {
                 let key = key.as_str();
-                if SCHEMA_MAP_KEYWORDS.contains(&key) {
-                    if let Value::Object(entries) = value {
+                match (holds(key), value) {
+                    (Some(Holds::Map), Value::Object(entries)) => {
                         for (name, sub) in entries.iter_mut() {
                             if is_schema(sub) {
                                 path.push(key);
@@ -126,8 +126,7 @@ fn walk(node: &mut Value, path: &mut Path, order: Order, f: &mut dyn FnMut(&mut 
                             }
                         }
                     }
-                } else if SCHEMA_ARRAY_KEYWORDS.contains(&key) && value.is_array() {
-                    if let Value::Array(items) = value {
+                    (Some(Holds::List | Holds::ListOrOne), Value::Array(items)) => {
                         for (i, sub) in items.iter_mut().enumerate() {
                             if is_schema(sub) {
                                 path.push(key);
@@ -138,10 +137,12 @@ fn walk(node: &mut Value, path: &mut Path, order: Order, f: &mut dyn FnMut(&mut 
                             }
                         }
                     }
-                } else if SINGLE_SCHEMA_KEYWORDS.contains(&key) && is_schema(value) {
-                    path.push(key);
-                    walk(value, path, order, f);
-                    path.pop();
+                    (Some(Holds::One | Holds::ListOrOne), sub) if is_schema(sub) => {
+                        path.push(key);
+                        walk(sub, path, order, f);
+                        path.pop();
+                    }
+                    _ => {}
                 }
             }
         }
