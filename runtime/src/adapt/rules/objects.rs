@@ -93,51 +93,47 @@ impl Rule for CloseObjects {
             if !matches!(map.get("properties"), Some(Value::Object(_))) {
                 map.insert("properties".into(), json!({}));
             }
-            let names: Vec<String> = map["properties"]
-                .as_object()
-                .expect("ensured")
-                .keys()
-                .cloned()
-                .collect();
-            let required: std::collections::HashSet<String> = map
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| {
-                    r.iter()
-                        .filter_map(|x| x.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let name_set: std::collections::HashSet<&String> = names.iter().collect();
-            let mut stale: Vec<&String> =
-                required.iter().filter(|r| !name_set.contains(r)).collect();
-            stale.sort();
-            for stale in stale {
-                report.loss(
-                    at().child("required"),
-                    "required",
-                    LossKind::Dropped,
-                    format!(
-                        "`{stale}` is required but not a property; a closed object cannot have it"
-                    ),
-                );
-            }
+            // Read first: the required names that are not properties (reported, in order, each
+            // once), and which properties are required.
+            let is_required: Vec<bool> = {
+                let props = map["properties"].as_object().expect("ensured");
+                let listed: Vec<&str> = match map.get("required") {
+                    Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
+                    _ => Vec::new(),
+                };
+                let mut stale: Vec<&str> = listed
+                    .iter()
+                    .copied()
+                    .filter(|r| !props.contains_key(*r))
+                    .collect();
+                stale.sort_unstable();
+                stale.dedup();
+                for stale in stale {
+                    report.loss(
+                        at().child("required"),
+                        "required",
+                        LossKind::Dropped,
+                        format!(
+                            "`{stale}` is required but not a property; a closed object cannot have it"
+                        ),
+                    );
+                }
+                let listed: std::collections::HashSet<&str> = listed.into_iter().collect();
+                props.keys().map(|k| listed.contains(k.as_str())).collect()
+            };
             match optional {
                 Optional::Keep => {
                     // The original order of `required`, without names that are not properties.
-                    let kept: Vec<Value> = map
-                        .get("required")
-                        .and_then(Value::as_array)
-                        .map(|r| {
-                            r.iter()
-                                .filter(|x| {
-                                    x.as_str().is_some_and(|x| name_set.contains(&x.to_owned()))
-                                })
-                                .cloned()
-                                .collect()
-                        })
-                        .unwrap_or_default();
                     if map.contains_key("required") {
+                        let props = map["properties"].as_object().expect("ensured");
+                        let kept: Vec<Value> = match map.get("required") {
+                            Some(Value::Array(r)) => r
+                                .iter()
+                                .filter(|x| x.as_str().is_some_and(|x| props.contains_key(x)))
+                                .cloned()
+                                .collect(),
+                            _ => Vec::new(),
+                        };
                         map.insert("required".into(), Value::Array(kept));
                     }
                 }
@@ -146,15 +142,18 @@ impl Rule for CloseObjects {
                         .get_mut("properties")
                         .and_then(Value::as_object_mut)
                         .expect("ensured");
-                    for name in &names {
-                        if required.contains(name) {
+                    for ((name, slot), required) in props.iter_mut().zip(is_required) {
+                        if required {
                             continue;
                         }
                         // In place: the property keeps its position.
-                        let slot = props.get_mut(name).expect("listed");
                         let v = std::mem::take(slot);
                         let was_nullable = accepts_null_by(&v, &|r| references.get(r).copied());
-                        *slot = nullable(v, &references);
+                        *slot = if was_nullable {
+                            v
+                        } else {
+                            nullable(v, &references)
+                        };
                         let detail = if was_nullable {
                             "optional property made required (it already accepts null)"
                         } else {
@@ -163,10 +162,9 @@ impl Rule for CloseObjects {
                         report.change(at().child("properties").child(name), detail);
                     }
                     // `required` lists every property, in the properties' order.
-                    map.insert(
-                        "required".into(),
-                        Value::Array(names.iter().map(|n| json!(n)).collect()),
-                    );
+                    let names: Vec<Value> =
+                        props.keys().map(|n| Value::String(n.clone())).collect();
+                    map.insert("required".into(), Value::Array(names));
                 }
             }
         });
