@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use serde_json::{Value, json};
 use toolschema::Target;
+use toolschema::adapt::RuleReport;
 use toolschema::catalog::Catalog;
 
 fn corpus() -> Vec<Value> {
@@ -231,6 +232,49 @@ fn figures() {
                 ratios.iter().copied().fold(0.0, f64::max)
             );
         }
+    }
+    println!(
+        "\nwhere the time goes: each rule of the main attempt run alone over the real tools (µs per schema, the rules before it applied untimed); the engine's share is the rest"
+    );
+    for &target in Target::ALL {
+        let settings = target.settings();
+        let names: Vec<&str> = settings.rules().iter().map(|r| r.name()).collect();
+        let mut spent = vec![0f64; names.len()];
+        for s in &schemas {
+            let mut doc = s.clone();
+            for (i, mut rule) in settings.rules().into_iter().enumerate() {
+                let mut report = RuleReport::for_rule(rule.name());
+                let before = doc.clone();
+                let took = time(3, 5, &mut || {
+                    let mut d = before.clone();
+                    let mut r = RuleReport::for_rule(rule.name());
+                    rule.apply(&mut d, &mut r);
+                    drop(black_box(d));
+                });
+                let copy = time(3, 5, &mut || drop(black_box(before.clone())));
+                spent[i] += (took.as_secs_f64() - copy.as_secs_f64()).max(0.0) * 1e6;
+                rule.apply(&mut doc, &mut report);
+                if report.failure.is_some() {
+                    break;
+                }
+            }
+        }
+        let n = schemas.len() as f64;
+        let total: f64 = spent.iter().sum::<f64>() / n;
+        let mut order: Vec<usize> = (0..names.len()).collect();
+        order.sort_by(|a, b| spent[*b].total_cmp(&spent[*a]));
+        let top: Vec<String> = order
+            .iter()
+            .take(5)
+            .map(|&i| format!("{} {:.2}", names[i], spent[i] / n))
+            .collect();
+        println!(
+            "{:18} {:>2} rules {:>6.2} µs; most: {}",
+            target.as_str(),
+            names.len(),
+            total,
+            top.join(", ")
+        );
     }
     type Shape = (&'static str, fn(usize) -> Value, &'static [usize]);
     let shapes: [Shape; 4] = [
