@@ -44,8 +44,8 @@ fn corpus() -> Vec<Value> {
         .collect()
 }
 
-/// `levels` nested objects, each requiring its one property.
-fn deep(levels: usize) -> Value {
+/// `levels` nested objects of one property `x`, required or not.
+fn nested(levels: usize, required: bool) -> Value {
     let mut node = json!({"type": "string", "maxLength": 8});
     for _ in 0..levels {
         let mut props = serde_json::Map::new();
@@ -53,10 +53,17 @@ fn deep(levels: usize) -> Value {
         let mut obj = serde_json::Map::new();
         obj.insert("type".into(), json!("object"));
         obj.insert("properties".into(), Value::Object(props));
-        obj.insert("required".into(), json!(["x"]));
+        if required {
+            obj.insert("required".into(), json!(["x"]));
+        }
         node = Value::Object(obj);
     }
     node
+}
+
+/// `levels` nested objects, each requiring its one property.
+fn deep(levels: usize) -> Value {
+    nested(levels, true)
 }
 
 fn wide(n: usize) -> Value {
@@ -114,16 +121,7 @@ fn bench(c: &mut Criterion) {
 /// `levels` nested objects whose one property is optional (strict modes make it required and
 /// nullable at every level: a wrapper per level).
 fn deep_optional(levels: usize) -> Value {
-    let mut node = json!({"type": "string", "maxLength": 8});
-    for _ in 0..levels {
-        let mut props = serde_json::Map::new();
-        props.insert("x".into(), node);
-        let mut obj = serde_json::Map::new();
-        obj.insert("type".into(), json!("object"));
-        obj.insert("properties".into(), Value::Object(props));
-        node = Value::Object(obj);
-    }
-    node
+    nested(levels, false)
 }
 
 /// Every level a nullable type array with a `oneOf` of two object constraints.
@@ -308,8 +306,8 @@ fn figures() {
             let (mut times, mut ratios) = (Vec::new(), Vec::new());
             for v in &inputs {
                 let floor = time(5, 1, &mut || clone_and_drop(v)).as_secs_f64();
-                let took = time(5, 1, &mut || drop(black_box(target.adapt(black_box(v)))))
-                    .as_secs_f64();
+                let took =
+                    time(5, 1, &mut || drop(black_box(target.adapt(black_box(v))))).as_secs_f64();
                 times.push(took);
                 ratios.push(took / floor);
             }
