@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::super::rules::{
-    AnthropicStrictCheck, CloseObjects, MergeSingleAllOf, OneOfToAnyOf, Optional, RootCombinators,
-    Rule, StructuredFirst, TupleItems,
+    AnthropicStrictCheck, AnthropicStrictGate, CloseObjects, MergeSingleAllOf, OneOfToAnyOf,
+    Optional, RootCombinators, Rule, StructuredFirst, TupleItems,
 };
 use super::super::settings::{AdaptSettings, NameRule, StrictBudget, Wire};
 use super::super::{AdaptOptions, Target};
@@ -61,11 +61,16 @@ fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
 }
 
 fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    // What strict cannot represent is refused before the rewrite where the rewrite would not
+    // change the document (the gate), else after it.
+    let gate = AnthropicStrictGate::default();
+    let after_rewrite = gate.after_rewrite();
     let mut rules: Vec<Box<dyn Rule>> = Vec::new();
     rules.extend([
-        Box::new(MergeSingleAllOf) as Box<dyn Rule>,
+        Box::new(gate) as Box<dyn Rule>,
+        Box::new(MergeSingleAllOf),
         Box::new(TupleItems::default()),
-        Box::new(AnthropicStrictCheck),
+        Box::new(after_rewrite),
         Box::new(OneOfToAnyOf),
         strip(
             settings,

@@ -337,6 +337,74 @@ impl Rule for AnthropicStrictCheck {
     }
 }
 
+/// Anthropic strict's check, run early where it can be: before the rewrite that precedes it
+/// (`allOf` of one merged, tuples as `items`) when that rewrite would change nothing, i.e. no
+/// object of the document has an `allOf` or `prefixItems` key. Then the check sees the very
+/// document it would see after the rewrite, so it fails with the same place and reason, before
+/// anything is copied or rewritten ([`Rule::reads_only`]); and when it passes, the check after
+/// the rewrite (the [`AnthropicStrictGate::after_rewrite`] of the same gate) is skipped.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AnthropicStrictGate {
+    checked: std::rc::Rc<std::cell::Cell<bool>>,
+    after: bool,
+}
+
+impl AnthropicStrictGate {
+    /// The check after the rewrite, skipped when this gate checked the document already.
+    pub(crate) fn after_rewrite(&self) -> Self {
+        AnthropicStrictGate {
+            checked: self.checked.clone(),
+            after: true,
+        }
+    }
+}
+
+/// Whether some object anywhere in `value` has one of `keys` (names included: conservative).
+fn has_key(value: &Value, keys: &[&str]) -> bool {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                if keys.iter().any(|k| m.contains_key(*k)) {
+                    return true;
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    false
+}
+
+impl Rule for AnthropicStrictGate {
+    fn name(&self) -> &'static str {
+        if self.after {
+            "anthropic-strict-check"
+        } else {
+            "anthropic-strict-gate"
+        }
+    }
+
+    fn reads_only(&self) -> bool {
+        !self.after
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        if self.after {
+            if !self.checked.get() {
+                AnthropicStrictCheck.apply(schema, report);
+            }
+        } else {
+            let unchanged_by_rewrite = !has_key(schema, &["allOf", "prefixItems"]);
+            self.checked.set(unchanged_by_rewrite);
+            if unchanged_by_rewrite {
+                AnthropicStrictCheck.apply(schema, report);
+            }
+        }
+    }
+}
+
 /// `false` where it closes something (`additionalProperties: false`, `items: false` after
 /// `prefixItems`): a keyword value, not a subschema to type.
 fn closing(node: &Value, step: Option<Step<'_>>) -> bool {
@@ -533,5 +601,55 @@ mod tests {
             &mut AnthropicStrictCheck,
             json!({"type": "object", "properties": {"self": {"$ref": "#"}}})
         ));
+    }
+
+    #[test]
+    fn the_anthropic_gate_refuses_early_only_what_the_check_refuses_after_the_rewrite() {
+        let failure = |rules: &mut [&mut dyn Rule], mut v: Value| {
+            let mut r = RuleReport::default();
+            for rule in rules {
+                rule.apply(&mut v, &mut r);
+                if r.failure.is_some() {
+                    break;
+                }
+            }
+            r.failure
+        };
+        let open = json!({"type": "object", "properties": {
+            "a": {"type": "string"},
+            "m": {"type": "object", "additionalProperties": {"type": "string"}}
+        }});
+        // No `allOf`, no tuple: the gate fails as the check after the rewrite would.
+        let gate = AnthropicStrictGate::default();
+        let early = failure(&mut [&mut gate.clone()], open.clone());
+        let late = failure(
+            &mut [
+                &mut super::super::MergeSingleAllOf,
+                &mut super::super::TupleItems::default(),
+                &mut AnthropicStrictCheck,
+            ],
+            open.clone(),
+        );
+        assert!(early.is_some());
+        assert_eq!(early, late);
+        // With an `allOf` the rewrite may change the verdict: the gate leaves it to the check
+        // after the rewrite, which then runs.
+        let merged =
+            json!({"type": "object", "properties": {"p": {"allOf": [{"type": "string"}]}}});
+        let mut gate = AnthropicStrictGate::default();
+        let mut after = gate.after_rewrite();
+        assert_eq!(failure(&mut [&mut gate], merged.clone()), None);
+        assert!(!gate.checked.get());
+        let with_allof = json!({"type": "object", "properties": {"p": {"allOf": [{"type": "object", "additionalProperties": true}]}}});
+        assert_eq!(failure(&mut [&mut gate], with_allof.clone()), None);
+        assert!(failure(&mut [&mut after], with_allof).is_some());
+        // A gate that checked one document does not vouch for the next.
+        let clean = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        assert_eq!(failure(&mut [&mut gate], clean), None);
+        assert!(gate.checked.get());
+        let tuple_open = json!({"type": "object", "properties": {"t": {"type": "array", "prefixItems": [{"type": "object", "additionalProperties": true}]}}});
+        assert_eq!(failure(&mut [&mut gate], tuple_open.clone()), None);
+        assert!(!gate.checked.get());
+        assert!(failure(&mut [&mut after], tuple_open).is_some());
     }
 }
