@@ -22,7 +22,18 @@ use serde::{Serialize, Serializer};
 /// assert_eq!(Pointer::parse("/properties/a~1b"), p);
 /// ```
 #[derive(Clone, Default)]
-pub struct Pointer(Option<Arc<Node>>);
+pub struct Pointer(Repr);
+
+#[derive(Clone, Default)]
+enum Repr {
+    /// `""`.
+    #[default]
+    Root,
+    /// A token below a parent pointer.
+    Node(Arc<Node>),
+    /// A whole pointer given as text (`/a/b`), kept as it is: one allocation whatever its depth.
+    Text(Arc<str>),
+}
 
 struct Node {
     parent: Pointer,
@@ -35,7 +46,7 @@ struct Node {
 impl Pointer {
     /// The whole document (`""`).
     pub fn root() -> Self {
-        Pointer(None)
+        Pointer(Repr::Root)
     }
 
     /// The pointer of `token` below this one (`token` unescaped, as the key or index reads).
@@ -59,7 +70,7 @@ impl Pointer {
     }
 
     fn child_escaped(&self, escaped: Box<str>) -> Self {
-        Pointer(Some(Arc::new(Node {
+        Pointer(Repr::Node(Arc::new(Node {
             parent: self.clone(),
             escaped,
             text: OnceLock::new(),
@@ -69,67 +80,77 @@ impl Pointer {
     /// Reads a JSON Pointer string (`""` is the root). A string that does not start with `/` is
     /// read as one token below the root.
     pub fn parse(text: &str) -> Self {
-        if text.is_empty() {
-            return Pointer::root();
+        match text {
+            "" => Pointer::root(),
+            t if t.starts_with('/') => Pointer(Repr::Text(t.into())),
+            t => Pointer(Repr::Text(format!("/{t}").into())),
         }
-        let mut p = Pointer::root();
-        for token in text.strip_prefix('/').unwrap_or(text).split('/') {
-            p = p.child_escaped(token.into());
-        }
-        p
     }
 
     /// The parent pointer; `None` for the root.
-    pub fn parent(&self) -> Option<&Pointer> {
-        self.0.as_ref().map(|n| &n.parent)
+    pub fn parent(&self) -> Option<Pointer> {
+        match &self.0 {
+            Repr::Root => None,
+            Repr::Node(n) => Some(n.parent.clone()),
+            Repr::Text(t) => Some(Pointer::parse(&t[..t.rfind('/').unwrap_or(0)])),
+        }
     }
 
     /// The last token, unescaped when it needs no unescaping (`None` for the root, or for a
     /// token holding `~0`/`~1`: use [`Pointer::tokens`]).
     pub fn last_token(&self) -> Option<&str> {
-        self.0
-            .as_ref()
-            .map(|n| &*n.escaped)
-            .filter(|t| !t.contains('~'))
+        self.last_escaped().filter(|t| !t.contains('~'))
     }
 
     /// The last token as written in the pointer (escaped).
     pub(crate) fn last_escaped(&self) -> Option<&str> {
-        self.0.as_ref().map(|n| &*n.escaped)
+        match &self.0 {
+            Repr::Root => None,
+            Repr::Node(n) => Some(&n.escaped),
+            Repr::Text(t) => t.rsplit('/').next(),
+        }
     }
 
     /// Whether this is the root.
     pub fn is_root(&self) -> bool {
-        self.0.is_none()
+        matches!(self.0, Repr::Root)
     }
 
     /// The tokens from the root, unescaped.
     pub fn tokens(&self) -> Vec<String> {
-        let mut out: Vec<String> = self
-            .links()
-            .map(|n| n.escaped.replace("~1", "/").replace("~0", "~"))
-            .collect();
-        out.reverse();
-        out
-    }
-
-    /// The nodes from this one up to the root's child.
-    fn links(&self) -> impl Iterator<Item = &Node> {
-        let mut next = self.0.as_deref();
-        std::iter::from_fn(move || {
-            let node = next?;
-            next = node.parent.0.as_deref();
-            Some(node)
-        })
+        match self.as_str() {
+            "" => Vec::new(),
+            t => t
+                .split('/')
+                .skip(1)
+                .map(|s| s.replace("~1", "/").replace("~0", "~"))
+                .collect(),
+        }
     }
 
     /// The JSON Pointer string, rendered on first read.
     pub fn as_str(&self) -> &str {
         match &self.0 {
-            None => "",
-            Some(node) => node.text.get_or_init(|| {
-                let parts: Vec<&str> = self.links().map(|n| &*n.escaped).collect();
-                let mut text = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
+            Repr::Root => "",
+            Repr::Text(t) => t,
+            Repr::Node(node) => node.text.get_or_init(|| {
+                // The tokens up to the nearest ancestor that is not a token link.
+                let mut parts: Vec<&str> = Vec::new();
+                let mut at = self;
+                let base = loop {
+                    match &at.0 {
+                        Repr::Node(n) => {
+                            parts.push(&n.escaped);
+                            at = &n.parent;
+                        }
+                        Repr::Text(t) => break &**t,
+                        Repr::Root => break "",
+                    }
+                };
+                let mut text = String::with_capacity(
+                    base.len() + parts.iter().map(|p| p.len() + 1).sum::<usize>(),
+                );
+                text.push_str(base);
                 for part in parts.iter().rev() {
                     text.push('/');
                     text.push_str(part);
@@ -139,19 +160,31 @@ impl Pointer {
         }
     }
 
+    /// The step up to the parent without a copy, for lookups that follow the links.
+    pub(crate) fn link(&self) -> Option<(&Pointer, &str)> {
+        match &self.0 {
+            Repr::Node(n) => Some((&n.parent, &n.escaped)),
+            _ => None,
+        }
+    }
+
     /// An identity for this position's node (the same for clones of one pointer).
     pub(crate) fn id(&self) -> usize {
-        self.0.as_ref().map_or(0, |n| Arc::as_ptr(n) as usize)
+        match &self.0 {
+            Repr::Root => 0,
+            Repr::Node(n) => Arc::as_ptr(n) as usize,
+            Repr::Text(t) => Arc::as_ptr(t) as *const u8 as usize,
+        }
     }
 }
 
 impl Drop for Node {
     // A deep chain is dropped link by link, not recursively (nesting depth is unbounded).
     fn drop(&mut self) {
-        let mut next = self.parent.0.take();
-        while let Some(node) = next {
+        let mut next = std::mem::take(&mut self.parent.0);
+        while let Repr::Node(node) = next {
             match Arc::try_unwrap(node) {
-                Ok(mut node) => next = node.parent.0.take(),
+                Ok(mut node) => next = std::mem::take(&mut node.parent.0),
                 Err(_) => break,
             }
         }
@@ -191,7 +224,7 @@ impl Serialize for Pointer {
 
 impl PartialEq for Pointer {
     fn eq(&self, other: &Pointer) -> bool {
-        self.id() == other.id() || self.as_str() == other.as_str()
+        (self.id() == other.id() && !self.is_root()) || self.as_str() == other.as_str()
     }
 }
 

@@ -540,12 +540,26 @@ impl<'a> Resolved<'a> {
             if let Some(found) = self.seen.get(&at.id()) {
                 break *found;
             }
-            pending.push(at);
-            at = at.parent().expect("not the root");
+            match at.link() {
+                Some((parent, token)) => {
+                    pending.push((at.id(), token));
+                    at = parent;
+                }
+                // A pointer given as text: followed token by token, once.
+                None => {
+                    let found = at
+                        .as_str()
+                        .split('/')
+                        .skip(1)
+                        .try_fold(self.doc, |n, token| step(n, token));
+                    self.seen.insert(at.id(), found);
+                    break found;
+                }
+            }
         };
-        for p in pending.iter().rev() {
-            node = node.and_then(|n| step(n, p.last_escaped().expect("not the root")));
-            self.seen.insert(p.id(), node);
+        for (id, token) in pending.iter().rev() {
+            node = node.and_then(|n| step(n, token));
+            self.seen.insert(*id, node);
         }
         node
     }
@@ -553,10 +567,10 @@ impl<'a> Resolved<'a> {
 
 /// The node a loss or change names in the output: the recorded position, or its parent when it
 /// ends in the keyword itself.
-fn node_of<'p>(recorded: &'p Pointer, keyword: Option<&str>) -> &'p Pointer {
-    match (keyword, recorded.last_escaped(), recorded.parent()) {
-        (Some(k), Some(last), Some(parent)) if escape(k) == last => parent,
-        _ => recorded,
+fn node_of(recorded: &Pointer, keyword: Option<&str>) -> Pointer {
+    match (keyword, recorded.last_escaped()) {
+        (Some(k), Some(last)) if escape(k) == last => recorded.parent().expect("not the root"),
+        _ => recorded.clone(),
     }
 }
 
@@ -575,15 +589,19 @@ pub(crate) fn locate(
     let mut inlined = Inlined::new();
     let (mut in_cursor, mut out_cursor) = (Cursor::new(input), Cursor::new(output));
     let (mut in_doc, mut out_doc) = (Resolved::new(input), Resolved::new(output));
-    // Pointers replaced below stay alive until the end: the lookups are keyed by identity.
+    // Pointers replaced or looked up below stay alive until the end: the lookups are keyed by
+    // identity.
     let mut replaced: Vec<Pointer> = Vec::new();
+    let mut looked_up: Vec<Pointer> = Vec::new();
     let mut place = |recorded: &Pointer, keyword: Option<&str>, epoch: usize| {
         let epoch = epoch.min(moves.len());
         let (before, after) = moves.split_at(epoch);
         let node = node_of(recorded, keyword);
-        let at = if after.is_empty() && out_doc.get(node).is_some() {
-            Some(node.clone())
+        let at = if after.is_empty() && out_doc.get(&node).is_some() {
+            Some(node)
         } else {
+            // Looked up by identity: kept alive until the end like every pointer looked up.
+            looked_up.push(node);
             forward(recorded, after)
                 .and_then(|now| {
                     in_output(input, output, &now, keyword, &mut inlined, &mut out_cursor)
@@ -626,8 +644,9 @@ pub(crate) fn locate(
             _ => continue,
         };
         let last = loss.pointer.last_escaped();
-        let parent = loss.pointer.parent().and_then(Pointer::last_escaped);
-        if last == Some(partner) || parent == Some(partner) {
+        let parent = loss.pointer.parent();
+        if last == Some(partner) || parent.as_ref().and_then(Pointer::last_escaped) == Some(partner)
+        {
             loss.keyword = partner.to_owned();
         }
     }
@@ -638,54 +657,140 @@ pub(crate) fn locate(
             replaced.push(std::mem::replace(&mut change.pointer, pointer));
         }
     }
-    drop(replaced);
+    drop((replaced, looked_up));
     went_with_dropped(losses);
 }
 
 /// A keyword spilled into a description inside a subtree that a later rule dropped whole (a
 /// `patternProperties` schema the legacy `Schema` message has no field for) is not in any
-/// description the provider gets: its loss says it was dropped with that subtree.
+/// description the provider gets: its loss says it was dropped with that subtree (the outermost
+/// such subtree).
+///
+/// Positions are compared by a hash of their tokens, each pointer's hash made from its parent's
+/// once, so that this stays linear in the report however deep its positions are.
 fn went_with_dropped(losses: &mut [Loss]) {
-    let dropped: std::collections::HashSet<String> = losses
-        .iter()
-        .filter(|l| {
-            l.kind == LossKind::Dropped
-                && (l.pointer.ends_with(&format!("/{}", escape(&l.keyword)))
-                    // A definition removed whole (referenced nowhere).
-                    || matches!(l.keyword.as_str(), "$defs" | "definitions"))
-        })
-        .map(|l| l.pointer.to_string())
-        .collect();
+    let mut hashes = TokenHashes::default();
+    let mut dropped: HashMap<u128, ()> = HashMap::new();
+    for l in losses.iter().filter(|l| l.kind == LossKind::Dropped) {
+        let names_keyword = l.pointer.last_escaped() == Some(escape(&l.keyword).as_str());
+        // A definition removed whole (referenced nowhere).
+        if names_keyword || matches!(l.keyword.as_str(), "$defs" | "definitions") {
+            dropped.insert(hashes.of(&l.pointer), ());
+        }
+    }
     if dropped.is_empty() {
         return;
     }
+    // The outermost dropped proper ancestor of each position (below the root), by identity.
+    let mut outermost = Outermost::default();
     for loss in losses.iter_mut().filter(|l| l.kind == LossKind::Spilled) {
-        // The nearest dropped ancestor, each ancestor looked up once.
-        let gone = loss
-            .pointer
-            .match_indices('/')
-            .map(|(i, _)| &loss.pointer[..i])
-            .filter(|prefix| !prefix.is_empty())
-            .find(|prefix| dropped.contains(*prefix))
-            .map(str::to_owned);
-        if let Some(gone) = gone {
-            let container = gone.rsplit('/').next().unwrap_or_default();
-            let definition = (gone.starts_with("/$defs/") || gone.starts_with("/definitions/"))
-                && gone.matches('/').count() == 2;
-            let container = if definition {
-                format!("the unreferenced definition {container}")
-            } else {
-                format!("`{container}`")
-            };
-            loss.kind = LossKind::Dropped;
-            loss.at = None;
-            loss.detail = format!(
-                "{}, but that description was dropped with {}",
-                loss.detail,
-                container.replace("~1", "/").replace("~0", "~")
-            );
-        }
+        let Some(parent) = loss.pointer.parent() else {
+            continue;
+        };
+        let Some(gone) = outermost.of(&parent, &dropped, &mut hashes) else {
+            continue;
+        };
+        let container = gone.last_escaped().unwrap_or_default();
+        let definition = gone.parent().is_some_and(|defs| {
+            matches!(defs.last_escaped(), Some("$defs" | "definitions"))
+                && defs.parent().is_some_and(|p| p.is_root())
+        });
+        let container = if definition {
+            format!("the unreferenced definition {container}")
+        } else {
+            format!("`{container}`")
+        };
+        loss.kind = LossKind::Dropped;
+        loss.at = None;
+        loss.detail = format!(
+            "{}, but that description was dropped with {}",
+            loss.detail,
+            container.replace("~1", "/").replace("~0", "~")
+        );
     }
+}
+
+/// The outermost dropped position at or above each position asked about (the root excluded),
+/// each answered once.
+#[derive(Default)]
+struct Outermost {
+    memo: HashMap<usize, Option<Pointer>>,
+    /// The positions answered: kept alive so that their identities are not reused.
+    kept: Vec<Pointer>,
+}
+
+impl Outermost {
+    fn of(
+        &mut self,
+        from: &Pointer,
+        dropped: &HashMap<u128, ()>,
+        hashes: &mut TokenHashes,
+    ) -> Option<Pointer> {
+        // The chain up to the root or to a position already answered, then answered downwards.
+        let mut chain: Vec<Pointer> = Vec::new();
+        let mut at = from.clone();
+        let mut above: Option<Pointer> = loop {
+            if at.is_root() {
+                break None;
+            }
+            if let Some(known) = self.memo.get(&at.id()) {
+                break known.clone();
+            }
+            let parent = at.parent().expect("not the root");
+            chain.push(at);
+            at = parent;
+        };
+        for p in chain.into_iter().rev() {
+            if above.is_none() && dropped.contains_key(&hashes.of(&p)) {
+                above = Some(p.clone());
+            }
+            self.memo.insert(p.id(), above.clone());
+            self.kept.push(p);
+        }
+        above
+    }
+}
+
+/// A hash of each pointer's tokens (two independent 64-bit lanes), made from its parent's.
+#[derive(Default)]
+struct TokenHashes {
+    memo: HashMap<usize, u128>,
+    kept: Vec<Pointer>,
+}
+
+impl TokenHashes {
+    fn of(&mut self, pointer: &Pointer) -> u128 {
+        let mut pending = Vec::new();
+        let mut at = pointer.clone();
+        let mut hash = loop {
+            if at.is_root() {
+                break 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834_u128;
+            }
+            if let Some(h) = self.memo.get(&at.id()) {
+                break *h;
+            }
+            let parent = at.parent().expect("not the root");
+            pending.push(at);
+            at = parent;
+        };
+        for p in pending.into_iter().rev() {
+            hash = mix(hash, p.last_escaped().expect("not the root"));
+            self.memo.insert(p.id(), hash);
+            // Identities must not be reused while the memo holds them.
+            self.kept.push(p);
+        }
+        hash
+    }
+}
+
+/// Extends a hash with one token (FNV-1a per lane, then a multiply to spread the lanes).
+fn mix(hash: u128, token: &str) -> u128 {
+    let (mut a, mut b) = ((hash >> 64) as u64, hash as u64);
+    for byte in token.bytes().chain(std::iter::once(b'/')) {
+        a = (a ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        b = (b ^ u64::from(byte)).wrapping_mul(0xff51_afd7_ed55_8ccd) ^ (b >> 29);
+    }
+    (u128::from(a) << 64) | u128::from(b)
 }
 
 #[cfg(test)]

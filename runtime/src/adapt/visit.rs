@@ -56,6 +56,12 @@ impl Path {
         p
     }
 
+    /// The JSON Pointer text of the node, as the walk keeps it (no copy): for callers that need
+    /// the text itself (branch moves, places built by `format!`).
+    pub fn text(&self) -> &str {
+        &self.rendered
+    }
+
     /// The pointer of a child keyword of this node.
     pub fn child(&self, keyword: &str) -> Pointer {
         self.pointer().child(keyword)

@@ -102,7 +102,7 @@ impl Rule for GoogleNullable {
                     .collect();
                 branches.retain(|b| !is_null_schema(b));
                 if branches.len() != before {
-                    report.moved(&path.pointer(), "anyOf", kept);
+                    report.moved(path.text(), "anyOf", kept);
                     nullable = true;
                     if branches.is_empty() {
                         map.shift_remove("anyOf");
@@ -124,8 +124,8 @@ impl Rule for GoogleNullable {
                                     absorb(
                                         map,
                                         inner,
-                                        &path.pointer(),
-                                        &format!("{}/0", path.child("anyOf")),
+                                        path.text(),
+                                        &format!("{}/anyOf/0", path.text()),
                                         report,
                                     );
                                 }
@@ -289,8 +289,8 @@ impl Rule for OneBranchUnions {
                     absorb(
                         map,
                         branch,
-                        &path.pointer(),
-                        &format!("{}/0", path.child(key)),
+                        path.text(),
+                        &format!("{}/{key}/0", path.text()),
                         report,
                     );
                 }
