@@ -6,34 +6,58 @@
 
 use serde_json::Value;
 
-/// Keywords whose value is one schema.
-pub const SINGLE_SCHEMA_KEYWORDS: &[&str] = &[
-    "additionalProperties",
-    "unevaluatedProperties",
-    "propertyNames",
-    "items",
-    "additionalItems",
-    "unevaluatedItems",
-    "contains",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contentSchema",
-];
+/// The three keyword lists and [`holds`], from one table.
+macro_rules! schema_keywords {
+    (one: [$($one:literal),+ $(,)?], list: [$($list:literal),+ $(,)?], map: [$($map:literal),+ $(,)?] $(,)?) => {
+        /// Keywords whose value is one schema.
+        pub const SINGLE_SCHEMA_KEYWORDS: &[&str] = &[$($one),+];
 
-/// Keywords whose value is an array of schemas.
-pub const SCHEMA_ARRAY_KEYWORDS: &[&str] = &["prefixItems", "allOf", "anyOf", "oneOf", "items"];
+        /// Keywords whose value is an array of schemas.
+        pub const SCHEMA_ARRAY_KEYWORDS: &[&str] = &[$($list),+];
 
-/// Keywords whose value is a map from names to schemas.
-pub const SCHEMA_MAP_KEYWORDS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "dependentSchemas",
-    "$defs",
-    "definitions",
-    "dependencies",
-];
+        /// Keywords whose value is a map from names to schemas.
+        pub const SCHEMA_MAP_KEYWORDS: &[&str] = &[$($map),+];
+
+        /// How `key` holds subschemas, if it does (the lists above, matched at once).
+        pub(crate) fn holds(key: &str) -> Option<Holds> {
+            let one = matches!(key, $($one)|+);
+            let list = matches!(key, $($list)|+);
+            if matches!(key, $($map)|+) {
+                Some(Holds::Map)
+            } else if list {
+                Some(if one { Holds::ListOrOne } else { Holds::List })
+            } else {
+                one.then_some(Holds::One)
+            }
+        }
+    };
+}
+
+schema_keywords! {
+    one: [
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+        "items",
+        "additionalItems",
+        "unevaluatedItems",
+        "contains",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contentSchema",
+    ],
+    list: ["prefixItems", "allOf", "anyOf", "oneOf", "items"],
+    map: [
+        "properties",
+        "patternProperties",
+        "dependentSchemas",
+        "$defs",
+        "definitions",
+        "dependencies",
+    ],
+}
 
 /// One step from a schema to a subschema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +87,7 @@ pub struct Walk<'a> {
     pub nodes: Vec<(&'a Value, Place<'a>)>,
 }
 
-/// How a keyword holds subschemas (the lists above, as one `match`).
+/// How a keyword holds subschemas ([`holds`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Holds {
     /// One schema ([`SINGLE_SCHEMA_KEYWORDS`]).
@@ -74,28 +98,6 @@ pub(crate) enum Holds {
     ListOrOne,
     /// A map of names to schemas ([`SCHEMA_MAP_KEYWORDS`]).
     Map,
-}
-
-/// How `key` holds subschemas, if it does.
-pub(crate) fn holds(key: &str) -> Option<Holds> {
-    Some(match key {
-        "properties" | "patternProperties" | "dependentSchemas" | "$defs" | "definitions"
-        | "dependencies" => Holds::Map,
-        "prefixItems" | "allOf" | "anyOf" | "oneOf" => Holds::List,
-        "items" => Holds::ListOrOne,
-        "additionalProperties"
-        | "unevaluatedProperties"
-        | "propertyNames"
-        | "additionalItems"
-        | "unevaluatedItems"
-        | "contains"
-        | "not"
-        | "if"
-        | "then"
-        | "else"
-        | "contentSchema" => Holds::One,
-        _ => return None,
-    })
 }
 
 /// Calls `f` with each direct subschema of `schema` and the step that reaches it, in order.
@@ -363,37 +365,35 @@ fn percent_decode(s: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    use serde_json::json;
+
     #[test]
-    fn holds_agrees_with_the_keyword_lists() {
-        let mut keys: Vec<&str> = SINGLE_SCHEMA_KEYWORDS.to_vec();
-        keys.extend(SCHEMA_ARRAY_KEYWORDS);
-        keys.extend(SCHEMA_MAP_KEYWORDS);
-        keys.extend([
+    fn keywords_are_classified_by_how_they_hold_schemas() {
+        assert_eq!(holds("properties"), Some(Holds::Map));
+        assert_eq!(holds("dependencies"), Some(Holds::Map));
+        assert_eq!(holds("anyOf"), Some(Holds::List));
+        assert_eq!(holds("items"), Some(Holds::ListOrOne));
+        assert_eq!(holds("not"), Some(Holds::One));
+        for name in [
             "type",
             "$ref",
             "enum",
             "required",
-            "description",
             "Properties",
             "",
-        ]);
-        for key in keys {
-            let (one, list, map) = (
-                SINGLE_SCHEMA_KEYWORDS.contains(&key),
-                SCHEMA_ARRAY_KEYWORDS.contains(&key),
-                SCHEMA_MAP_KEYWORDS.contains(&key),
-            );
-            let expected = match (one, list, map) {
-                (_, _, true) => Some(Holds::Map),
-                (true, true, _) => Some(Holds::ListOrOne),
-                (_, true, _) => Some(Holds::List),
-                (true, _, _) => Some(Holds::One),
-                _ => None,
-            };
-            assert_eq!(holds(key), expected, "{key}");
+            "items ",
+        ] {
+            assert_eq!(holds(name), None, "{name:?}");
+        }
+        // Every listed keyword is classified.
+        for key in SINGLE_SCHEMA_KEYWORDS
+            .iter()
+            .chain(SCHEMA_ARRAY_KEYWORDS)
+            .chain(SCHEMA_MAP_KEYWORDS)
+        {
+            assert!(holds(key).is_some(), "{key}");
         }
     }
-    use serde_json::json;
 
     #[test]
     fn cursor_resolves_like_serde_json_in_any_order() {

@@ -1,4 +1,4 @@
-//! RuleReport positions a caller can find: every `Loss`/`Change` pointer is made to resolve in the
+//! Report positions a caller can find: every `Loss`/`Change` pointer is made to resolve in the
 //! **input** schema, and `at` names the node in the **output**.
 //!
 //! Rules record a position in the document as it is when they run, after earlier rules rewrote
@@ -514,55 +514,75 @@ fn forward(recorded: &str, moves: &[BranchMove]) -> Option<String> {
     Some(join(&path))
 }
 
-/// Which node a [`Pointer`] names in one document, each pointer's node looked up from its
-/// parent's, once: resolving the positions of a whole report is linear in its entries, however
-/// deep they are.
-struct Resolved<'a> {
-    doc: &'a Value,
-    seen: HashMap<usize, Option<&'a Value>>,
+/// A value for each position asked about, made from its parent's value once (or, for a position
+/// given as text, from its text): answering for every position of a report is linear in its
+/// entries, however deep they are. Positions are told apart by identity, so every position
+/// answered is kept alive here while the answers are.
+struct PerPosition<T> {
+    memo: HashMap<usize, T>,
+    kept: Vec<Pointer>,
 }
 
-impl<'a> Resolved<'a> {
-    fn new(doc: &'a Value) -> Self {
-        Resolved {
-            doc,
-            seen: HashMap::new(),
+impl<T: Clone> PerPosition<T> {
+    fn new() -> Self {
+        PerPosition {
+            memo: HashMap::new(),
+            kept: Vec::new(),
         }
     }
 
-    fn get(&mut self, pointer: &Pointer) -> Option<&'a Value> {
-        let mut pending = Vec::new();
+    /// The value at `pointer`: `root` at the root, `from_parent(parent's value, position)` below
+    /// a link, `from_text(text)` for a position given as text.
+    fn get(
+        &mut self,
+        pointer: &Pointer,
+        root: T,
+        mut from_parent: impl FnMut(&T, &Pointer) -> T,
+        from_text: impl FnOnce(&str) -> T,
+    ) -> T {
+        let mut pending: Vec<&Pointer> = Vec::new();
         let mut at = pointer;
-        let mut node = loop {
+        let mut value = loop {
             if at.is_root() {
-                break Some(self.doc);
+                break root;
             }
-            if let Some(found) = self.seen.get(&at.id()) {
-                break *found;
+            if let Some(known) = self.memo.get(&at.id()) {
+                break known.clone();
             }
             match at.link() {
-                Some((parent, token)) => {
-                    pending.push((at.id(), token));
+                Some((parent, _)) => {
+                    pending.push(at);
                     at = parent;
                 }
-                // A pointer given as text: followed token by token, once.
                 None => {
-                    let found = at
-                        .as_str()
-                        .split('/')
-                        .skip(1)
-                        .try_fold(self.doc, |n, token| step(n, token));
-                    self.seen.insert(at.id(), found);
-                    break found;
+                    let value = from_text(at.as_str());
+                    self.memo.insert(at.id(), value.clone());
+                    self.kept.push(at.clone());
+                    break value;
                 }
             }
         };
-        for (id, token) in pending.iter().rev() {
-            node = node.and_then(|n| step(n, token));
-            self.seen.insert(*id, node);
+        for p in pending.into_iter().rev() {
+            value = from_parent(&value, p);
+            self.memo.insert(p.id(), value.clone());
+            self.kept.push(p.clone());
         }
-        node
+        value
     }
+}
+
+/// The node `pointer` names in `doc`, each position looked up from its parent's node once.
+fn resolve<'a>(
+    found: &mut PerPosition<Option<&'a Value>>,
+    doc: &'a Value,
+    pointer: &Pointer,
+) -> Option<&'a Value> {
+    found.get(
+        pointer,
+        Some(doc),
+        |parent, p| parent.and_then(|n| step(n, p.last_escaped().expect("not the root"))),
+        |text| text.split('/').skip(1).try_fold(doc, step),
+    )
 }
 
 /// The node a loss or change names in the output: the recorded position, or its parent when it
@@ -588,27 +608,21 @@ pub(crate) fn locate(
 ) {
     let mut inlined = Inlined::new();
     let (mut in_cursor, mut out_cursor) = (Cursor::new(input), Cursor::new(output));
-    let (mut in_doc, mut out_doc) = (Resolved::new(input), Resolved::new(output));
-    // Pointers replaced or looked up below stay alive until the end: the lookups are keyed by
-    // identity.
-    let mut replaced: Vec<Pointer> = Vec::new();
-    let mut looked_up: Vec<Pointer> = Vec::new();
+    let (mut in_doc, mut out_doc) = (PerPosition::new(), PerPosition::new());
     let mut place = |recorded: &Pointer, keyword: Option<&str>, epoch: usize| {
         let epoch = epoch.min(moves.len());
         let (before, after) = moves.split_at(epoch);
         let node = node_of(recorded, keyword);
-        let at = if after.is_empty() && out_doc.get(&node).is_some() {
+        let at = if after.is_empty() && resolve(&mut out_doc, output, &node).is_some() {
             Some(node)
         } else {
-            // Looked up by identity: kept alive until the end like every pointer looked up.
-            looked_up.push(node);
             forward(recorded, after)
                 .and_then(|now| {
                     in_output(input, output, &now, keyword, &mut inlined, &mut out_cursor)
                 })
                 .map(Pointer::from)
         };
-        let pointer = if before.is_empty() && in_doc.get(recorded).is_some() {
+        let pointer = if before.is_empty() && resolve(&mut in_doc, input, recorded).is_some() {
             None
         } else {
             let recorded = unmove(recorded, before);
@@ -620,7 +634,7 @@ pub(crate) fn locate(
         let (at, pointer) = place(&loss.pointer, Some(&loss.keyword), loss.epoch);
         loss.at = at;
         if let Some(pointer) = pointer {
-            replaced.push(std::mem::replace(&mut loss.pointer, pointer));
+            loss.pointer = pointer;
         }
         // A keyword a rule derived from another (`const` read as a one-value `enum`) is named
         // where its source stands.
@@ -630,7 +644,7 @@ pub(crate) fn locate(
                 .and_then(|node| const_source(node, 0))
             {
                 let moved = Pointer::parse(&format!("{}{source}", loss.pointer));
-                replaced.push(std::mem::replace(&mut loss.pointer, moved));
+                loss.pointer = moved;
                 loss.keyword = "const".to_owned();
             }
         }
@@ -654,10 +668,9 @@ pub(crate) fn locate(
         let (at, pointer) = place(&change.pointer, None, change.epoch);
         change.at = at;
         if let Some(pointer) = pointer {
-            replaced.push(std::mem::replace(&mut change.pointer, pointer));
+            change.pointer = pointer;
         }
     }
-    drop((replaced, looked_up));
     went_with_dropped(losses);
 }
 
@@ -669,25 +682,48 @@ pub(crate) fn locate(
 /// Positions are compared by a hash of their tokens, each pointer's hash made from its parent's
 /// once, so that this stays linear in the report however deep its positions are.
 fn went_with_dropped(losses: &mut [Loss]) {
-    let mut hashes = TokenHashes::default();
-    let mut dropped: HashMap<u128, ()> = HashMap::new();
+    let mut hashes = PerPosition::new();
+    let mut dropped: HashMap<u128, Pointer> = HashMap::new();
     for l in losses.iter().filter(|l| l.kind == LossKind::Dropped) {
         let names_keyword = l.pointer.last_escaped() == Some(escape(&l.keyword).as_str());
         // A definition removed whole (referenced nowhere).
         if names_keyword || matches!(l.keyword.as_str(), "$defs" | "definitions") {
-            dropped.insert(hashes.of(&l.pointer), ());
+            dropped.insert(token_hash(&mut hashes, &l.pointer), l.pointer.clone());
         }
     }
     if dropped.is_empty() {
         return;
     }
-    // The outermost dropped proper ancestor of each position (below the root), by identity.
-    let mut outermost = Outermost::default();
+    // The outermost dropped position at or above each parent of a spilled keyword's position.
+    let mut outermost = PerPosition::new();
     for loss in losses.iter_mut().filter(|l| l.kind == LossKind::Spilled) {
         let Some(parent) = loss.pointer.parent() else {
             continue;
         };
-        let Some(gone) = outermost.of(&parent, &dropped, &mut hashes) else {
+        let gone = outermost.get(
+            &parent,
+            None,
+            |above: &Option<Pointer>, p| {
+                above.clone().or_else(|| {
+                    let hash = token_hash(&mut hashes, p);
+                    dropped
+                        .get(&hash)
+                        .filter(|d| d.as_str() == p.as_str())
+                        .cloned()
+                })
+            },
+            |text| {
+                // Each prefix ending at a token, the whole included, outermost first.
+                let (mut hash, mut end) = (ROOT_HASH, 0);
+                text.split('/').skip(1).find_map(|token| {
+                    hash = mix(hash, token);
+                    end += 1 + token.len();
+                    let prefix = &text[..end];
+                    dropped.get(&hash).filter(|d| d.as_str() == prefix).cloned()
+                })
+            },
+        );
+        let Some(gone) = gone else {
             continue;
         };
         let container = gone.last_escaped().unwrap_or_default();
@@ -710,77 +746,17 @@ fn went_with_dropped(losses: &mut [Loss]) {
     }
 }
 
-/// The outermost dropped position at or above each position asked about (the root excluded),
-/// each answered once.
-#[derive(Default)]
-struct Outermost {
-    memo: HashMap<usize, Option<Pointer>>,
-    /// The positions answered: kept alive so that their identities are not reused.
-    kept: Vec<Pointer>,
-}
+/// The hash of the root's tokens (none).
+const ROOT_HASH: u128 = 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834;
 
-impl Outermost {
-    fn of(
-        &mut self,
-        from: &Pointer,
-        dropped: &HashMap<u128, ()>,
-        hashes: &mut TokenHashes,
-    ) -> Option<Pointer> {
-        // The chain up to the root or to a position already answered, then answered downwards.
-        let mut chain: Vec<Pointer> = Vec::new();
-        let mut at = from.clone();
-        let mut above: Option<Pointer> = loop {
-            if at.is_root() {
-                break None;
-            }
-            if let Some(known) = self.memo.get(&at.id()) {
-                break known.clone();
-            }
-            let parent = at.parent().expect("not the root");
-            chain.push(at);
-            at = parent;
-        };
-        for p in chain.into_iter().rev() {
-            if above.is_none() && dropped.contains_key(&hashes.of(&p)) {
-                above = Some(p.clone());
-            }
-            self.memo.insert(p.id(), above.clone());
-            self.kept.push(p);
-        }
-        above
-    }
-}
-
-/// A hash of each pointer's tokens (two independent 64-bit lanes), made from its parent's.
-#[derive(Default)]
-struct TokenHashes {
-    memo: HashMap<usize, u128>,
-    kept: Vec<Pointer>,
-}
-
-impl TokenHashes {
-    fn of(&mut self, pointer: &Pointer) -> u128 {
-        let mut pending = Vec::new();
-        let mut at = pointer.clone();
-        let mut hash = loop {
-            if at.is_root() {
-                break 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834_u128;
-            }
-            if let Some(h) = self.memo.get(&at.id()) {
-                break *h;
-            }
-            let parent = at.parent().expect("not the root");
-            pending.push(at);
-            at = parent;
-        };
-        for p in pending.into_iter().rev() {
-            hash = mix(hash, p.last_escaped().expect("not the root"));
-            self.memo.insert(p.id(), hash);
-            // Identities must not be reused while the memo holds them.
-            self.kept.push(p);
-        }
-        hash
-    }
+/// A hash of a position's escaped tokens, made from its parent's.
+fn token_hash(hashes: &mut PerPosition<u128>, pointer: &Pointer) -> u128 {
+    hashes.get(
+        pointer,
+        ROOT_HASH,
+        |parent, p| mix(*parent, p.last_escaped().expect("not the root")),
+        |text| text.split('/').skip(1).fold(ROOT_HASH, mix),
+    )
 }
 
 /// Extends a hash with one token (FNV-1a per lane, then a multiply to spread the lanes).
@@ -968,5 +944,71 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn spills_inside_a_dropped_subtree_are_dropped_with_the_outermost_one() {
+        let loss = |pointer: Pointer, keyword: &str, kind: LossKind| Loss {
+            pointer,
+            at: Some(Pointer::root()),
+            keyword: keyword.to_owned(),
+            kind,
+            detail: "d".to_owned(),
+            rule: "test",
+            epoch: 0,
+        };
+        let p = Pointer::root().child("properties").child("p");
+        let pattern = p.child("patternProperties");
+        let mut losses = vec![
+            loss(pattern.clone(), "patternProperties", LossKind::Dropped),
+            // Nested inside the first: the outermost names the container.
+            loss(pattern.child("^x-").child("not"), "not", LossKind::Dropped),
+            // Linked positions, one below both dropped subtrees.
+            loss(
+                pattern.child("^x-").child("not").child("enum"),
+                "enum",
+                LossKind::Spilled,
+            ),
+            // The same place given as text.
+            loss(
+                Pointer::parse("/properties/p/patternProperties/^x-/minimum"),
+                "minimum",
+                LossKind::Spilled,
+            ),
+            // A definition removed whole.
+            loss(Pointer::parse("/$defs/Unused"), "$defs", LossKind::Dropped),
+            loss(
+                Pointer::parse("/$defs/Unused/properties/a/format"),
+                "format",
+                LossKind::Spilled,
+            ),
+            // Beside the dropped subtrees, and the dropped keyword's own node: untouched.
+            loss(p.child("maxLength"), "maxLength", LossKind::Spilled),
+            loss(
+                Pointer::parse("/properties/p/patternPropertiesX/a/format"),
+                "format",
+                LossKind::Spilled,
+            ),
+        ];
+        went_with_dropped(&mut losses);
+        let said = |i: usize| {
+            (
+                losses[i].kind,
+                losses[i].at.is_some(),
+                losses[i].detail.clone(),
+            )
+        };
+        let gone = |what: &str| {
+            (
+                LossKind::Dropped,
+                false,
+                format!("d, but that description was dropped with {what}"),
+            )
+        };
+        assert_eq!(said(2), gone("`patternProperties`"));
+        assert_eq!(said(3), gone("`patternProperties`"));
+        assert_eq!(said(5), gone("the unreferenced definition Unused"));
+        assert_eq!(said(6), (LossKind::Spilled, true, "d".to_owned()));
+        assert_eq!(said(7), (LossKind::Spilled, true, "d".to_owned()));
     }
 }
