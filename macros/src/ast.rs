@@ -125,22 +125,88 @@ fn field(errors: &mut Errors, f: SerdeField<'_>, me: &TokenStream) -> Field {
     }
 }
 
-/// Whether no container, variant or field carries a `#[serde]` or `#[schemars]` attribute: then
-/// serde's reading is its default one, known without its attribute parser.
+/// Where a serde attribute stands, for [`reads_as_default`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Container,
+    Variant,
+    NamedField,
+    TupleField,
+}
+
+/// serde's `rename_all` values (serde_derive_internals `RenameRule::from_str`).
+const RENAME_RULES: &[&str] = &[
+    "lowercase",
+    "UPPERCASE",
+    "PascalCase",
+    "camelCase",
+    "snake_case",
+    "SCREAMING_SNAKE_CASE",
+    "kebab-case",
+    "SCREAMING-KEBAB-CASE",
+];
+
+/// Whether serde would read these attributes as its default reading: none at all, or only keys
+/// that change names or defaults (which the model does not hold) in the one form serde accepts
+/// without a possible error (`rename = "x"`, `rename_all = "snake_case"`, a bare `default` on a
+/// named field, ...), each key once. Anything else, malformed or unknown included, goes through
+/// serde's own parser, which reports it.
+fn reads_as_default(attrs: &[syn::Attribute], place: Place) -> bool {
+    let mut seen: Vec<String> = Vec::new();
+    attrs.iter().all(|a| {
+        if a.path().is_ident("schemars") {
+            return false;
+        }
+        if !a.path().is_ident("serde") {
+            return true;
+        }
+        let mut harmless = true;
+        let parsed = a.parse_nested_meta(|meta| {
+            let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
+                harmless = false;
+                return Ok(());
+            };
+            let string_value = |meta: &syn::meta::ParseNestedMeta<'_>| -> syn::Result<String> {
+                Ok(meta.value()?.parse::<syn::LitStr>()?.value())
+            };
+            let ok = match (key.as_str(), place) {
+                ("rename_all", Place::Container) => {
+                    RENAME_RULES.contains(&string_value(&meta)?.as_str())
+                }
+                ("deny_unknown_fields", Place::Container) => {
+                    meta.input.is_empty() || meta.input.peek(syn::Token![,])
+                }
+                ("rename", Place::Variant | Place::NamedField) => string_value(&meta).is_ok(),
+                ("default", Place::NamedField) => {
+                    meta.input.is_empty() || meta.input.peek(syn::Token![,])
+                }
+                _ => false,
+            };
+            harmless &= ok && !seen.contains(&key);
+            seen.push(key);
+            Ok(())
+        });
+        parsed.is_ok() && harmless
+    })
+}
+
+/// Whether serde's reading of the input is its default one (no attribute, or only the harmless
+/// ones of [`reads_as_default`]), known without its attribute parser.
 fn serde_defaults(input: &DeriveInput) -> bool {
-    let plain = |attrs: &[syn::Attribute]| {
-        !attrs
-            .iter()
-            .any(|a| a.path().is_ident("serde") || a.path().is_ident("schemars"))
+    let fields = |fields: &syn::Fields| {
+        let place = match fields {
+            syn::Fields::Named(_) => Place::NamedField,
+            _ => Place::TupleField,
+        };
+        fields.iter().all(|f| reads_as_default(&f.attrs, place))
     };
-    let fields = |fields: &syn::Fields| fields.iter().all(|f| plain(&f.attrs));
-    plain(&input.attrs)
+    reads_as_default(&input.attrs, Place::Container)
         && match &input.data {
             syn::Data::Struct(s) => fields(&s.fields),
             syn::Data::Enum(e) => e
                 .variants
                 .iter()
-                .all(|v| plain(&v.attrs) && fields(&v.fields)),
+                .all(|v| reads_as_default(&v.attrs, Place::Variant) && fields(&v.fields)),
             syn::Data::Union(_) => false,
         }
 }
@@ -419,13 +485,110 @@ mod tests {
                 parse_serde(&mut e2, &input, ContainerAttrs::default()).expect("serde reads it");
             assert_eq!(describe(&fast), describe(&serde));
         }
-        let with_serde: DeriveInput = syn::parse_quote!(
-            struct S {
-                #[serde(default)]
-                a: u32,
-            }
-        );
-        assert!(!serde_defaults(&with_serde));
+        // Attributes that change only names or defaults: still serde's default reading.
+        let harmless: Vec<DeriveInput> = vec![
+            syn::parse_quote!(
+                #[serde(rename_all = "snake_case", deny_unknown_fields)]
+                struct S {
+                    #[serde(default)]
+                    a: u32,
+                    #[serde(rename = "bee", default)]
+                    b: Option<Inner>,
+                }
+            ),
+            syn::parse_quote!(
+                #[serde(rename_all = "kebab-case")]
+                enum K {
+                    #[serde(rename = "")]
+                    Empty,
+                    Full(Vec<Self>),
+                }
+            ),
+        ];
+        for input in harmless {
+            assert!(serde_defaults(&input), "{}", input.to_token_stream());
+            let (mut e1, mut e2) = (Errors::new(), Errors::new());
+            let fast = parse_defaults(&mut e1, &input, ContainerAttrs::default());
+            let serde =
+                parse_serde(&mut e2, &input, ContainerAttrs::default()).expect("serde reads it");
+            assert_eq!(describe(&fast), describe(&serde));
+        }
+        // Anything that changes the reading, or that serde may refuse, goes to serde's parser.
+        let to_serde: Vec<DeriveInput> = vec![
+            syn::parse_quote!(
+                struct S {
+                    #[serde(flatten)]
+                    a: Inner,
+                }
+            ),
+            syn::parse_quote!(
+                #[serde(tag = "t")]
+                enum E {
+                    A { x: u32 },
+                }
+            ),
+            syn::parse_quote!(
+                enum E {
+                    A,
+                    #[serde(untagged)]
+                    B(String),
+                }
+            ),
+            syn::parse_quote!(
+                #[serde(rename_all = "Title Case")]
+                enum E {
+                    A,
+                }
+            ),
+            syn::parse_quote!(
+                #[serde(rename_all = "snake_case", rename_all = "camelCase")]
+                enum E {
+                    A,
+                }
+            ),
+            syn::parse_quote!(
+                #[serde(rename_all(deserialize = "snake_case"))]
+                struct S {
+                    a: u32,
+                }
+            ),
+            syn::parse_quote!(
+                struct S {
+                    #[serde(default = "zero")]
+                    a: u32,
+                }
+            ),
+            syn::parse_quote!(
+                struct T(#[serde(default)] u32);
+            ),
+            syn::parse_quote!(
+                struct S {
+                    #[serde(skip_deserializing)]
+                    a: u32,
+                }
+            ),
+            syn::parse_quote!(
+                #[serde(transparent)]
+                struct S {
+                    a: u32,
+                }
+            ),
+            syn::parse_quote!(
+                #[serde(deny_unknown_fields = true)]
+                struct S {
+                    a: u32,
+                }
+            ),
+            syn::parse_quote!(
+                #[serde]
+                struct S {
+                    a: u32,
+                }
+            ),
+        ];
+        for input in to_serde {
+            assert!(!serde_defaults(&input), "{}", input.to_token_stream());
+        }
         let with_schemars: DeriveInput = syn::parse_quote!(
             #[schemars(rename = "T")]
             struct S {

@@ -241,6 +241,39 @@ fn field_message(check: &FieldCheck, cont: &Container) -> String {
     }
 }
 
+/// `text` as a raw string literal token (`r#"..."#`, with as many `#` as the text needs).
+///
+/// The message is always passed to `assert!` as the argument of a `"{}"` format string, never
+/// as the format string itself, so user text (a variant's `{"Variant": ...}`) stays plain text.
+/// A raw literal is lexed by the compiler, where `Literal::string` would escape every character
+/// (and `str::parse` would lex it first) in the macro's own unoptimized code: a few hundred
+/// characters for each of the messages a crate's derives emit.
+fn message_literal(text: &str) -> proc_macro2::Literal {
+    let bytes = text.as_bytes();
+    if bytes.contains(&b'\r') {
+        // A raw string cannot hold a bare carriage return.
+        return proc_macro2::Literal::string(text);
+    }
+    // One `#` more than the longest run of `#` after a `"` in the text.
+    let (mut hashes, mut run, mut i) = (0, None::<usize>, 0);
+    while i < bytes.len() {
+        run = match (bytes[i], run) {
+            (b'"', _) => Some(0),
+            (b'#', Some(n)) => Some(n + 1),
+            _ => None,
+        };
+        if let Some(n) = run {
+            hashes = hashes.max(n + 1);
+        }
+        i += 1;
+    }
+    let fence = "#".repeat(hashes);
+    let repr = format!("r{fence}\"{text}\"{fence}");
+    // SAFETY: `repr` is a valid raw string literal: it holds no carriage return, and its fence
+    // is longer than any run of `#` that follows a `"` inside it, so it ends where it should.
+    unsafe { proc_macro2::Literal::from_str_unchecked(&repr) }
+}
+
 fn field_checks(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> TokenStream {
     let mut out = TokenStream::new();
     if cont.is_generic() {
@@ -264,7 +297,7 @@ fn field_checks(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> T
             .filter(|c| c.kind == CheckKind::RootFlatten || !c.known_safe)
         {
             let ty = &c.tokens;
-            let message = field_message(c, cont);
+            let message = message_literal(&field_message(c, cont));
             let cond = match c.kind {
                 // Projections, not calls of a bounded fn: a missing impl then gives the same
                 // diagnostic as in `__CHILDREN`, which rustc reports once.
@@ -295,9 +328,9 @@ fn union_asserts(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> 
     let name = &cont.ident;
     if let Some((_, lit)) = &cont.attrs.allow_union {
         let parts = counted.iter().map(|c| c.branch.tokens(krate));
-        let message = format!(
+        let message = message_literal(&format!(
             "`allow_union` on enum `{name}`, which is no longer a structural union (its variants publish at most one object- or array-typed branch)\nfix: remove the `allow_union` attribute"
-        );
+        ));
         return quote_spanned! {lit.span()=>
             const _: () = ::core::assert!(
                 #krate::Shape::NEVER #(.union(#parts))* .is_structural_union(),
@@ -315,12 +348,12 @@ fn union_asserts(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> 
         candidates.push(format!("`{}`", c.variant));
         let before = counted[..i].iter().map(|c| c.branch.tokens(krate));
         let this = c.branch.tokens(krate);
-        let message = format!(
+        let message = message_literal(&format!(
             "enum `{name}` is a structural union: {}, and with variant `{}` it has more than one object- or array-typed branch (structured branches can come from {}); clients that keep only the first branch (Langflow) or flatten unions (Gemini function calling) lose the others without an error\n{UNION_FIX}",
             analysis.repr,
             c.variant,
             candidates.join(", "),
-        );
+        ));
         out.extend(quote_spanned! {c.variant.span()=>
             const _: () = {
                 const BEFORE: #krate::Shape = #krate::Shape::NEVER #(.union(#before))*;
@@ -330,4 +363,27 @@ fn union_asserts(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> 
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::message_literal;
+
+    /// The literal reads back as the text itself, whatever quotes, hashes and braces it holds.
+    #[test]
+    fn message_literals_read_back_as_their_text() {
+        for text in [
+            "plain",
+            "",
+            "a `{\"Variant\": ...}` and {} and {{",
+            "ends with a quote\"",
+            "\"# and \"## inside, `#[tool_schema(allow_union = \"reason (#issue)\")]`",
+            "line one\nline two\ttab \\ backslash",
+            "a tag with a carriage return: \"t\r\"",
+        ] {
+            let lit = message_literal(text);
+            let read: syn::LitStr = syn::parse2(quote::quote!(#lit)).expect("a string literal");
+            assert_eq!(read.value(), text);
+        }
+    }
 }
