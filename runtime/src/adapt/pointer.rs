@@ -64,11 +64,6 @@ impl Pointer {
         self.child_escaped(index.to_string().into_boxed_str())
     }
 
-    /// The pointer of an already escaped token below this one.
-    pub(crate) fn child_raw(&self, escaped: &str) -> Self {
-        self.child_escaped(escaped.into())
-    }
-
     fn child_escaped(&self, escaped: Box<str>) -> Self {
         Pointer(Repr::Node(Arc::new(Node {
             parent: self.clone(),

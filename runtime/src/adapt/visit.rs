@@ -10,80 +10,161 @@ use super::pointer::Pointer;
 
 use crate::walk::{Holds, holds, is_schema};
 
-/// The position of the node being visited: its tokens kept rendered as the walk goes down (a
-/// step appends its escaped token, going back up truncates), and made a [`Pointer`] only when a
-/// rule asks, reusing the pointers already made for its ancestors, so that naming every node
-/// costs O(1) each.
-#[derive(Clone, Debug, Default)]
-pub struct Path {
-    rendered: String,
-    ends: Vec<usize>,
-    /// The pointer made for each level so far (`made[i]` for the level ending at `ends[i]`).
-    made: std::cell::RefCell<Vec<Option<Pointer>>>,
+/// One step from a node to a child schema, borrowed from the document being walked.
+#[derive(Clone, Copy, Debug)]
+enum Step<'p> {
+    /// `items`, `not`, ...
+    Key(&'p str),
+    /// `anyOf/1`.
+    Index(&'p str, usize),
+    /// `properties/name` (the name unescaped, as the key reads).
+    Name(&'p str, &'p str),
 }
 
-impl Path {
-    /// The JSON Pointer (RFC 6901) of the node.
-    pub fn pointer(&self) -> Pointer {
-        let mut made = self.made.borrow_mut();
-        made.resize(self.ends.len(), None);
-        let Some(top) = self.ends.len().checked_sub(1) else {
-            return Pointer::root();
-        };
-        if let Some(p) = &made[top] {
-            return p.clone();
+/// What one walk has rendered so far, per level (depth − 1), each entry tagged with the serial
+/// of the [`Path`] it was made for: an entry is good for a path only while that path is on the
+/// walk's current branch, and every entry above a good one is good too.
+#[derive(Debug, Default)]
+struct Rendered {
+    /// The text of the levels rendered: `(serial, end of the level's text)`.
+    ends: Vec<(usize, usize)>,
+    text: String,
+    /// The pointers made: `(serial, pointer)`.
+    made: Vec<(usize, Pointer)>,
+}
+
+/// The state one walk shares between its levels.
+#[derive(Debug, Default)]
+struct Shared {
+    serials: std::cell::Cell<usize>,
+    rendered: std::cell::RefCell<Rendered>,
+}
+
+/// The position of the node being visited: a link to its parent's position and the step from
+/// it, kept on the walk's stack (borrowed keys: a step down costs nothing). The JSON Pointer
+/// text and [`Pointer`]s are made only when a rule asks, reusing what was made for the
+/// ancestors on the same branch, so that naming every node costs O(1) each and naming none
+/// costs nothing.
+#[derive(Debug)]
+pub struct Path<'p> {
+    up: Option<&'p Path<'p>>,
+    step: Option<Step<'p>>,
+    depth: usize,
+    serial: usize,
+    shared: &'p Shared,
+}
+
+/// `v[i]`, growing `v` with `fill` as needed.
+fn slot<T>(v: &mut Vec<T>, i: usize, fill: impl Fn() -> T) -> &mut T {
+    if v.len() <= i {
+        v.resize_with(i + 1, fill);
+    }
+    &mut v[i]
+}
+
+impl<'p> Path<'p> {
+    fn root(shared: &'p Shared) -> Self {
+        Path {
+            up: None,
+            step: None,
+            depth: 0,
+            serial: 0,
+            shared,
         }
-        // The nearest level already made, then each level below it.
-        let mut start = top;
-        while start > 0 && made[start - 1].is_none() {
-            start -= 1;
-        }
-        let mut p = if start == 0 {
-            Pointer::root()
-        } else {
-            made[start - 1].clone().expect("made")
-        };
-        for level in start..=top {
-            let from = self.ends[level] + 1;
-            let to = self
-                .ends
-                .get(level + 1)
-                .copied()
-                .unwrap_or(self.rendered.len());
-            p = p.child_raw(&self.rendered[from..to]);
-            made[level] = Some(p.clone());
-        }
-        p
     }
 
-    /// The JSON Pointer text of the node, as the walk keeps it (no copy): for callers that need
-    /// the text itself (branch moves, places built by `format!`).
-    pub fn text(&self) -> &str {
-        &self.rendered
+    fn down<'c>(&'c self, step: Step<'c>) -> Path<'c> {
+        let serial = self.shared.serials.get() + 1;
+        self.shared.serials.set(serial);
+        Path {
+            up: Some(self),
+            step: Some(step),
+            depth: self.depth + 1,
+            serial,
+            shared: self.shared,
+        }
+    }
+
+    /// This path and its ancestors up to (not including) the nearest one for which `good`
+    /// holds or the root, deepest first.
+    fn unmade(&self, good: impl Fn(&Path<'_>) -> bool) -> Vec<&Path<'_>> {
+        let mut chain = Vec::new();
+        let mut at: &Path<'_> = self;
+        while at.depth > 0 && !good(at) {
+            chain.push(at);
+            at = at.up.expect("a path below the root has a parent");
+        }
+        chain
+    }
+
+    /// The JSON Pointer (RFC 6901) of the node.
+    pub fn pointer(&self) -> Pointer {
+        let mut r = self.shared.rendered.borrow_mut();
+        let made = &mut r.made;
+        let good = |p: &Path<'_>| made.get(p.depth - 1).is_some_and(|(s, _)| *s == p.serial);
+        let chain = self.unmade(good);
+        let mut pointer = match chain.last() {
+            Some(top) if top.depth > 1 => made[top.depth - 2].1.clone(),
+            Some(_) => Pointer::root(),
+            None if self.depth == 0 => return Pointer::root(),
+            None => return made[self.depth - 1].1.clone(),
+        };
+        for p in chain.iter().rev() {
+            pointer = match p.step.expect("a path below the root has a step") {
+                Step::Key(k) => pointer.child(k),
+                Step::Index(k, i) => pointer.child(k).index(i),
+                Step::Name(k, n) => pointer.child(k).child(n),
+            };
+            *slot(made, p.depth - 1, || (0, Pointer::root())) = (p.serial, pointer.clone());
+        }
+        pointer
+    }
+
+    /// The JSON Pointer text of the node: for callers that need the text itself (branch moves,
+    /// places built by `format!`). Each level is rendered once while the walk is below it.
+    pub fn text(&self) -> String {
+        let end = {
+            let mut r = self.shared.rendered.borrow_mut();
+            let r = &mut *r;
+            let ends = &r.ends;
+            let good = |p: &Path<'_>| ends.get(p.depth - 1).is_some_and(|(s, _)| *s == p.serial);
+            let chain = self.unmade(good);
+            match chain.last() {
+                None if self.depth == 0 => 0,
+                None => r.ends[self.depth - 1].1,
+                Some(top) => {
+                    let start = if top.depth > 1 {
+                        r.ends[top.depth - 2].1
+                    } else {
+                        0
+                    };
+                    r.text.truncate(start);
+                    for p in chain.iter().rev() {
+                        match p.step.expect("a path below the root has a step") {
+                            Step::Key(k) => push_token(&mut r.text, k),
+                            Step::Index(k, i) => {
+                                use std::fmt::Write;
+                                push_token(&mut r.text, k);
+                                let _ = write!(r.text, "/{i}");
+                            }
+                            Step::Name(k, n) => {
+                                push_token(&mut r.text, k);
+                                push_token(&mut r.text, n);
+                            }
+                        }
+                        let end = r.text.len();
+                        *slot(&mut r.ends, p.depth - 1, || (0, 0)) = (p.serial, end);
+                    }
+                    r.text.len()
+                }
+            }
+        };
+        self.shared.rendered.borrow().text[..end].to_owned()
     }
 
     /// The pointer of a child keyword of this node.
     pub fn child(&self, keyword: &str) -> Pointer {
         self.pointer().child(keyword)
-    }
-
-    fn push(&mut self, s: &str) {
-        self.ends.push(self.rendered.len());
-        push_token(&mut self.rendered, s);
-    }
-
-    fn push_index(&mut self, i: usize) {
-        use std::fmt::Write;
-        self.ends.push(self.rendered.len());
-        let _ = write!(self.rendered, "/{i}");
-    }
-
-    fn pop(&mut self) {
-        if let Some(end) = self.ends.pop() {
-            self.rendered.truncate(end);
-            let made = self.made.get_mut();
-            made.truncate(self.ends.len());
-        }
     }
 }
 
@@ -107,46 +188,36 @@ pub enum Order {
 }
 
 /// Visits every schema node under `root` (the root included).
-pub fn visit(root: &mut Value, order: Order, f: &mut dyn FnMut(&mut Value, &Path)) {
-    let mut path = Path::default();
-    walk(root, &mut path, order, f);
+pub fn visit(root: &mut Value, order: Order, f: &mut dyn FnMut(&mut Value, &Path<'_>)) {
+    let shared = Shared::default();
+    walk(root, &Path::root(&shared), order, f);
 }
 
-fn walk(node: &mut Value, path: &mut Path, order: Order, f: &mut dyn FnMut(&mut Value, &Path)) {
+fn walk(node: &mut Value, path: &Path<'_>, order: Order, f: &mut dyn FnMut(&mut Value, &Path<'_>)) {
     stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
         if order == Order::Pre {
             f(node, path);
         }
-        if let Value::Object(map) = node {
+        if let Value::Object(map) = &mut *node {
             for (key, value) in map.iter_mut() {
                 let key = key.as_str();
                 match (holds(key), value) {
                     (Some(Holds::Map), Value::Object(entries)) => {
                         for (name, sub) in entries.iter_mut() {
                             if is_schema(sub) {
-                                path.push(key);
-                                path.push(name);
-                                walk(sub, path, order, f);
-                                path.pop();
-                                path.pop();
+                                walk(sub, &path.down(Step::Name(key, name)), order, f);
                             }
                         }
                     }
                     (Some(Holds::List | Holds::ListOrOne), Value::Array(items)) => {
                         for (i, sub) in items.iter_mut().enumerate() {
                             if is_schema(sub) {
-                                path.push(key);
-                                path.push_index(i);
-                                walk(sub, path, order, f);
-                                path.pop();
-                                path.pop();
+                                walk(sub, &path.down(Step::Index(key, i)), order, f);
                             }
                         }
                     }
                     (Some(Holds::One | Holds::ListOrOne), sub) if is_schema(sub) => {
-                        path.push(key);
-                        walk(sub, path, order, f);
-                        path.pop();
+                        walk(sub, &path.down(Step::Key(key)), order, f);
                     }
                     _ => {}
                 }
@@ -184,6 +255,64 @@ mod tests {
                 "/$defs/X/anyOf/0",
             ]
         );
+    }
+
+    /// Positions asked at some nodes and not others, text before or after the pointer, in both
+    /// orders: each is the node's own (as the read-only walk names it), whatever was asked for
+    /// its ancestors and earlier siblings.
+    #[test]
+    fn positions_are_right_whatever_was_asked_before() {
+        let mut schema = json!({
+            "properties": {
+                "a/b": {"items": {"anyOf": [{"type": "string"}, {"properties": {"~": {}}}]}},
+                "properties": {"$ref": "#/$defs/x", "not": {"type": "null"}},
+                "c": {"prefixItems": [{}, {"items": true}]}
+            },
+            "$defs": {"x": {"oneOf": [{"properties": {"type": {}}}]}},
+            "items": [{"type": "integer"}]
+        });
+        let expected: std::collections::BTreeSet<String> = {
+            let walk = crate::walk::Walk::new(&schema);
+            (0..walk.nodes.len())
+                .map(|i| crate::walk::pointer(&walk.steps(i)))
+                .collect()
+        };
+        for order in [Order::Pre, Order::Post] {
+            for pattern in 0..6usize {
+                let (mut n, mut seen) = (0usize, std::collections::BTreeSet::new());
+                visit(&mut schema, order, &mut |_, path| {
+                    n += 1;
+                    let (text, pointer) = match (n + pattern) % 4 {
+                        0 => (None, None),
+                        1 => (Some(path.text()), None),
+                        2 => (None, Some(path.pointer())),
+                        _ => {
+                            let p = path.pointer();
+                            (Some(path.text()), Some(p))
+                        }
+                    };
+                    if let (Some(t), Some(p)) = (&text, &pointer) {
+                        assert_eq!(t.as_str(), p.as_str());
+                    }
+                    let named = text.or(pointer.map(|p| p.to_string()));
+                    if let Some(t) = named {
+                        assert!(expected.contains(&t), "{t} is not a node of the document");
+                        assert!(seen.insert(t.clone()), "{t} named twice");
+                    }
+                    // Asked again, the same.
+                    if n % 3 == 0 {
+                        assert_eq!(path.text(), path.pointer().as_str());
+                    }
+                });
+                assert_eq!(n, expected.len());
+            }
+            // Asked everywhere: every node, once each.
+            let mut all = std::collections::BTreeSet::new();
+            visit(&mut schema, order, &mut |_, path| {
+                assert!(all.insert(path.text()));
+            });
+            assert_eq!(all, expected);
+        }
     }
 
     #[test]

@@ -417,7 +417,7 @@ impl Rule for CollapseCombiners {
                 .iter()
                 .any(|k| map.contains_key(*k))
             {
-                collapse(map, path.text(), report);
+                collapse(map, &path.text(), report);
             }
         });
     }

@@ -102,7 +102,7 @@ impl Rule for GoogleNullable {
                     .collect();
                 branches.retain(|b| !is_null_schema(b));
                 if branches.len() != before {
-                    report.moved(path.text(), "anyOf", kept);
+                    report.moved(&path.text(), "anyOf", kept);
                     nullable = true;
                     if branches.is_empty() {
                         map.shift_remove("anyOf");
@@ -124,7 +124,7 @@ impl Rule for GoogleNullable {
                                     absorb(
                                         map,
                                         inner,
-                                        path.text(),
+                                        &path.text(),
                                         &format!("{}/anyOf/0", path.text()),
                                         report,
                                     );
@@ -289,7 +289,7 @@ impl Rule for OneBranchUnions {
                     absorb(
                         map,
                         branch,
-                        path.text(),
+                        &path.text(),
                         &format!("{}/{key}/0", path.text()),
                         report,
                     );

@@ -132,7 +132,7 @@ impl Rule for OneOfToAnyOf {
             };
             let at = path.pointer();
             let all_exclusive = if has_ref(branches) {
-                exclusive_at.get(path.text()).copied().unwrap_or(false)
+                exclusive_at.get(&path.text()).copied().unwrap_or(false)
             } else {
                 all_exclusive(&branches.iter().collect::<Vec<_>>())
             };
