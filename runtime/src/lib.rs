@@ -104,6 +104,7 @@ pub mod args;
 pub mod catalog;
 pub mod contract;
 mod impls;
+mod keys;
 mod nullable;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use crate::keys::Keys;
 use crate::walk::resolve_local;
 
 /// How deep a chain of references is followed.
@@ -58,7 +59,7 @@ pub(crate) fn reference_answers(root: &Value) -> HashMap<String, bool> {
     while let Some(v) = stack.pop() {
         match v {
             Value::Object(m) => {
-                if let Some(Value::String(r)) = m.get("$ref") {
+                if let Some(Value::String(r)) = m.key("$ref") {
                     if !answers.contains_key(r) {
                         if let Some(target) = resolve_local(root, r) {
                             answers.insert(r.clone(), accepts_null(target, root));
@@ -81,36 +82,36 @@ pub(crate) fn accepts_null_by(schema: &Value, reference: &dyn Fn(&str) -> Option
         Value::Object(m) => m,
         _ => return true,
     };
-    if let Some(Value::String(r)) = m.get("$ref") {
+    if let Some(Value::String(r)) = m.key("$ref") {
         if reference(r) == Some(false) {
             return false;
         }
     }
-    let openapi_nullable = m.get("nullable") == Some(&Value::Bool(true));
-    match m.get("type") {
+    let openapi_nullable = m.key("nullable") == Some(&Value::Bool(true));
+    match m.key("type") {
         Some(Value::String(t)) if t != "null" && !openapi_nullable => return false,
         Some(Value::Array(ts)) if !openapi_nullable && !ts.iter().any(|t| t == "null") => {
             return false;
         }
         _ => {}
     }
-    if let Some(Value::Array(values)) = m.get("enum") {
+    if let Some(Value::Array(values)) = m.key("enum") {
         if !values.iter().any(Value::is_null) {
             return false;
         }
     }
-    if let Some(c) = m.get("const") {
+    if let Some(c) = m.key("const") {
         if !c.is_null() {
             return false;
         }
     }
-    if let Some(Value::Array(branches)) = m.get("anyOf") {
+    if let Some(Value::Array(branches)) = m.key("anyOf") {
         if !branches.iter().any(|b| accepts_null_by(b, reference)) {
             return false;
         }
     }
     // `oneOf`: exactly one branch may take it (null in two branches is refused).
-    if let Some(Value::Array(branches)) = m.get("oneOf") {
+    if let Some(Value::Array(branches)) = m.key("oneOf") {
         if branches
             .iter()
             .filter(|b| accepts_null_by(b, reference))
@@ -120,7 +121,7 @@ pub(crate) fn accepts_null_by(schema: &Value, reference: &dyn Fn(&str) -> Option
             return false;
         }
     }
-    if let Some(Value::Array(branches)) = m.get("allOf") {
+    if let Some(Value::Array(branches)) = m.key("allOf") {
         if !branches.iter().all(|b| accepts_null_by(b, reference)) {
             return false;
         }
@@ -134,13 +135,13 @@ pub(crate) fn is_null_branch(v: &Value) -> bool {
     let Some(m) = v.as_object() else {
         return false;
     };
-    match m.get("type") {
+    match m.key("type") {
         Some(Value::String(t)) => t == "null",
         Some(Value::Array(ts)) => !ts.is_empty() && ts.iter().all(|t| t == "null"),
         Some(_) => false,
         None => {
-            m.get("const") == Some(&Value::Null)
-                || matches!(m.get("enum"), Some(Value::Array(vs)) if !vs.is_empty() && vs.iter().all(Value::is_null))
+            m.key("const") == Some(&Value::Null)
+                || matches!(m.key("enum"), Some(Value::Array(vs)) if !vs.is_empty() && vs.iter().all(Value::is_null))
         }
     }
 }

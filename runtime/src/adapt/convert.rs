@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::{AdaptOptions, AdaptSettings, Adapted, Loss, LossKind, Pointer, Target};
 use crate::catalog::Catalog;
+use crate::keys::Keys;
 
 /// What happened to one tool.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -53,11 +54,11 @@ pub struct Converted<'a> {
 fn parameter_counts(schema: &Value) -> (usize, usize) {
     let (mut optional, mut unions) = (0, 0);
     for (node, _) in crate::walk::Walk::new(schema).nodes {
-        let Some(Value::Object(props)) = node.get("properties") else {
+        let Some(Value::Object(props)) = node.key("properties") else {
             continue;
         };
         let required: Vec<&str> = node
-            .get("required")
+            .key("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
@@ -65,7 +66,7 @@ fn parameter_counts(schema: &Value) -> (usize, usize) {
             if !required.contains(&name.as_str()) {
                 optional += 1;
             }
-            if p.get("anyOf").is_some() || p.get("type").is_some_and(Value::is_array) {
+            if p.key("anyOf").is_some() || p.key("type").is_some_and(Value::is_array) {
                 unions += 1;
             }
         }

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::pointer::Pointer;
 use super::report::{BranchMove, Change, Loss, LossKind};
+use crate::keys::Keys;
 use crate::walk::{Cursor, escape, resolve_local, step};
 
 /// How many `$ref` jumps one mapping may take (a cycle of references ends here).
@@ -84,7 +85,7 @@ fn renamed_child<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
     if token == "items" {
         // A tuple sent as one `items` schema: its first position (the rest of the path decides
         // between positions where it matters, in `follow`).
-        if let Some(Value::Array(positions)) = node.get("prefixItems") {
+        if let Some(Value::Array(positions)) = node.key("prefixItems") {
             return positions.first();
         }
     }
@@ -103,7 +104,7 @@ fn renamed_child<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
 /// A branch that stands for `null` alone, itself or as an `allOf` of one.
 fn null_only(branch: &Value) -> bool {
     crate::nullable::is_null_branch(branch)
-        || matches!(branch.get("allOf"), Some(Value::Array(all)) if all.len() == 1 && crate::nullable::is_null_branch(&all[0]))
+        || matches!(branch.key("allOf"), Some(Value::Array(all)) if all.len() == 1 && crate::nullable::is_null_branch(&all[0]))
 }
 
 /// How many tokens of `path` can be followed from `node`, as written or through the branches of
@@ -203,7 +204,7 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
             "definitions" => Some("$defs"),
             "anyOf" => Some("oneOf"),
             "oneOf" => Some("anyOf"),
-            "prefixItems" if m.get("items").is_some_and(Value::is_array) => Some("items"),
+            "prefixItems" if m.key("items").is_some_and(Value::is_array) => Some("items"),
             _ => None,
         };
         if let Some(r) = renamed.filter(|r| m.contains_key(*r)) {
@@ -213,7 +214,7 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
             continue;
         }
         if t == "items" {
-            if let Some(Value::Array(positions)) = m.get("prefixItems") {
+            if let Some(Value::Array(positions)) = m.key("prefixItems") {
                 // Positions with different schemas were sent as `items.anyOf` of them; one
                 // shared schema as `items` itself.
                 let distinct = positions
@@ -274,7 +275,7 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
             }
         }
         // An inlined reference: continue in its target.
-        if let Some(Value::String(r)) = m.get("$ref") {
+        if let Some(Value::String(r)) = m.key("$ref") {
             if jumps < MAX_JUMPS {
                 if let Some(target) = resolve_local(doc, r) {
                     jumps += 1;
@@ -315,7 +316,7 @@ fn inlined_at(input: &Value, defs: &str, name: &str) -> Option<Vec<String>> {
     while let Some((v, path)) = stack.pop() {
         match v {
             Value::Object(m) => {
-                if m.get("$ref").and_then(Value::as_str) == Some(wanted.as_str())
+                if m.key("$ref").and_then(Value::as_str) == Some(wanted.as_str())
                     && !matches!(
                         path.first().map(String::as_str),
                         Some("$defs" | "definitions")
@@ -397,10 +398,10 @@ fn in_output(
 /// Where the `const` an `enum` was made from stands below `node`: the node's own, or the first
 /// in its union branches (a union of constants read as one enum).
 fn const_source(node: &Value, depth: usize) -> Option<String> {
-    if node.get("enum").is_some() || depth > 4 {
+    if node.key("enum").is_some() || depth > 4 {
         return None;
     }
-    if node.get("const").is_some() {
+    if node.key("const").is_some() {
         return Some("/const".to_owned());
     }
     ["anyOf", "oneOf", "allOf"].iter().find_map(|k| {

@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
+use crate::keys::Keys;
 use crate::walk::resolve_local;
 
 /// What a single (flattened) branch of a union is.
@@ -96,7 +97,7 @@ pub fn union_only(schema: &Value) -> Option<(&'static str, &Vec<Value>)> {
 }
 
 fn type_names(schema: &Value) -> Vec<&str> {
-    match schema.get("type") {
+    match schema.key("type") {
         Some(Value::String(t)) => vec![t.as_str()],
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
@@ -115,11 +116,11 @@ fn direct_kind(schema: &Value) -> BranchKind {
     if types.contains(&"array") {
         return BranchKind::Structured("array");
     }
-    if map.get("type").is_none() {
-        if map.contains_key("properties") {
+    if map.key("type").is_none() {
+        if map.has("properties") {
             return BranchKind::Structured("object");
         }
-        if map.contains_key("items") || map.contains_key("prefixItems") {
+        if map.has("items") || map.has("prefixItems") {
             return BranchKind::Structured("array");
         }
     }
@@ -131,7 +132,7 @@ fn direct_kind(schema: &Value) -> BranchKind {
         _ => false,
     };
     if types.is_empty()
-        && (map.get("const").is_some_and(Value::is_null) || map.get("enum").is_some_and(only_null))
+        && (map.key("const").is_some_and(Value::is_null) || map.key("enum").is_some_and(only_null))
     {
         return BranchKind::Null;
     }
@@ -217,7 +218,7 @@ pub fn flatten(
     };
     while let Some(work) = stack.pop() {
         let schema = work.schema;
-        if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        if let Some(reference) = schema.key("$ref").and_then(Value::as_str) {
             let only_ref = schema.as_object().is_some_and(|m| {
                 m.keys()
                     .all(|k| k == "$ref" || ANNOTATIONS.contains(&k.as_str()))
@@ -271,7 +272,7 @@ pub fn flatten(
             }
             continue;
         }
-        if let Some(Value::Array(all)) = schema.get("allOf") {
+        if let Some(Value::Array(all)) = schema.key("allOf") {
             if all.len() == 1 && direct_kind(schema) == BranchKind::Other {
                 stack.push(Work {
                     origin: work.origin,

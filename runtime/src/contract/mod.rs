@@ -19,6 +19,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::keys::Keys;
 use crate::walk::{Walk, dotted, pointer};
 
 pub use allow::{AllowEntry, AllowList, AllowListError, StaleAllow};
@@ -162,7 +163,7 @@ pub fn check_tool(tool: Option<&str>, schema: &Value) -> Vec<Violation> {
     }
     for (index, (node, _)) in walk.nodes.iter().enumerate() {
         let Value::Object(map) = node else { continue };
-        if let Some(Value::String(reference)) = map.get("$ref") {
+        if let Some(Value::String(reference)) = map.key("$ref") {
             if let Some(kind_message) = check_ref(schema, reference) {
                 push(&walk.steps(index), kind_message.0, kind_message.1);
             }
@@ -192,7 +193,7 @@ fn check_root(schema: &Value, report: &mut dyn FnMut(Kind, String)) {
         );
         return;
     };
-    match map.get("type") {
+    match map.key("type") {
         Some(Value::String(t)) if t == "object" => {}
         other => {
             let what = match other {

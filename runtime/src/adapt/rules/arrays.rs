@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::{Rule, RuleReport, type_names};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
+use crate::keys::Keys;
 
 /// A tuple (`prefixItems`) becomes an array of `items`: positions that share one schema give
 /// that schema (a change); different positions give `items: {"anyOf": [each distinct
@@ -32,12 +33,12 @@ impl Rule for TupleItems {
         let untyped_fails = self.untyped_fails;
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            if let Some(Value::Array(_)) = map.get("prefixItems") {
-                let Some(Value::Array(positions)) = map.shift_remove("prefixItems") else {
+            if let Some(Value::Array(_)) = map.key("prefixItems") {
+                let Some(Value::Array(positions)) = map.take_key("prefixItems") else {
                     unreachable!("checked above")
                 };
                 let count = positions.len();
-                let rest = map.shift_remove("items");
+                let rest = map.take_key("items");
                 let closed = matches!(rest, Some(Value::Bool(false)));
                 let mut distinct: Vec<Value> = Vec::new();
                 for p in positions
@@ -55,12 +56,12 @@ impl Rule for TupleItems {
                     1 => distinct.pop().expect("one"),
                     _ => super::one_key("anyOf", Value::Array(distinct)),
                 };
-                let single = items.get("anyOf").is_none();
+                let single = items.key("anyOf").is_none();
                 map.insert("items".into(), items);
-                if !map.contains_key("type") {
+                if !map.has("type") {
                     map.insert("type".into(), json!("array"));
                 }
-                if closed && !map.contains_key("maxItems") {
+                if closed && !map.has("maxItems") {
                     map.insert("maxItems".into(), json!(count));
                 }
                 if single {
@@ -82,7 +83,7 @@ impl Rule for TupleItems {
             }
             if untyped_fails
                 && type_names(map).contains(&"array")
-                && !matches!(map.get("items"), Some(Value::Object(_)))
+                && !matches!(map.key("items"), Some(Value::Object(_)))
             {
                 report.fail(
                     path.pointer(),

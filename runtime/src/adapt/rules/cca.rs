@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use super::{Rule, RuleReport, absorb, append_description, is_null_schema, type_names};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
+use crate::keys::Keys;
 
 /// A property that accepts `null` (`nullable: true`, a `null` in its type array, or a bare null
 /// branch of its `anyOf`/`oneOf`) becomes optional instead, and the null form is removed: the
@@ -21,10 +22,10 @@ pub struct NullablePropertiesOptional;
 fn strip_null(v: &mut Value) -> bool {
     let Value::Object(m) = v else { return false };
     let mut was = false;
-    if m.shift_remove("nullable") == Some(Value::Bool(true)) {
+    if m.take_key("nullable") == Some(Value::Bool(true)) {
         was = true;
     }
-    if let Some(Value::Array(types)) = m.get_mut("type") {
+    if let Some(Value::Array(types)) = m.key_mut("type") {
         let before = types.len();
         types.retain(|t| t != "null");
         if types.len() != before {
@@ -56,7 +57,7 @@ fn strip_null(v: &mut Value) -> bool {
             }
         }
     }
-    if let Some(Value::Array(values)) = m.get_mut("enum") {
+    if let Some(Value::Array(values)) = m.key_mut("enum") {
         let before = values.len();
         values.retain(|x| !x.is_null());
         was |= values.len() != before;
@@ -72,7 +73,7 @@ impl Rule for NullablePropertiesOptional {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            let Some(Value::Object(props)) = map.get_mut("properties") else {
+            let Some(Value::Object(props)) = map.key_mut("properties") else {
                 return;
             };
             let mut made_optional = Vec::new();
@@ -84,7 +85,7 @@ impl Rule for NullablePropertiesOptional {
             if made_optional.is_empty() {
                 return;
             }
-            if let Some(Value::Array(required)) = map.get_mut("required") {
+            if let Some(Value::Array(required)) = map.key_mut("required") {
                 required.retain(|r| {
                     !r.as_str()
                         .is_some_and(|r| made_optional.iter().any(|m| m == r))
@@ -99,9 +100,9 @@ impl Rule for NullablePropertiesOptional {
 
 /// Object-shaped: `type: "object"`, or no type with `properties`/`required`.
 pub(crate) fn object_shaped(v: &Value) -> bool {
-    v.as_object().is_some_and(|m| match m.get("type") {
+    v.as_object().is_some_and(|m| match m.key("type") {
         Some(Value::String(t)) => t == "object",
-        None => m.contains_key("properties") || m.contains_key("required"),
+        None => m.has("properties") || m.has("required"),
         _ => false,
     })
 }
@@ -112,9 +113,9 @@ fn merge_property(a: Value, b: Value) -> Value {
     if a == b {
         return a;
     }
-    let enums = |v: &Value| v.get("enum").and_then(Value::as_array).cloned();
+    let enums = |v: &Value| v.key("enum").and_then(Value::as_array).cloned();
     if let (Some(ea), Some(eb)) = (enums(&a), enums(&b)) {
-        if a.get("type") == b.get("type") {
+        if a.key("type") == b.key("type") {
             let mut out = a.clone();
             let mut values = ea;
             for x in eb {
@@ -145,9 +146,9 @@ pub struct CollapseCombiners;
 fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
     // Bounded: each round removes one combiner keyword from this node.
     for _ in 0..8 {
-        if let Some(Value::Array(all)) = map.get("allOf") {
+        if let Some(Value::Array(all)) = map.key("allOf") {
             if all.iter().all(object_shaped) {
-                let Some(Value::Array(all)) = map.shift_remove("allOf") else {
+                let Some(Value::Array(all)) = map.take_key("allOf") else {
                     unreachable!()
                 };
                 merge_objects(map, all, true, &format!("{at}/allOf"), at, report);
@@ -155,9 +156,9 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
             }
             return;
         }
-        let key = if map.get("anyOf").is_some_and(Value::is_array) {
+        let key = if map.key("anyOf").is_some_and(Value::is_array) {
             "anyOf"
-        } else if map.get("oneOf").is_some_and(Value::is_array) {
+        } else if map.key("oneOf").is_some_and(Value::is_array) {
             "oneOf"
         } else {
             return;
@@ -182,7 +183,7 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
         }
         let types: Vec<Option<String>> = branches
             .iter()
-            .map(|b| b.get("type").and_then(Value::as_str).map(str::to_owned))
+            .map(|b| b.key("type").and_then(Value::as_str).map(str::to_owned))
             .collect();
         if types.iter().any(Option::is_none) {
             return; // an untyped branch: cannot collapse; the gate decides
@@ -196,18 +197,18 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
         let mut from = 0;
         let chosen = if types.iter().all(|t| *t == types[0]) {
             // Same type: enums united, or the broadest (first non-enum) branch.
-            if branches.iter().all(|b| b.get("enum").is_some()) {
+            if branches.iter().all(|b| b.key("enum").is_some()) {
                 branches
                     .into_iter()
                     .reduce(merge_property)
                     .map(|v| match v {
-                        Value::Object(m) if !m.contains_key("anyOf") => Value::Object(m),
+                        Value::Object(m) if !m.has("anyOf") => Value::Object(m),
                         other => other,
                     })
             } else {
                 let pick = branches
                     .iter()
-                    .position(|b| b.get("enum").is_none())
+                    .position(|b| b.key("enum").is_none())
                     .unwrap_or(0);
                 if branches.len() > 1 {
                     report.loss(format!("{at}/{key}"), key, LossKind::Collapsed, format!("{} `{}` branches collapsed into branch {pick}; the others' constraints are lost", branches.len(), types[0]));
@@ -271,7 +272,7 @@ fn dropped_descriptions(
         while let Some(v) = stack.pop() {
             match v {
                 Value::Object(m) => {
-                    if let Some(Value::String(d)) = m.get("description") {
+                    if let Some(Value::String(d)) = m.key("description") {
                         if !d.is_empty() {
                             texts.push(d);
                         }
@@ -304,18 +305,18 @@ pub(crate) fn merge_objects(
     at: &str,
     report: &mut RuleReport,
 ) {
-    let mut props: Map<String, Value> = match map.shift_remove("properties") {
+    let mut props: Map<String, Value> = match map.take_key("properties") {
         Some(Value::Object(p)) => p,
         _ => Map::new(),
     };
-    let parent_required: Vec<String> = strings(map.get("required"));
+    let parent_required: Vec<String> = strings(map.key("required"));
     let mut required: Option<Vec<String>> = None;
     // The branches that define each property: a property several define differently becomes
     // a union, which only exists in the output; what its collapse loses is named in each.
     let mut defined_by: HashMap<String, Vec<usize>> = HashMap::new();
     for (i, b) in branches.into_iter().enumerate() {
         let Value::Object(mut b) = b else { continue };
-        if let Some(Value::Object(bp)) = b.shift_remove("properties") {
+        if let Some(Value::Object(bp)) = b.take_key("properties") {
             for (name, schema) in bp {
                 defined_by.entry(name.clone()).or_default().push(i);
                 let merged = match props.shift_remove(&name) {
@@ -325,7 +326,7 @@ pub(crate) fn merge_objects(
                 props.insert(name, merged);
             }
         }
-        let br = strings(b.get("required"));
+        let br = strings(b.key("required"));
         required = Some(match required {
             None => br,
             Some(acc) if all_of => {
@@ -341,13 +342,13 @@ pub(crate) fn merge_objects(
         });
         if all_of {
             let mut b = b;
-            b.shift_remove("required");
-            b.shift_remove("type");
+            b.take_key("required");
+            b.take_key("type");
             absorb(map, b, at, &format!("{branches_at}/{i}"), report);
-        } else if let Some(d) = b.get("description") {
+        } else if let Some(d) = b.key("description") {
             // Alternatives merged: each branch's description is kept (what a rule spilled into
             // it included), joined after the node's own.
-            if let Some(joined) = super::joined_description(map.get("description"), Some(d)) {
+            if let Some(joined) = super::joined_description(map.key("description"), Some(d)) {
                 map.insert("description".into(), joined);
             }
         }
@@ -356,7 +357,7 @@ pub(crate) fn merge_objects(
     let names: Vec<String> = props.keys().cloned().collect();
     for name in names {
         if let Some(Value::Object(p)) = props.get_mut(&name) {
-            if p.contains_key("anyOf") {
+            if p.has("anyOf") {
                 let before = report.losses.len();
                 collapse(
                     p,
@@ -389,7 +390,7 @@ pub(crate) fn merge_objects(
     map.insert("type".into(), json!("object"));
     map.insert("properties".into(), Value::Object(props));
     if req.is_empty() {
-        map.shift_remove("required");
+        map.take_key("required");
     } else {
         map.insert("required".into(), json!(req));
     }
@@ -437,7 +438,7 @@ impl Rule for ResidualGate {
         let walk = crate::walk::Walk::new(schema);
         for (i, (node, _)) in walk.nodes.iter().enumerate() {
             let Some(m) = node.as_object() else { continue };
-            let residual = if m.get("type").is_some_and(Value::is_array) {
+            let residual = if m.key("type").is_some_and(Value::is_array) {
                 Some("a type array".to_owned())
             } else if type_names(m) == ["null"] {
                 Some("`type: \"null\"`".to_owned())

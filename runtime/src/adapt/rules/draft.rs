@@ -4,6 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Rule, RuleReport};
 use crate::adapt::visit::{Order, visit};
+use crate::keys::Keys;
 
 /// Rewrites draft-07 forms as 2020-12: `definitions` → `$defs` (and their `$ref`s), array `items`
 /// → `prefixItems` (`additionalItems` → `items`), `dependencies` → `dependentRequired` /
@@ -29,13 +30,13 @@ impl Rule for UpgradeDraft07 {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let here = || path.pointer();
-            if let Some(Value::String(uri)) = map.get("$schema") {
+            if let Some(Value::String(uri)) = map.key("$schema") {
                 if is_draft07(uri) {
                     map.insert("$schema".into(), json!(DRAFT_2020_12));
                     report.change(here(), "`$schema` draft-07 → 2020-12");
                 }
             }
-            if let Some(Value::Object(defs)) = map.shift_remove("definitions") {
+            if let Some(Value::Object(defs)) = map.take_key("definitions") {
                 let target = map
                     .entry("$defs")
                     .or_insert_with(|| Value::Object(Map::new()));
@@ -46,17 +47,17 @@ impl Rule for UpgradeDraft07 {
                 }
                 report.change(here(), "`definitions` → `$defs`");
             }
-            if let Some(Value::String(r)) = map.get_mut("$ref") {
+            if let Some(Value::String(r)) = map.key_mut("$ref") {
                 if let Some(rest) = r.strip_prefix("#/definitions/") {
                     *r = format!("#/$defs/{rest}");
                 }
             }
-            if let Some(Value::Array(_)) = map.get("items") {
-                let Some(Value::Array(items)) = map.shift_remove("items") else {
+            if let Some(Value::Array(_)) = map.key("items") {
+                let Some(Value::Array(items)) = map.take_key("items") else {
                     unreachable!()
                 };
                 map.insert("prefixItems".into(), Value::Array(items));
-                match map.shift_remove("additionalItems") {
+                match map.take_key("additionalItems") {
                     None | Some(Value::Bool(true)) => {}
                     Some(rest) => {
                         map.insert("items".into(), rest);
@@ -64,7 +65,7 @@ impl Rule for UpgradeDraft07 {
                 }
                 report.change(here(), "array `items` → `prefixItems`");
             }
-            if let Some(Value::Object(deps)) = map.shift_remove("dependencies") {
+            if let Some(Value::Object(deps)) = map.take_key("dependencies") {
                 for (name, dep) in deps {
                     let slot = if dep.is_array() {
                         "dependentRequired"
@@ -81,7 +82,7 @@ impl Rule for UpgradeDraft07 {
                     "`dependencies` → `dependentRequired`/`dependentSchemas`",
                 );
             }
-            match map.shift_remove("nullable") {
+            match map.take_key("nullable") {
                 Some(Value::Bool(true)) => {
                     make_nullable(map);
                     report.change(here(), "`nullable: true` → a `null` type");
@@ -95,7 +96,7 @@ impl Rule for UpgradeDraft07 {
 
 /// Adds `null` to what the node accepts, in the form 2020-12 uses.
 pub(crate) fn make_nullable(map: &mut Map<String, Value>) {
-    match map.get_mut("type") {
+    match map.key_mut("type") {
         Some(Value::String(t)) => {
             let t = t.clone();
             if t != "null" {
@@ -108,7 +109,7 @@ pub(crate) fn make_nullable(map: &mut Map<String, Value>) {
             }
         }
         _ => {
-            if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
+            if let Some(Value::Array(branches)) = map.key_mut("anyOf") {
                 if !branches.iter().any(super::is_null_schema) {
                     branches.push(json!({"type": "null"}));
                 }
@@ -121,7 +122,7 @@ pub(crate) fn make_nullable(map: &mut Map<String, Value>) {
             }
         }
     }
-    if let Some(Value::Array(values)) = map.get_mut("enum") {
+    if let Some(Value::Array(values)) = map.key_mut("enum") {
         if !values.iter().any(Value::is_null) {
             values.push(Value::Null);
         }
@@ -152,7 +153,7 @@ mod tests {
         }));
         assert_eq!(out["$schema"], DRAFT_2020_12);
         assert_eq!(out["$defs"]["N"], json!({"type": "integer"}));
-        assert!(out.get("definitions").is_none());
+        assert!(out.key("definitions").is_none());
         assert_eq!(
             out["properties"]["t"]["prefixItems"][1]["$ref"],
             "#/$defs/N"

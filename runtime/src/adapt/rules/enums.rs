@@ -4,6 +4,7 @@ use serde_json::{Value, json};
 
 use super::{Rule, RuleReport};
 use crate::adapt::visit::{Order, visit};
+use crate::keys::Keys;
 
 /// `const: v` → `enum: [v]` (intersected with an existing `enum`). Same meaning; a change.
 #[derive(Clone, Copy, Debug, Default)]
@@ -17,10 +18,10 @@ impl Rule for ConstToEnum {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            let Some(c) = map.shift_remove("const") else {
+            let Some(c) = map.take_key("const") else {
                 return;
             };
-            let values = match map.shift_remove("enum") {
+            let values = match map.take_key("enum") {
                 // Both must hold: the const if the enum allows it, else nothing validates.
                 Some(Value::Array(existing)) => existing.into_iter().filter(|v| *v == c).collect(),
                 _ => vec![c],
@@ -56,11 +57,11 @@ impl Rule for AllConstToEnum {
                 let all_const = !branches.is_empty()
                     && branches.iter().all(|b| {
                         b.as_object().is_some_and(|m| {
-                            m.contains_key("const")
+                            m.has("const")
                                 && m.keys().all(|k| CONST_BRANCH_KEYS.contains(&k.as_str()))
                         })
                     });
-                if !all_const || map.contains_key("enum") {
+                if !all_const || map.has("enum") {
                     continue;
                 }
                 let Some(Value::Array(branches)) = map.shift_remove(key) else {
@@ -71,14 +72,14 @@ impl Rule for AllConstToEnum {
                 let mut types: Vec<Option<Value>> = Vec::new();
                 for b in &branches {
                     let c = b["const"].clone();
-                    if let Some(Value::String(d)) = b.get("description") {
+                    if let Some(Value::String(d)) = b.key("description") {
                         let shown = match &c {
                             Value::String(s) => s.clone(),
                             other => other.to_string(),
                         };
                         notes.push(format!("`{shown}`: {d}"));
                     }
-                    types.push(b.get("type").cloned());
+                    types.push(b.key("type").cloned());
                     if !values.contains(&c) {
                         values.push(c);
                     }
@@ -146,14 +147,14 @@ impl Rule for InferType {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            if map.contains_key("type")
+            if map.has("type")
                 || ["anyOf", "oneOf", "allOf", "$ref"]
                     .iter()
                     .any(|k| map.contains_key(*k))
             {
                 return;
             }
-            if map.get("properties").is_some_and(Value::is_object) {
+            if map.key("properties").is_some_and(Value::is_object) {
                 map.insert("type".into(), json!("object"));
                 report.change(
                     path.pointer(),
@@ -161,12 +162,12 @@ impl Rule for InferType {
                 );
                 return;
             }
-            if map.contains_key("items") || map.contains_key("prefixItems") {
+            if map.has("items") || map.has("prefixItems") {
                 map.insert("type".into(), json!("array"));
                 report.change(path.pointer(), "`type: \"array\"` inferred from `items`");
                 return;
             }
-            let values: Vec<Value> = match (map.get("enum"), map.get("const")) {
+            let values: Vec<Value> = match (map.key("enum"), map.key("const")) {
                 (Some(Value::Array(values)), _) => values.clone(),
                 (None, Some(c)) => vec![c.clone()],
                 _ => return,
@@ -206,7 +207,7 @@ mod tests {
         assert_eq!(mixed, json!({"enum": ["a", 1]}));
         let mut not_all = json!({"anyOf": [{"const": "a"}, {"type": "integer"}]});
         AllConstToEnum.apply(&mut not_all, &mut r);
-        assert!(not_all.get("anyOf").is_some());
+        assert!(not_all.key("anyOf").is_some());
     }
 
     #[test]
@@ -222,7 +223,7 @@ mod tests {
         assert_eq!(p["a"], json!({"enum": ["x"], "type": "string"}));
         assert_eq!(p["b"]["type"], "integer");
         assert_eq!(p["c"]["type"], "number");
-        assert!(p["d"].get("type").is_none());
+        assert!(p["d"].key("type").is_none());
         assert_eq!(p["e"]["enum"], json!([]));
         assert_eq!(
             p["const"],

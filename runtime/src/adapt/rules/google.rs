@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 use super::{Rule, RuleReport, absorb, append_description, is_null_schema, json_text};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
+use crate::keys::Keys;
 
 /// python-genai's snake_case keyword names (`any_of`, `additional_properties`, `prefix_items`,
 /// `property_ordering`) renamed to camelCase; when both spellings exist, the snake_case value
@@ -95,7 +96,7 @@ impl Rule for GoogleNullable {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let mut nullable = false;
-            if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
+            if let Some(Value::Array(branches)) = map.key_mut("anyOf") {
                 let before = branches.len();
                 let kept: Vec<usize> = (0..before)
                     .filter(|i| !is_null_schema(&branches[*i]))
@@ -105,7 +106,7 @@ impl Rule for GoogleNullable {
                     report.moved(&path.text(), "anyOf", kept);
                     nullable = true;
                     if branches.is_empty() {
-                        map.shift_remove("anyOf");
+                        map.take_key("anyOf");
                     }
                     // One object branch left is merged into the node; it may itself be a union
                     // of one: its branch, likewise (bounded; once is the common case).
@@ -113,11 +114,11 @@ impl Rule for GoogleNullable {
                     // `OneBranchUnions` leaves it: merging would drop the branch's value, and the
                     // output would not be a fixed point.
                     for _ in 0..9 {
-                        match map.get("anyOf") {
+                        match map.key("anyOf") {
                             Some(Value::Array(bs))
                                 if bs.len() == 1 && agrees_with(map, &bs[0], "anyOf") =>
                             {
-                                let Some(Value::Array(mut one)) = map.shift_remove("anyOf") else {
+                                let Some(Value::Array(mut one)) = map.take_key("anyOf") else {
                                     unreachable!()
                                 };
                                 if let Value::Object(inner) = one.remove(0) {
@@ -136,19 +137,19 @@ impl Rule for GoogleNullable {
                 }
             }
             // After the union: a branch merged into the node may have brought `type: null`.
-            if map.get("type").and_then(Value::as_str) == Some("null") {
-                map.shift_remove("type");
+            if map.key("type").and_then(Value::as_str) == Some("null") {
+                map.take_key("type");
                 nullable = true;
                 // `enum: [null]` says the same as the nullable flag.
                 if map
-                    .get("enum")
+                    .key("enum")
                     .and_then(Value::as_array)
                     .is_some_and(|v| v.iter().all(Value::is_null))
                 {
-                    map.shift_remove("enum");
+                    map.take_key("enum");
                 }
             }
-            if let Some(Value::Array(types)) = map.get("type") {
+            if let Some(Value::Array(types)) = map.key("type") {
                 let names: Vec<String> = types
                     .iter()
                     .filter_map(|t| t.as_str().map(str::to_owned))
@@ -170,14 +171,14 @@ impl Rule for GoogleNullable {
                         map.insert("type".into(), json!(first));
                     }
                     None => {
-                        map.shift_remove("type");
+                        map.take_key("type");
                     }
                 }
             }
             if nullable {
                 // `null` among other enum values says the same as the flag (or, without one, is
                 // refused with the rest of the null forms): the enum keeps its other values.
-                if let Some(Value::Array(values)) = map.get_mut("enum") {
+                if let Some(Value::Array(values)) = map.key_mut("enum") {
                     if values.iter().any(|v| !v.is_null()) {
                         values.retain(|v| !v.is_null());
                     }
@@ -213,23 +214,23 @@ impl Rule for StringEnumsOnly {
         // it excludes (removing the enum would exclude the whole type): it is dropped.
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            let Some(negated) = map.get("not") else {
+            let Some(negated) = map.key("not") else {
                 return;
             };
             let unrepresentable = crate::walk::Walk::new(negated).nodes.iter().any(|(n, _)| {
-                n.get("enum")
+                n.key("enum")
                     .and_then(Value::as_array)
                     .is_some_and(|v| v.is_empty() || v.iter().any(|x| !x.is_string()))
-                    || n.get("const").is_some_and(|c| !c.is_string())
+                    || n.key("const").is_some_and(|c| !c.is_string())
             });
             if unrepresentable {
-                let negated = map.shift_remove("not").expect("present");
+                let negated = map.take_key("not").expect("present");
                 report.loss(path.child("not"), "not", LossKind::Dropped, format!("`not: {}` excludes non-string values Google cannot express; no longer excluded", json_text(&negated)));
             }
         });
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            let bad = match map.get("enum") {
+            let bad = match map.key("enum") {
                 Some(Value::Array(values)) => {
                     values.is_empty() || values.iter().any(|v| !v.is_string())
                 }
@@ -237,7 +238,7 @@ impl Rule for StringEnumsOnly {
                 None => false,
             };
             if bad {
-                let values = map.shift_remove("enum").expect("present");
+                let values = map.take_key("enum").expect("present");
                 append_description(map, &format!("{{enum: {}}}", json_text(&values)), "\n\n");
                 report.loss(path.child("enum"), "enum", LossKind::Spilled, format!("`enum: {}`: Google accepts only string enums; the values are in the description", json_text(&values)));
             }
@@ -345,8 +346,8 @@ impl Rule for EnsureProperties {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            if map.get("type").and_then(Value::as_str) == Some("object")
-                && !map.get("properties").is_some_and(Value::is_object)
+            if map.key("type").and_then(Value::as_str) == Some("object")
+                && !map.key("properties").is_some_and(Value::is_object)
             {
                 map.insert("properties".into(), json!({}));
                 report.change(path.pointer(), "`properties: {}` added");
@@ -368,12 +369,12 @@ impl Rule for PropertyOrdering {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            if map.contains_key("propertyOrdering")
-                || map.get("type").and_then(Value::as_str) != Some("object")
+            if map.has("propertyOrdering")
+                || map.key("type").and_then(Value::as_str) != Some("object")
             {
                 return;
             }
-            let Some(Value::Object(props)) = map.get("properties") else {
+            let Some(Value::Object(props)) = map.key("properties") else {
                 return;
             };
             if props.len() < 2 {
@@ -437,8 +438,8 @@ impl Rule for OpenApiSchemaFields {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            if let Some(Value::Array(one_of)) = map.shift_remove("oneOf") {
-                match map.get_mut("anyOf") {
+            if let Some(Value::Array(one_of)) = map.take_key("oneOf") {
+                match map.key_mut("anyOf") {
                     Some(Value::Array(any)) => any.extend(one_of),
                     _ => {
                         map.insert("anyOf".into(), Value::Array(one_of));
@@ -451,16 +452,16 @@ impl Rule for OpenApiSchemaFields {
                     "`oneOf` sent as `anyOf` (the `Schema` message has no `oneOf`)",
                 );
             }
-            if let Some(Value::Array(examples)) = map.shift_remove("examples") {
+            if let Some(Value::Array(examples)) = map.take_key("examples") {
                 if let Some(first) = examples.into_iter().next() {
                     map.entry("example").or_insert(first);
                 }
             }
-            let ty = map.get("type").and_then(Value::as_str).map(str::to_owned);
-            if let Some(Value::String(f)) = map.get("format") {
+            let ty = map.key("type").and_then(Value::as_str).map(str::to_owned);
+            if let Some(Value::String(f)) = map.key("format") {
                 if !openapi_format_ok(ty.as_deref(), f) {
                     let f = f.clone();
-                    map.shift_remove("format");
+                    map.take_key("format");
                     append_description(
                         map,
                         &format!("{{format: {}}}", json_text(&json!(f))),
@@ -477,8 +478,8 @@ impl Rule for OpenApiSchemaFields {
                     );
                 }
             }
-            if map.contains_key("enum") && ty.as_deref() != Some("string") {
-                let values = map.shift_remove("enum").expect("present");
+            if map.has("enum") && ty.as_deref() != Some("string") {
+                let values = map.take_key("enum").expect("present");
                 append_description(map, &format!("{{enum: {}}}", json_text(&values)), "\n\n");
                 report.loss(
                     path.child("enum"),
@@ -525,9 +526,9 @@ impl Rule for OpenApiSchemaFields {
                 super::spill(map, &spilled);
             }
             // Google rejects a `required` name that is not a property ("property is not defined").
-            if map.get("required").is_some_and(Value::is_array) {
-                let props = map_keys(map.get("properties"));
-                if let Some(Value::Array(required)) = map.get_mut("required") {
+            if map.key("required").is_some_and(Value::is_array) {
+                let props = map_keys(map.key("properties"));
+                if let Some(Value::Array(required)) = map.key_mut("required") {
                     let before = required.len();
                     required.retain(|r| r.as_str().is_some_and(|r| props.iter().any(|p| p == r)));
                     if required.len() != before {
@@ -634,15 +635,15 @@ mod tests {
                 "c": {"oneOf": [{"type": "string"}, {"type": "integer"}]}
             }, "required": ["u", "ghost"]}),
         );
-        assert!(v.get("additionalProperties").is_none());
+        assert!(v.key("additionalProperties").is_none());
         assert_eq!(v["required"], json!(["u"]));
         assert_eq!(
             v["properties"]["u"],
             json!({"type": "string", "example": "x", "description": "{format: \"uri\"}"})
         );
         assert_eq!(v["properties"]["n"]["format"], "int64");
-        assert!(v["properties"]["n"].get("enum").is_none());
-        assert!(v["properties"]["c"].get("anyOf").is_some());
+        assert!(v["properties"]["n"].key("enum").is_none());
+        assert!(v["properties"]["c"].key("anyOf").is_some());
         assert!(r.losses.iter().any(|l| l.kind == LossKind::Widened));
     }
 }

@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Rule, RuleReport, merge_siblings};
 use crate::adapt::report::{LossKind, Pointer};
+use crate::keys::Keys;
 use crate::walk::{
     SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, resolve_local,
 };
@@ -48,7 +49,7 @@ impl Ctx<'_> {
         let Value::Object(map) = node else {
             return node.clone();
         };
-        if let Some(Value::String(reference)) = map.get("$ref") {
+        if let Some(Value::String(reference)) = map.key("$ref") {
             let reference = reference.clone();
             let siblings: Map<String, Value> = map
                 .iter()
@@ -90,8 +91,8 @@ impl Ctx<'_> {
                     m
                 }
             };
-            merged.shift_remove("$defs");
-            merged.shift_remove("definitions");
+            merged.take_key("$defs");
+            merged.take_key("definitions");
             let target_at = reference.trim_start_matches('#').to_owned();
             merge_siblings(&mut merged, siblings, &target_at, self.report);
             let out = self.expand(&Value::Object(merged), &Pointer::parse(&target_at));
@@ -145,15 +146,15 @@ impl Rule for InlineRefs {
         let has_refs = crate::walk::Walk::new(schema)
             .nodes
             .iter()
-            .any(|(n, _)| n.get("$ref").is_some());
-        let has_defs = schema.get("$defs").is_some() || schema.get("definitions").is_some();
+            .any(|(n, _)| n.key("$ref").is_some());
+        let has_defs = schema.key("$defs").is_some() || schema.key("definitions").is_some();
         if !has_refs && !has_defs {
             return;
         }
         let mut root = schema.clone();
         if let Value::Object(m) = &mut root {
-            m.shift_remove("$defs");
-            m.shift_remove("definitions");
+            m.take_key("$defs");
+            m.take_key("definitions");
         }
         let mut ctx = Ctx {
             root: schema,
@@ -246,7 +247,7 @@ mod tests {
             json!({"type": "string"}),
             "a property named `$defs` stays"
         );
-        assert!(v.get("$defs").is_none());
+        assert!(v.key("$defs").is_none());
         assert!(
             p["self"]["properties"]["self"]["description"]
                 .as_str()

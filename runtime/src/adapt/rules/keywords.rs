@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::{Rule, RuleReport, append_description, json_text, spill};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
+use crate::keys::Keys;
 
 /// Removes `keywords` from every schema node; those also in `spill` are written into the node's
 /// description in the reference implementation's format (`{pattern: "^a", minLength: 1}`) and reported as spilled,
@@ -118,7 +119,7 @@ impl Rule for DefaultToDescription {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            let Some(default) = map.shift_remove("default") else {
+            let Some(default) = map.take_key("default") else {
                 return;
             };
             let text = match &default {
@@ -126,7 +127,7 @@ impl Rule for DefaultToDescription {
                 other => json_text(other),
             };
             let already = map
-                .get("description")
+                .key("description")
                 .and_then(Value::as_str)
                 .is_some_and(|d| d.contains("(default:"));
             if !already {

@@ -45,6 +45,7 @@ use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
 use super::report::RuleReport;
+use crate::keys::Keys;
 
 /// One provider rule: rewrites a whole schema document (the root, with its `$defs`) and records
 /// what it changed or lost.
@@ -99,7 +100,7 @@ pub(crate) fn run(rule: &mut dyn Rule, mut v: Value) -> (Value, RuleReport) {
 
 /// `type` as a list of names (empty when absent).
 pub(crate) fn type_names(node: &Map<String, Value>) -> Vec<&str> {
-    match node.get("type") {
+    match node.key("type") {
         Some(Value::String(t)) => vec![t.as_str()],
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
@@ -111,7 +112,7 @@ pub(crate) use crate::nullable::is_null_branch as is_null_schema;
 /// A node that is only an `anyOf` (and optionally a `description`).
 pub(crate) fn is_pure_any_of(v: &Value) -> bool {
     v.as_object().is_some_and(|m| {
-        m.get("anyOf").is_some_and(Value::is_array)
+        m.key("anyOf").is_some_and(Value::is_array)
             && m.keys().all(|k| k == "anyOf" || k == "description")
     })
 }
@@ -161,7 +162,7 @@ pub(crate) fn merge_siblings(
 ) {
     for (k, v) in siblings {
         if k == "description" {
-            if let Some(joined) = joined_description(Some(&v), target.get("description")) {
+            if let Some(joined) = joined_description(Some(&v), target.key("description")) {
                 target.insert(k, joined);
             }
             continue;
@@ -217,7 +218,7 @@ pub(crate) fn absorb(
     let mut taken = Vec::new();
     for (k, v) in branch {
         if k == "description" {
-            if let Some(joined) = joined_description(node.get("description"), Some(&v)) {
+            if let Some(joined) = joined_description(node.key("description"), Some(&v)) {
                 node.insert(k, joined);
             }
             continue;
@@ -254,7 +255,7 @@ pub(crate) fn one_key(key: &str, value: Value) -> Value {
 
 /// Appends text to the node's description, or makes it the description.
 pub(crate) fn append_description(node: &mut Map<String, Value>, text: &str, separator: &str) {
-    match node.get_mut("description") {
+    match node.key_mut("description") {
         Some(Value::String(d)) if !d.is_empty() => {
             d.push_str(separator);
             d.push_str(text);

@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 use super::{Rule, RuleReport, is_pure_any_of, type_names};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
+use crate::keys::Keys;
 use crate::nullable::{accepts_null_by, reference_answers};
 use std::collections::HashMap;
 
@@ -33,9 +34,9 @@ pub struct CloseObjects {
 /// Whether a node can hold an object, whatever form its `type` takes: `"object"`, a type array
 /// holding it (`["object", "null"]`), or no `type` but `properties`.
 fn can_be_object(map: &Map<String, Value>) -> bool {
-    match map.get("type") {
+    match map.key("type") {
         Some(_) => type_names(map).contains(&"object"),
-        None => map.contains_key("properties"),
+        None => map.has("properties"),
     }
 }
 
@@ -47,13 +48,13 @@ pub(crate) fn nullable(v: Value, references: &HashMap<String, bool>) -> Value {
     }
     if is_pure_any_of(&v) {
         let mut v = v;
-        if let Some(Value::Array(bs)) = v.get_mut("anyOf") {
+        if let Some(Value::Array(bs)) = v.key_mut("anyOf") {
             bs.push(json!({"type": "null"}));
         }
         return v;
     }
     let Value::Object(mut m) = v else { return v };
-    let description = m.shift_remove("description");
+    let description = m.take_key("description");
     let mut out = Map::new();
     out.insert(
         "anyOf".into(),
@@ -80,7 +81,7 @@ impl Rule for CloseObjects {
                 return;
             }
             let at = || path.pointer();
-            match map.get("additionalProperties") {
+            match map.key("additionalProperties") {
                 None => {
                     map.insert("additionalProperties".into(), json!(false));
                 }
@@ -90,14 +91,14 @@ impl Rule for CloseObjects {
                     return;
                 }
             }
-            if !matches!(map.get("properties"), Some(Value::Object(_))) {
+            if !matches!(map.key("properties"), Some(Value::Object(_))) {
                 map.insert("properties".into(), json!({}));
             }
             // Read first: the required names that are not properties (reported, in order, each
             // once), and which properties are required.
             let is_required: Vec<bool> = {
                 let props = map["properties"].as_object().expect("ensured");
-                let listed: Vec<&str> = match map.get("required") {
+                let listed: Vec<&str> = match map.key("required") {
                     Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
                     _ => Vec::new(),
                 };
@@ -124,9 +125,9 @@ impl Rule for CloseObjects {
             match optional {
                 Optional::Keep => {
                     // The original order of `required`, without names that are not properties.
-                    if map.contains_key("required") {
+                    if map.has("required") {
                         let props = map["properties"].as_object().expect("ensured");
-                        let kept: Vec<Value> = match map.get("required") {
+                        let kept: Vec<Value> = match map.key("required") {
                             Some(Value::Array(r)) => r
                                 .iter()
                                 .filter(|x| x.as_str().is_some_and(|x| props.contains_key(x)))
@@ -139,7 +140,7 @@ impl Rule for CloseObjects {
                 }
                 Optional::NullableRequired => {
                     let props = map
-                        .get_mut("properties")
+                        .key_mut("properties")
                         .and_then(Value::as_object_mut)
                         .expect("ensured");
                     for ((name, slot), required) in props.iter_mut().zip(is_required) {
@@ -197,7 +198,7 @@ mod tests {
             );
         }
         assert_eq!(out["additionalProperties"], json!(false));
-        assert!(out["properties"]["s"].get("additionalProperties").is_none());
+        assert!(out["properties"]["s"].key("additionalProperties").is_none());
     }
 
     #[test]

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 use super::{Rule, RuleReport, joined_description, merge_siblings};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
+use crate::keys::Keys;
 use crate::walk::{Walk, pointer, resolve_local};
 
 /// `allOf: [S]` with one schema: `S` merged into the node (schemars' draft-07 form of a
@@ -23,11 +24,11 @@ impl Rule for MergeSingleAllOf {
             // The merged entry may itself be an `allOf` of one (nested): merged in turn, so the
             // output is a fixed point (bounded: each round removes one level).
             for _ in 0..64 {
-                let single = matches!(map.get("allOf"), Some(Value::Array(a)) if a.len() == 1 && a[0].is_object());
+                let single = matches!(map.key("allOf"), Some(Value::Array(a)) if a.len() == 1 && a[0].is_object());
                 if !single {
                     return;
                 }
-                let Some(Value::Array(mut all)) = map.shift_remove("allOf") else {
+                let Some(Value::Array(mut all)) = map.take_key("allOf") else {
                     unreachable!()
                 };
                 let Value::Object(entry) = all.remove(0) else {
@@ -35,7 +36,7 @@ impl Rule for MergeSingleAllOf {
                 };
                 // The entry's keywords over the node's, the node's own description first.
                 let description =
-                    joined_description(map.get("description"), entry.get("description"));
+                    joined_description(map.key("description"), entry.key("description"));
                 for (k, v) in entry {
                     map.insert(k, v);
                 }
@@ -83,7 +84,7 @@ impl Rule for ResolveRefSiblings {
                     let Some(map) = node.as_object() else {
                         continue;
                     };
-                    let Some(Value::String(r)) = map.get("$ref") else {
+                    let Some(Value::String(r)) = map.key("$ref") else {
                         continue;
                     };
                     if map.len() == 1 {
@@ -120,12 +121,12 @@ impl Rule for ResolveRefSiblings {
                 let Some(Value::Object(node)) = schema.pointer_mut(&at) else {
                     continue;
                 };
-                node.shift_remove("$ref");
+                node.take_key("$ref");
                 match target {
                     Some(mut target) => {
                         // Definitions stay where they are; only the node is inlined.
-                        target.shift_remove("$defs");
-                        target.shift_remove("definitions");
+                        target.take_key("$defs");
+                        target.take_key("definitions");
                         let target_at = reference.trim_start_matches('#').to_owned();
                         merge_siblings(&mut target, std::mem::take(node), &target_at, report);
                         *node = target;

@@ -5,6 +5,7 @@ use serde_json::{Map, Value, json};
 use super::{Rule, RuleReport, type_names};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
+use crate::keys::Keys;
 
 /// Objects get a `properties` map; a `pattern` with a lookaround (`(?=`, `(?!`, `(?<=`, `(?<!`)
 /// is removed (the Responses API rejects it), and `patternProperties` keys with one are folded
@@ -44,14 +45,14 @@ impl Rule for ResponsesPrepass {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let at = || path.pointer();
-            if type_names(map).contains(&"object") && !map.contains_key("properties") {
+            if type_names(map).contains(&"object") && !map.has("properties") {
                 map.insert("properties".into(), json!({}));
                 report.change(at(), "`properties: {}` added to an object");
             }
-            if let Some(Value::String(p)) = map.get("pattern") {
+            if let Some(Value::String(p)) = map.key("pattern") {
                 if has_lookaround(p) {
                     let p = p.clone();
-                    map.shift_remove("pattern");
+                    map.take_key("pattern");
                     report.loss(
                         path.child("pattern"),
                         "pattern",
@@ -62,16 +63,16 @@ impl Rule for ResponsesPrepass {
                     );
                 }
             }
-            if let Some(Value::Object(pp)) = map.get_mut("patternProperties") {
+            if let Some(Value::Object(pp)) = map.key_mut("patternProperties") {
                 let bad: Vec<String> = pp.keys().filter(|k| has_lookaround(k)).cloned().collect();
                 for key in bad {
                     let moved = pp.shift_remove(&key).expect("listed");
-                    let merged = match pp.shift_remove(".*") {
+                    let merged = match pp.take_key(".*") {
                         None => moved,
                         Some(Value::Object(mut existing))
-                            if existing.len() == 1 && existing.contains_key("anyOf") =>
+                            if existing.len() == 1 && existing.has("anyOf") =>
                         {
-                            if let Some(Value::Array(bs)) = existing.get_mut("anyOf") {
+                            if let Some(Value::Array(bs)) = existing.key_mut("anyOf") {
                                 bs.push(moved);
                             }
                             Value::Object(existing)
@@ -112,7 +113,7 @@ mod tests {
         }});
         let mut r = RuleReport::default();
         ResponsesPrepass.apply(&mut v, &mut r);
-        assert!(v["properties"]["a"].get("pattern").is_none());
+        assert!(v["properties"]["a"].key("pattern").is_none());
         assert_eq!(v["properties"]["o"]["properties"], json!({}));
         assert_eq!(
             v["properties"]["m"]["patternProperties"],

@@ -4,6 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Rule, RuleReport, absorb, type_names};
 use crate::adapt::report::LossKind;
+use crate::keys::Keys;
 use crate::walk::resolve_local;
 
 /// Removes `$schema` (rmcp publishes it; VS Code tried to fetch an unreachable one, and some
@@ -23,7 +24,7 @@ impl Rule for RemoveSchemaUri {
             crate::adapt::visit::Order::Pre,
             &mut |node, path| {
                 if let Value::Object(map) = node {
-                    if let Some(uri) = map.shift_remove("$schema") {
+                    if let Some(uri) = map.take_key("$schema") {
                         report.change(path.pointer(), format!("`$schema: {uri}` removed"));
                     }
                 }
@@ -65,7 +66,7 @@ impl Rule for ObjectRoot {
         // The root as it was, for references its union branches make: copied only when the
         // root `$ref` below rewrites the root before they are resolved.
         let mut before: Option<Value> = None;
-        if let Some(Value::String(r)) = schema.get("$ref") {
+        if let Some(Value::String(r)) = schema.key("$ref") {
             let r = r.clone();
             let only_ref = schema.as_object().is_some_and(|m| {
                 m.keys()
@@ -77,7 +78,7 @@ impl Rule for ObjectRoot {
             {
                 before = Some(schema.clone());
                 let map = schema.as_object_mut().expect("an object");
-                map.shift_remove("$ref");
+                map.take_key("$ref");
                 let target_at = r.trim_start_matches('#').to_owned();
                 absorb(map, target, "", &target_at, report);
                 report.change(
@@ -89,7 +90,7 @@ impl Rule for ObjectRoot {
         // A root that is only a union of objects (a flattened enum, a zod discriminated union):
         // merged into one object, so the tool keeps its parameters (the choice itself is lost).
         let map = schema.as_object().expect("an object");
-        if type_names(map).is_empty() && !map.contains_key("properties") {
+        if type_names(map).is_empty() && !map.has("properties") {
             for key in ["anyOf", "oneOf"] {
                 let Some(Value::Array(branches)) = map.get(key) else {
                     continue;
@@ -97,7 +98,7 @@ impl Rule for ObjectRoot {
                 let root = before.as_ref().unwrap_or(schema);
                 let resolved: Vec<Value> = branches
                     .iter()
-                    .map(|b| match b.get("$ref").and_then(Value::as_str) {
+                    .map(|b| match b.key("$ref").and_then(Value::as_str) {
                         Some(r) => resolve_local(root, r).cloned().unwrap_or_else(|| b.clone()),
                         None => b.clone(),
                     })
@@ -114,7 +115,7 @@ impl Rule for ObjectRoot {
         }
         let map = schema.as_object_mut().expect("an object");
         let types = type_names(map);
-        if types.is_empty() && (map.contains_key("properties") || map.contains_key("required")) {
+        if types.is_empty() && (map.has("properties") || map.has("required")) {
             map.insert("type".into(), json!("object"));
             report.change("", "`type: \"object\"` added to the root");
         } else if types.len() > 1 && types.contains(&"object") {
@@ -134,7 +135,7 @@ impl Rule for ObjectRoot {
                 ),
             );
         }
-        match map.get("type") {
+        match map.key("type") {
             Some(Value::String(t)) if t == "object" => {}
             other => {
                 let what = other.map_or("no `type`".to_owned(), |t| format!("`type: {t}`"));
@@ -204,7 +205,7 @@ mod tests {
         );
         assert_eq!(v["type"], "object");
         assert_eq!(v["description"], "d");
-        assert!(v.get("$ref").is_none() && r.failure.is_none());
+        assert!(v.key("$ref").is_none() && r.failure.is_none());
         assert_eq!(
             run(&mut ObjectRoot, json!({"properties": {}})).0["type"],
             "object"

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{Rule, RuleReport, type_names};
+use crate::keys::Keys;
 use crate::walk::{Step, Walk, pointer, resolve_local};
 
 /// OpenAI strict cannot close an open map (`additionalProperties` true or a schema, even `{}`),
@@ -67,7 +68,7 @@ impl Rule for StrictPrecheck {
                 continue;
             };
             if map
-                .get("patternProperties")
+                .key("patternProperties")
                 .and_then(Value::as_object)
                 .is_some_and(|p| !p.is_empty())
             {
@@ -77,7 +78,7 @@ impl Rule for StrictPrecheck {
                 );
                 return;
             }
-            match map.get("additionalProperties") {
+            match map.key("additionalProperties") {
                 Some(Value::Bool(true)) | Some(Value::Object(_)) => {
                     report.fail(at(), "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed");
                     return;
@@ -109,21 +110,20 @@ impl Rule for Typed {
                 report.fail(at(), "a boolean subschema has no strict form");
                 return;
             };
-            if map.contains_key("allOf") {
+            if map.has("allOf") {
                 report.fail(
                     at(),
                     "`allOf` with several schemas is not supported in strict mode",
                 );
                 return;
             }
-            if let Some(Value::String(r)) = map.get("$ref") {
+            if let Some(Value::String(r)) = map.key("$ref") {
                 if resolve_local(schema, r).is_none() {
                     report.fail(at(), format!("`$ref: {r}` does not resolve in this schema (external references are never fetched)"));
                     return;
                 }
             }
-            if !(map.contains_key("type") || map.contains_key("anyOf") || map.contains_key("$ref"))
-            {
+            if !(map.has("type") || map.has("anyOf") || map.has("$ref")) {
                 report.fail(
                     at(),
                     "a node with no type, combinator or `$ref` cannot be enforced in strict mode",
@@ -132,7 +132,7 @@ impl Rule for Typed {
             }
             // An enum value of another type than the node's: OpenAI rejects the whole tool.
             if let (Some(Value::String(t)), Some(Value::Array(values))) =
-                (map.get("type"), map.get("enum"))
+                (map.key("type"), map.key("enum"))
             {
                 let fits = |v: &Value| {
                     let vt = super::value_type(v);
@@ -203,7 +203,7 @@ fn exceeded_limits(walk: &Walk<'_>, all: bool) -> Option<(Option<usize>, String)
         if !all {
             continue;
         }
-        if let Some(Value::Array(values)) = node.get("enum") {
+        if let Some(Value::Array(values)) = node.key("enum") {
             enum_values += values.len();
             let len: usize = values
                 .iter()
@@ -275,7 +275,7 @@ impl Rule for AnthropicStrictCheck {
                 report.fail(at(), "a boolean subschema has no strict form");
                 return;
             };
-            if let Some(Value::String(r)) = map.get("$ref") {
+            if let Some(Value::String(r)) = map.key("$ref") {
                 if !r.starts_with('#') {
                     report.fail(
                         at(),
@@ -292,7 +292,7 @@ impl Rule for AnthropicStrictCheck {
                 edges.entry(owner).or_default().push(r.clone());
             }
             if map
-                .get("patternProperties")
+                .key("patternProperties")
                 .and_then(Value::as_object)
                 .is_some_and(|p| !p.is_empty())
             {
@@ -300,7 +300,7 @@ impl Rule for AnthropicStrictCheck {
                 return;
             }
             if matches!(
-                map.get("additionalProperties"),
+                map.key("additionalProperties"),
                 Some(Value::Bool(true)) | Some(Value::Object(_))
             ) {
                 report.fail(
@@ -309,7 +309,7 @@ impl Rule for AnthropicStrictCheck {
                 );
                 return;
             }
-            if let Some(Value::Array(values)) = map.get("enum") {
+            if let Some(Value::Array(values)) = map.key("enum") {
                 if values.iter().any(|v| v.is_object() || v.is_array()) {
                     report.fail(
                         at(),

@@ -4,6 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Rule, RuleReport};
 use crate::adapt::visit::{Order, visit};
+use crate::keys::Keys;
 
 /// `type: ["string", "null"]` → `anyOf: [{type: string, ...}, {type: null}]`: one branch per
 /// type, each keeping only the keywords of its type, with `enum` narrowed per type and the
@@ -78,7 +79,7 @@ fn variant(base: &Map<String, Value>, t: &str) -> Option<Value> {
     for k in drop {
         v.shift_remove(*k);
     }
-    if let Some(Value::Array(values)) = v.get_mut("enum") {
+    if let Some(Value::Array(values)) = v.key_mut("enum") {
         values.retain(|x| fits(t, x));
         if values.is_empty() {
             return None;
@@ -96,7 +97,7 @@ impl Rule for SplitTypeArrays {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            let Some(Value::Array(types)) = map.get("type") else {
+            let Some(Value::Array(types)) = map.key("type") else {
                 return;
             };
             let types: Vec<String> = types
@@ -104,8 +105,8 @@ impl Rule for SplitTypeArrays {
                 .filter_map(|t| t.as_str().map(str::to_owned))
                 .collect();
             let mut base = std::mem::take(map);
-            base.shift_remove("type");
-            let description = base.shift_remove("description");
+            base.take_key("type");
+            let description = base.take_key("description");
             let mut variants: Vec<Value> = types.iter().filter_map(|t| variant(&base, t)).collect();
             let mut out = match variants.len() {
                 0 => base,

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 use super::{Rule, RuleReport, is_pure_any_of};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
+use crate::keys::Keys;
 
 /// `oneOf` → `anyOf` (OpenAI strict supports only `anyOf`). When the branches are provably
 /// exclusive (disjoint types, disjoint enums, or a shared required tag with disjoint values)
@@ -14,7 +15,7 @@ use crate::adapt::visit::{Order, visit};
 pub struct OneOfToAnyOf;
 
 fn type_set(m: &Map<String, Value>) -> Option<Vec<String>> {
-    let mut ts: Vec<String> = match m.get("type")? {
+    let mut ts: Vec<String> = match m.key("type")? {
         Value::String(t) => vec![t.clone()],
         Value::Array(ts) => ts
             .iter()
@@ -29,10 +30,10 @@ fn type_set(m: &Map<String, Value>) -> Option<Vec<String>> {
 }
 
 fn values_of(s: &Value) -> Option<Vec<&Value>> {
-    if let Some(c) = s.get("const") {
+    if let Some(c) = s.key("const") {
         return Some(vec![c]);
     }
-    s.get("enum")
+    s.key("enum")
         .and_then(Value::as_array)
         .map(|a| a.iter().collect())
 }
@@ -42,7 +43,7 @@ fn disjoint(a: &[&Value], b: &[&Value]) -> bool {
 }
 
 fn resolve<'a>(root: &'a Value, v: &'a Value) -> &'a Value {
-    match v.get("$ref").and_then(Value::as_str) {
+    match v.key("$ref").and_then(Value::as_str) {
         Some(r) => crate::walk::resolve_local(root, r).unwrap_or(v),
         None => v,
     }
@@ -65,7 +66,7 @@ fn exclusive(a: &Value, b: &Value) -> bool {
     }
     // A tag: a property required by both whose values are disjoint.
     let required = |m: &Map<String, Value>| -> Vec<String> {
-        m.get("required")
+        m.key("required")
             .and_then(Value::as_array)
             .map(|r| {
                 r.iter()
@@ -76,8 +77,8 @@ fn exclusive(a: &Value, b: &Value) -> bool {
     };
     let (ra, rb) = (required(ma), required(mb));
     for name in ra.iter().filter(|n| rb.contains(n)) {
-        let pa = ma.get("properties").and_then(|p| p.get(name));
-        let pb = mb.get("properties").and_then(|p| p.get(name));
+        let pa = ma.key("properties").and_then(|p| p.get(name));
+        let pb = mb.key("properties").and_then(|p| p.get(name));
         if let (Some(pa), Some(pb)) = (pa.and_then(values_of), pb.and_then(values_of)) {
             if disjoint(&pa, &pb) {
                 return true;
@@ -96,7 +97,7 @@ impl Rule for OneOfToAnyOf {
         // Exclusivity is judged on the document before the rewrite. Branches that are `$ref`s
         // need the whole document: those unions are decided first, on the immutable document,
         // by position; the others (the common case) where they stand, before they change.
-        let has_ref = |branches: &[Value]| branches.iter().any(|b| b.get("$ref").is_some());
+        let has_ref = |branches: &[Value]| branches.iter().any(|b| b.key("$ref").is_some());
         let all_exclusive = |resolved: &[&Value]| {
             (0..resolved.len())
                 .all(|i| (i + 1..resolved.len()).all(|j| exclusive(resolved[i], resolved[j])))
@@ -107,7 +108,7 @@ impl Rule for OneOfToAnyOf {
         {
             let walk = crate::walk::Walk::new(schema);
             for (index, (node, _)) in walk.nodes.iter().enumerate() {
-                let Some(Value::Array(branches)) = node.get("oneOf") else {
+                let Some(Value::Array(branches)) = node.key("oneOf") else {
                     continue;
                 };
                 any = true;
@@ -127,7 +128,7 @@ impl Rule for OneOfToAnyOf {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             // A non-array `oneOf` is not a schema keyword use we understand: left as it is.
-            let Some(Value::Array(branches)) = map.get("oneOf") else {
+            let Some(Value::Array(branches)) = map.key("oneOf") else {
                 return;
             };
             let at = path.pointer();
@@ -136,10 +137,10 @@ impl Rule for OneOfToAnyOf {
             } else {
                 all_exclusive(&branches.iter().collect::<Vec<_>>())
             };
-            let Some(Value::Array(branches)) = map.shift_remove("oneOf") else {
+            let Some(Value::Array(branches)) = map.take_key("oneOf") else {
                 unreachable!("checked above")
             };
-            match map.get_mut("anyOf") {
+            match map.key_mut("anyOf") {
                 // Both present: a value must match the `anyOf` and the former `oneOf`, so the
                 // latter becomes an `anyOf` inside an `allOf` (which strict checks then judge).
                 Some(_) => {
@@ -178,7 +179,7 @@ impl Rule for SpliceNestedAnyOf {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            let Some(Value::Array(branches)) = map.get_mut("anyOf") else {
+            let Some(Value::Array(branches)) = map.key_mut("anyOf") else {
                 return;
             };
             if !branches.iter().any(is_pure_any_of) {
@@ -191,10 +192,10 @@ impl Rule for SpliceNestedAnyOf {
                     let Value::Object(mut inner) = b else {
                         unreachable!()
                     };
-                    if let Some(d) = inner.shift_remove("description") {
+                    if let Some(d) = inner.take_key("description") {
                         hoisted.get_or_insert(d);
                     }
-                    if let Some(Value::Array(nested)) = inner.shift_remove("anyOf") {
+                    if let Some(Value::Array(nested)) = inner.take_key("anyOf") {
                         out.extend(nested);
                     }
                 } else {
@@ -227,7 +228,7 @@ mod tests {
         }});
         let mut r = RuleReport::default();
         OneOfToAnyOf.apply(&mut v, &mut r);
-        assert!(v["properties"]["tagged"].get("anyOf").is_some());
+        assert!(v["properties"]["tagged"].key("anyOf").is_some());
         assert_eq!(r.losses.len(), 1);
         assert_eq!(r.losses[0].pointer, "/properties/overlap");
         assert_eq!(r.losses[0].kind, LossKind::Widened);
