@@ -162,6 +162,11 @@ impl<'p> Path<'p> {
         self.shared.rendered.borrow().text[..end].to_owned()
     }
 
+    /// How many schema steps below the root the node is.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
     /// The pointer of a child keyword of this node.
     pub fn child(&self, keyword: &str) -> Pointer {
         self.pointer().child(keyword)
@@ -191,6 +196,27 @@ pub enum Order {
 pub fn visit(root: &mut Value, order: Order, f: &mut dyn FnMut(&mut Value, &Path<'_>)) {
     let shared = Shared::default();
     walk(root, &Path::root(&shared), order, f);
+}
+
+/// Visits every schema node under `root` (the root included) without changing it, parents
+/// before children, in the same order as [`visit`] (the children of [`crate::walk::each_child`]).
+pub fn visit_ref<'v>(root: &'v Value, f: &mut dyn FnMut(&'v Value, &Path<'_>)) {
+    let shared = Shared::default();
+    walk_ref(root, &Path::root(&shared), f);
+}
+
+fn walk_ref<'v>(node: &'v Value, path: &Path<'_>, f: &mut dyn FnMut(&'v Value, &Path<'_>)) {
+    stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
+        f(node, path);
+        crate::walk::each_child(node, |step, sub| {
+            let step = match step {
+                crate::walk::Step::Keyword(k) => Step::Key(k),
+                crate::walk::Step::Index(k, i) => Step::Index(k, i),
+                crate::walk::Step::Name(k, n) => Step::Name(k, n),
+            };
+            walk_ref(sub, &path.down(step), f);
+        });
+    })
 }
 
 fn walk(node: &mut Value, path: &Path<'_>, order: Order, f: &mut dyn FnMut(&mut Value, &Path<'_>)) {

@@ -3,8 +3,9 @@
 use serde_json::Value;
 
 use super::{Rule, RuleReport};
+use crate::adapt::visit::visit_ref;
 use crate::contract::{BranchKind, flatten_branches};
-use crate::walk::{Walk, pointer};
+use crate::keys::Keys;
 
 /// In an `anyOf`/`oneOf` with exactly one structured (object- or array-typed) branch, moves that
 /// branch first. What validates does not change; clients that keep only the first non-null
@@ -20,30 +21,30 @@ impl Rule for StructuredFirst {
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         // Plan on the immutable document (branches are judged through `$ref`s), then apply.
-        let mut moves: Vec<(String, &'static str, usize)> = Vec::new();
-        {
-            let walk = Walk::new(schema);
-            for (index, (node, _)) in walk.nodes.iter().enumerate() {
-                for keyword in ["anyOf", "oneOf"] {
-                    let Some(Value::Array(branches)) = node.get(keyword) else {
-                        continue;
-                    };
-                    let flat = flatten_branches(schema, node, keyword, branches);
-                    let structured: Vec<usize> = flat
-                        .iter()
-                        .filter(|b| matches!(b.kind, BranchKind::Structured(_)))
-                        .map(|b| b.origin)
-                        .collect();
-                    if structured.len() == 1 && structured[0] != 0 {
-                        moves.push((pointer(&walk.steps(index)), keyword, structured[0]));
+        let mut moves: Vec<(usize, String, &'static str, usize)> = Vec::new();
+        visit_ref(schema, &mut |node, path| {
+            for keyword in ["anyOf", "oneOf"] {
+                let Some(Value::Array(branches)) = node.key(keyword) else {
+                    continue;
+                };
+                let flat = flatten_branches(schema, node, keyword, branches);
+                let mut structured = flat
+                    .iter()
+                    .filter(|b| matches!(b.kind, BranchKind::Structured(_)))
+                    .map(|b| b.origin);
+                if let (Some(only), None) = (structured.next(), structured.next()) {
+                    if only != 0 {
+                        moves.push((path.depth(), path.text(), keyword, only));
                     }
                 }
             }
-        }
-        // Deepest first: moving an outer union's branch moves the unions inside it, so their
-        // planned positions must be used before that.
-        moves.sort_by_key(|(at, _, _)| std::cmp::Reverse(at.matches('/').count()));
-        for (at, keyword, from) in moves {
+        });
+        // Level by level (parents' levels first), then deepest pointer first: moving an outer
+        // union's branch moves the unions inside it, so their planned positions must be used
+        // before that.
+        moves.sort_by_key(|(depth, _, _, _)| *depth);
+        moves.sort_by_key(|(_, at, _, _)| std::cmp::Reverse(at.matches('/').count()));
+        for (_, at, keyword, from) in moves {
             let Some(Value::Array(branches)) =
                 schema.pointer_mut(&at).and_then(|n| n.get_mut(keyword))
             else {
