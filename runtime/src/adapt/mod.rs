@@ -87,13 +87,27 @@ fn json_depth(value: &Value) -> usize {
 /// serde_json clones and drops values recursively, so for deeply nested input the work runs on
 /// a stack sized for it (`stacker`). The caller still drops the result on its own stack.
 fn engine<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
-    let depth = json_depth(&input);
-    // The copy is made on the grown stack: serde_json clones recursively.
-    let run = move || adapt_on_this_stack(settings, input);
-    if depth > 128 {
+    if nests_deeper_than(&input, SHALLOW) {
+        let depth = json_depth(&input);
+        // The copy is made on the grown stack: serde_json clones recursively.
+        let run = move || adapt_on_this_stack(settings, input);
         stacker::grow(depth.saturating_mul(16 * 1024).saturating_add(1 << 20), run)
     } else {
-        run()
+        adapt_on_this_stack(settings, input)
+    }
+}
+
+/// Up to this nesting depth a document is adapted on the caller's stack.
+const SHALLOW: usize = 128;
+
+/// Whether `value` nests more than `limit` levels deep (as [`json_depth`] counts them), found
+/// without looking below that depth: recursion of at most `limit` frames, no allocation.
+fn nests_deeper_than(value: &Value, limit: usize) -> bool {
+    match value {
+        _ if limit == 0 => true,
+        Value::Array(items) => items.iter().any(|v| nests_deeper_than(v, limit - 1)),
+        Value::Object(map) => map.values().any(|v| nests_deeper_than(v, limit - 1)),
+        _ => false,
     }
 }
 

@@ -638,3 +638,37 @@ fn a_kept_keyword_is_neither_stripped_nor_reported() {
         kept.losses
     );
 }
+
+/// The shallow check answers as the full depth count does, at and around the limit, for
+/// arrays, objects, empty containers and scalars at the bottom.
+#[test]
+fn the_shallow_check_agrees_with_the_depth_count() {
+    let bottoms = [
+        json!(1),
+        json!([]),
+        json!({}),
+        json!({"a": "b"}),
+        json!([null]),
+    ];
+    for bottom in bottoms {
+        for levels in [0usize, 1, 126, 127, 128, 129, 300] {
+            for in_objects in [true, false] {
+                let mut v = bottom.clone();
+                for _ in 0..levels {
+                    v = if in_objects {
+                        json!({"items": v, "x": 1})
+                    } else {
+                        json!([0, v])
+                    };
+                }
+                for limit in [0usize, 1, 127, 128, 129] {
+                    assert_eq!(
+                        super::nests_deeper_than(&v, limit),
+                        super::json_depth(&v) > limit,
+                        "{levels} levels over {bottom}, limit {limit}"
+                    );
+                }
+            }
+        }
+    }
+}

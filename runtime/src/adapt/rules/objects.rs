@@ -8,7 +8,6 @@ use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
 use crate::nullable::{accepts_null_by, reference_answers};
-use std::collections::HashMap;
 
 /// How a strict mode treats optional properties.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,12 +39,8 @@ fn can_be_object(map: &Map<String, Value>) -> bool {
     }
 }
 
-/// Makes a property schema accept `null` too (unchanged when it already does; `references`
-/// answers for its `$ref`s, see [`crate::nullable::reference_answers`]).
-pub(crate) fn nullable(v: Value, references: &HashMap<String, bool>) -> Value {
-    if accepts_null_by(&v, &|r| references.get(r).copied()) {
-        return v;
-    }
+/// Makes a property schema that does not accept `null` accept it too.
+fn nullable(v: Value) -> Value {
     if is_pure_any_of(&v) {
         let mut v = v;
         if let Some(Value::Array(bs)) = v.key_mut("anyOf") {
@@ -119,8 +114,13 @@ impl Rule for CloseObjects {
                         ),
                     );
                 }
-                let listed: std::collections::HashSet<&str> = listed.into_iter().collect();
-                props.keys().map(|k| listed.contains(k.as_str())).collect()
+                if listed.len() <= 16 {
+                    // A few names: compared in order, no set to build.
+                    props.keys().map(|k| listed.contains(&k.as_str())).collect()
+                } else {
+                    let listed: std::collections::HashSet<&str> = listed.into_iter().collect();
+                    props.keys().map(|k| listed.contains(k.as_str())).collect()
+                }
             };
             match optional {
                 Optional::Keep => {
@@ -150,11 +150,7 @@ impl Rule for CloseObjects {
                         // In place: the property keeps its position.
                         let v = std::mem::take(slot);
                         let was_nullable = accepts_null_by(&v, &|r| references.get(r).copied());
-                        *slot = if was_nullable {
-                            v
-                        } else {
-                            nullable(v, &references)
-                        };
+                        *slot = if was_nullable { v } else { nullable(v) };
                         let detail = if was_nullable {
                             "optional property made required (it already accepts null)"
                         } else {

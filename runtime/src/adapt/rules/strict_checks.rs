@@ -222,35 +222,35 @@ fn exceeded_limits(walk: &Walk<'_>, all: bool) -> Option<(Option<usize>, String)
             }
         }
     }
-    let checks = [
-        (
-            properties > 5_000,
+    // The first limit exceeded, in this order; the reason is worded only then.
+    if properties > 5_000 {
+        return Some((
             None,
             format!("{properties} object properties; OpenAI strict allows 5,000"),
-        ),
-        (
-            deepest.0 > 10,
+        ));
+    }
+    if deepest.0 > 10 {
+        return Some((
             Some(deepest.1),
             format!(
                 "{} levels of object nesting; OpenAI strict allows 10",
                 deepest.0
             ),
-        ),
-        (
-            all && enum_values > 1_000,
+        ));
+    }
+    if all && enum_values > 1_000 {
+        return Some((
             None,
             format!("{enum_values} enum values; OpenAI strict allows 1,000"),
-        ),
-        (
-            all && chars > 120_000,
+        ));
+    }
+    if all && chars > 120_000 {
+        return Some((
             None,
             format!("{chars} characters of names and enum values; OpenAI strict allows 120,000"),
-        ),
-    ];
-    checks
-        .into_iter()
-        .find(|(exceeded, _, _)| *exceeded)
-        .map(|(_, at, reason)| (at, reason))
+        ));
+    }
+    None
 }
 
 /// Anthropic strict tool use cannot represent recursion, external `$ref`, open maps,
