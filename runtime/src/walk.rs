@@ -18,8 +18,29 @@ macro_rules! schema_keywords {
         /// Keywords whose value is a map from names to schemas.
         pub const SCHEMA_MAP_KEYWORDS: &[&str] = &[$($map),+];
 
+        /// For each first byte, the lengths (bit `n` for `n` bytes) of the keywords above that
+        /// start with it: most keys of a schema (`type`, `description`, `required`, ...) are
+        /// told apart by these two alone, before any string is compared.
+        const FIRST_BYTE_LENGTHS: [u64; 256] = {
+            let keywords: &[&str] = &[$($one,)+ $($list,)+ $($map,)+];
+            let mut table = [0u64; 256];
+            let mut i = 0;
+            while i < keywords.len() {
+                let k = keywords[i].as_bytes();
+                table[k[0] as usize] |= 1 << k.len();
+                i += 1;
+            }
+            table
+        };
+
         /// How `key` holds subschemas, if it does (the lists above, matched at once).
         pub(crate) fn holds(key: &str) -> Option<Holds> {
+            let (Some(&first), len) = (key.as_bytes().first(), key.len()) else {
+                return None;
+            };
+            if len >= 64 || FIRST_BYTE_LENGTHS[first as usize] & (1 << len) == 0 {
+                return None;
+            }
             let one = matches!(key, $($one)|+);
             let list = matches!(key, $($list)|+);
             if matches!(key, $($map)|+) {

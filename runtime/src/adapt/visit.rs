@@ -198,6 +198,20 @@ pub fn visit(root: &mut Value, order: Order, f: &mut dyn FnMut(&mut Value, &Path
     walk(root, &Path::root(&shared), order, f);
 }
 
+/// Runs `f`, on a new stack segment when the thread's runs low. Asked every
+/// [`STACK_CHECK_EVERY`] levels (reading the stack's bounds costs about as much as visiting a
+/// node); the red zone covers the levels in between and the callbacks they run.
+fn on_enough_stack<R>(path: &Path<'_>, f: impl FnOnce() -> R) -> R {
+    if path.depth % STACK_CHECK_EVERY == 0 {
+        stacker::maybe_grow(256 * 1024, 2 * 1024 * 1024, f)
+    } else {
+        f()
+    }
+}
+
+/// How many levels a walk goes down between two looks at the stack.
+const STACK_CHECK_EVERY: usize = 16;
+
 /// Visits every schema node under `root` (the root included) without changing it, parents
 /// before children, in the same order as [`visit`] (the children of [`crate::walk::each_child`]).
 pub fn visit_ref<'v>(root: &'v Value, f: &mut dyn FnMut(&'v Value, &Path<'_>)) {
@@ -206,7 +220,7 @@ pub fn visit_ref<'v>(root: &'v Value, f: &mut dyn FnMut(&'v Value, &Path<'_>)) {
 }
 
 fn walk_ref<'v>(node: &'v Value, path: &Path<'_>, f: &mut dyn FnMut(&'v Value, &Path<'_>)) {
-    stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
+    on_enough_stack(path, || {
         f(node, path);
         crate::walk::each_child(node, |step, sub| {
             let step = match step {
@@ -220,7 +234,7 @@ fn walk_ref<'v>(node: &'v Value, path: &Path<'_>, f: &mut dyn FnMut(&'v Value, &
 }
 
 fn walk(node: &mut Value, path: &Path<'_>, order: Order, f: &mut dyn FnMut(&mut Value, &Path<'_>)) {
-    stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || {
+    on_enough_stack(path, || {
         if order == Order::Pre {
             f(node, path);
         }
