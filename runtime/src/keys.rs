@@ -76,6 +76,58 @@ impl Keys for Value {
     }
 }
 
+/// For each first byte, the lengths of the `words` that start with it (bit `n` for `n` bytes;
+/// bit 63 for 63 bytes or more): a key whose first byte and length match none is none of them,
+/// found without comparing a string. Usable in `const` context for static tables.
+pub(crate) const fn first_byte_lengths(words: &[&str]) -> [u64; 256] {
+    let mut table = [0u64; 256];
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].as_bytes();
+        if !w.is_empty() {
+            table[w[0] as usize] |= 1 << length_bit(w.len());
+        }
+        i += 1;
+    }
+    table
+}
+
+const fn length_bit(len: usize) -> usize {
+    if len < 63 { len } else { 63 }
+}
+
+/// Whether `key` may be one of the words `table` was made from ([`first_byte_lengths`]);
+/// `false` is certain. The empty key is never in a table.
+#[inline]
+pub(crate) fn may_be_in(table: &[u64; 256], key: &str) -> bool {
+    match key.as_bytes().first() {
+        Some(&b) => table[b as usize] & (1 << length_bit(key.len())) != 0,
+        None => false,
+    }
+}
+
+/// A set of keywords (a provider's table), asked many times per document: a key is rejected by
+/// its first byte and length before it is compared with the words.
+pub(crate) struct KeywordSet<'a> {
+    words: &'a [&'a str],
+    table: [u64; 256],
+}
+
+impl<'a> KeywordSet<'a> {
+    pub(crate) fn new(words: &'a [&'a str]) -> Self {
+        KeywordSet {
+            words,
+            table: first_byte_lengths(words),
+        }
+    }
+
+    /// Whether `key` is one of the words.
+    #[inline]
+    pub(crate) fn contains(&self, key: &str) -> bool {
+        (key.is_empty() || may_be_in(&self.table, key)) && self.words.contains(&key)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +151,31 @@ mod tests {
                 assert_eq!(a.take_key(k), expected, "{k}");
                 assert_eq!(a, b, "{k}: the rest in the same order");
             }
+        }
+    }
+
+    /// A keyword set answers as the list does, for words, near misses, the empty key and keys
+    /// past the table's longest length.
+    #[test]
+    fn keyword_sets_answer_as_the_list_does() {
+        let long = "y".repeat(80);
+        let words = ["pattern", "format", "", "x", long.as_str(), "minLength"];
+        let set = KeywordSet::new(&words);
+        for key in [
+            "pattern",
+            "patterns",
+            "format",
+            "formal",
+            "",
+            "x",
+            "xx",
+            "minLength",
+            "maxLength",
+            long.as_str(),
+            &long[..79],
+            "type",
+        ] {
+            assert_eq!(set.contains(key), words.contains(&key), "{key:?}");
         }
     }
 }

@@ -18,37 +18,24 @@ macro_rules! schema_keywords {
         /// Keywords whose value is a map from names to schemas.
         pub const SCHEMA_MAP_KEYWORDS: &[&str] = &[$($map),+];
 
-        /// For each first byte, the lengths (bit `n` for `n` bytes) of the keywords above that
-        /// start with it: most keys of a schema (`type`, `description`, `required`, ...) are
-        /// told apart by these two alone, before any string is compared.
-        const FIRST_BYTE_LENGTHS: [u64; 256] = {
-            let keywords: &[&str] = &[$($one,)+ $($list,)+ $($map,)+];
-            let mut table = [0u64; 256];
-            let mut i = 0;
-            while i < keywords.len() {
-                let k = keywords[i].as_bytes();
-                table[k[0] as usize] |= 1 << k.len();
-                i += 1;
-            }
-            table
-        };
+        /// The keywords above by first byte and length: most keys of a schema (`type`,
+        /// `description`, `required`, ...) are told apart by these alone.
+        const FIRST_BYTE_LENGTHS: [u64; 256] =
+            crate::keys::first_byte_lengths(&[$($one,)+ $($list,)+ $($map,)+]);
 
         /// How `key` holds subschemas, if it does (the lists above, matched at once).
         pub(crate) fn holds(key: &str) -> Option<Holds> {
-            let (Some(&first), len) = (key.as_bytes().first(), key.len()) else {
-                return None;
-            };
-            if len >= 64 || FIRST_BYTE_LENGTHS[first as usize] & (1 << len) == 0 {
+            if !crate::keys::may_be_in(&FIRST_BYTE_LENGTHS, key) {
                 return None;
             }
-            let one = matches!(key, $($one)|+);
-            let list = matches!(key, $($list)|+);
-            if matches!(key, $($map)|+) {
-                Some(Holds::Map)
-            } else if list {
-                Some(if one { Holds::ListOrOne } else { Holds::List })
-            } else {
-                one.then_some(Holds::One)
+            // One match; a keyword in two lists (`items`) is taken by its first arm.
+            #[allow(unreachable_patterns)]
+            match key {
+                "items" => Some(Holds::ListOrOne),
+                $($map)|+ => Some(Holds::Map),
+                $($list)|+ => Some(Holds::List),
+                $($one)|+ => Some(Holds::One),
+                _ => None,
             }
         }
     };
@@ -406,13 +393,38 @@ mod tests {
         ] {
             assert_eq!(holds(name), None, "{name:?}");
         }
-        // Every listed keyword is classified.
+        // Every listed keyword is classified as its lists say.
         for key in SINGLE_SCHEMA_KEYWORDS
             .iter()
             .chain(SCHEMA_ARRAY_KEYWORDS)
             .chain(SCHEMA_MAP_KEYWORDS)
         {
-            assert!(holds(key).is_some(), "{key}");
+            let (one, list) = (
+                SINGLE_SCHEMA_KEYWORDS.contains(key),
+                SCHEMA_ARRAY_KEYWORDS.contains(key),
+            );
+            let expected = if SCHEMA_MAP_KEYWORDS.contains(key) {
+                Holds::Map
+            } else if one && list {
+                Holds::ListOrOne
+            } else if list {
+                Holds::List
+            } else {
+                Holds::One
+            };
+            assert_eq!(holds(key), Some(expected), "{key}");
+        }
+        // Same first byte and length as a keyword, or a keyword's prefix: not keywords.
+        for name in [
+            "thee",
+            "elsa",
+            "ifs",
+            "i",
+            "$def",
+            "definitionz",
+            "x".repeat(70).as_str(),
+        ] {
+            assert_eq!(holds(name), None, "{name:?}");
         }
     }
 

@@ -420,6 +420,12 @@ pub const OPENAPI_SCHEMA_FIELDS: &[&str] = &[
     "maximum",
 ];
 
+/// Whether `key` is one of [`OPENAPI_SCHEMA_FIELDS`] (rejected by first byte and length first).
+fn is_openapi_field(key: &str) -> bool {
+    const TABLE: [u64; 256] = crate::keys::first_byte_lengths(OPENAPI_SCHEMA_FIELDS);
+    crate::keys::may_be_in(&TABLE, key) && OPENAPI_SCHEMA_FIELDS.contains(&key)
+}
+
 /// `format` values the `Schema` message documents, per type.
 pub fn openapi_format_ok(ty: Option<&str>, format: &str) -> bool {
     matches!(
@@ -491,9 +497,7 @@ impl Rule for OpenApiSchemaFields {
             // `$ref`/`$defs` are inlined by the next rule.
             let extra: Vec<String> = map
                 .keys()
-                .filter(|k| {
-                    !OPENAPI_SCHEMA_FIELDS.contains(&k.as_str()) && *k != "$ref" && *k != "$defs"
-                })
+                .filter(|k| !is_openapi_field(k) && *k != "$ref" && *k != "$defs")
                 .cloned()
                 .collect();
             let mut spilled: Vec<(String, Value)> = Vec::new();

@@ -7,6 +7,7 @@ use super::{Rule, RuleReport, append_description, json_text, spill};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
+use crate::keys::KeywordSet;
 
 /// Removes `keywords` from every schema node; those also in `spill` are written into the node's
 /// description in the reference implementation's format (`{pattern: "^a", minLength: 1}`) and reported as spilled,
@@ -64,12 +65,13 @@ impl Rule for StripKeywords {
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let this = &*self;
+        let keywords = KeywordSet::new(this.keywords);
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let mut spilled: Vec<(String, Value)> = Vec::new();
             let present: Vec<String> = map
                 .keys()
-                .filter(|k| this.keywords.contains(&k.as_str()) && !this.also_keep.contains(k))
+                .filter(|k| keywords.contains(k) && !this.also_keep.contains(k))
                 .cloned()
                 .collect();
             for key in present {
