@@ -7,16 +7,18 @@ mod google;
 mod mcp;
 mod openai;
 
-use super::rules::{ObjectRoot, RemoveSchemaUri, Rule, StripKeywords, UpgradeDraft07};
+use super::rules::{Fused, ObjectRoot, RemoveSchemaUri, Rule, StripKeywords, UpgradeDraft07};
 use super::settings::AdaptSettings;
 use serde_json::Value;
 
-/// What every target but MCP starts with: draft-07 forms upgraded, `$schema` removed, an object
-/// root.
+/// What every target but MCP starts with: draft-07 forms upgraded and `$schema` removed (in one
+/// walk: the removal reads and changes only the node's own `$schema`), an object root.
 fn json_schema_prefix() -> Vec<Box<dyn Rule>> {
     vec![
-        Box::new(UpgradeDraft07),
-        Box::new(RemoveSchemaUri),
+        Box::new(Fused::new(
+            "upgrade-draft-07, remove-schema-uri",
+            vec![Box::new(UpgradeDraft07), Box::new(RemoveSchemaUri)],
+        )),
         Box::new(ObjectRoot),
     ]
 }

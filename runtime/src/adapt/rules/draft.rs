@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Rule, RuleReport};
-use crate::adapt::visit::{Order, visit};
+use super::{NodeRule, Rule, RuleReport};
+use crate::adapt::visit::{Order, Path, visit};
 use crate::keys::Keys;
 
 /// Rewrites draft-07 forms as 2020-12: `definitions` → `$defs` (and their `$ref`s), array `items`
@@ -28,69 +28,79 @@ impl Rule for UpgradeDraft07 {
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
-            let Value::Object(map) = node else { return };
-            let here = || path.pointer();
-            if let Some(Value::String(uri)) = map.key("$schema") {
-                if is_draft07(uri) {
-                    map.insert("$schema".into(), json!(DRAFT_2020_12));
-                    report.change(here(), "`$schema` draft-07 → 2020-12");
-                }
-            }
-            if let Some(Value::Object(defs)) = map.take_key("definitions") {
-                let target = map
-                    .entry("$defs")
-                    .or_insert_with(|| Value::Object(Map::new()));
-                if let Value::Object(target) = target {
-                    for (k, v) in defs {
-                        target.entry(k).or_insert(v);
-                    }
-                }
-                report.change(here(), "`definitions` → `$defs`");
-            }
-            if let Some(Value::String(r)) = map.key_mut("$ref") {
-                if let Some(rest) = r.strip_prefix("#/definitions/") {
-                    *r = format!("#/$defs/{rest}");
-                }
-            }
-            if let Some(Value::Array(_)) = map.key("items") {
-                let Some(Value::Array(items)) = map.take_key("items") else {
-                    unreachable!()
-                };
-                map.insert("prefixItems".into(), Value::Array(items));
-                match map.take_key("additionalItems") {
-                    None | Some(Value::Bool(true)) => {}
-                    Some(rest) => {
-                        map.insert("items".into(), rest);
-                    }
-                }
-                report.change(here(), "array `items` → `prefixItems`");
-            }
-            if let Some(Value::Object(deps)) = map.take_key("dependencies") {
-                for (name, dep) in deps {
-                    let slot = if dep.is_array() {
-                        "dependentRequired"
-                    } else {
-                        "dependentSchemas"
-                    };
-                    let entry = map.entry(slot).or_insert_with(|| Value::Object(Map::new()));
-                    if let Value::Object(entry) = entry {
-                        entry.entry(name).or_insert(dep);
-                    }
-                }
-                report.change(
-                    here(),
-                    "`dependencies` → `dependentRequired`/`dependentSchemas`",
-                );
-            }
-            match map.take_key("nullable") {
-                Some(Value::Bool(true)) => {
-                    make_nullable(map);
-                    report.change(here(), "`nullable: true` → a `null` type");
-                }
-                Some(_) => report.change(here(), "`nullable: false` removed"),
-                None => {}
-            }
+            self.node(node, path, report)
         });
+    }
+}
+
+impl NodeRule for UpgradeDraft07 {
+    fn name(&self) -> &'static str {
+        Rule::name(self)
+    }
+
+    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
+        let Value::Object(map) = node else { return };
+        let here = || path.pointer();
+        if let Some(Value::String(uri)) = map.key("$schema") {
+            if is_draft07(uri) {
+                map.insert("$schema".into(), json!(DRAFT_2020_12));
+                report.change(here(), "`$schema` draft-07 → 2020-12");
+            }
+        }
+        if let Some(Value::Object(defs)) = map.take_key("definitions") {
+            let target = map
+                .entry("$defs")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(target) = target {
+                for (k, v) in defs {
+                    target.entry(k).or_insert(v);
+                }
+            }
+            report.change(here(), "`definitions` → `$defs`");
+        }
+        if let Some(Value::String(r)) = map.key_mut("$ref") {
+            if let Some(rest) = r.strip_prefix("#/definitions/") {
+                *r = format!("#/$defs/{rest}");
+            }
+        }
+        if let Some(Value::Array(_)) = map.key("items") {
+            let Some(Value::Array(items)) = map.take_key("items") else {
+                unreachable!()
+            };
+            map.insert("prefixItems".into(), Value::Array(items));
+            match map.take_key("additionalItems") {
+                None | Some(Value::Bool(true)) => {}
+                Some(rest) => {
+                    map.insert("items".into(), rest);
+                }
+            }
+            report.change(here(), "array `items` → `prefixItems`");
+        }
+        if let Some(Value::Object(deps)) = map.take_key("dependencies") {
+            for (name, dep) in deps {
+                let slot = if dep.is_array() {
+                    "dependentRequired"
+                } else {
+                    "dependentSchemas"
+                };
+                let entry = map.entry(slot).or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(entry) = entry {
+                    entry.entry(name).or_insert(dep);
+                }
+            }
+            report.change(
+                here(),
+                "`dependencies` → `dependentRequired`/`dependentSchemas`",
+            );
+        }
+        match map.take_key("nullable") {
+            Some(Value::Bool(true)) => {
+                make_nullable(map);
+                report.change(here(), "`nullable: true` → a `null` type");
+            }
+            Some(_) => report.change(here(), "`nullable: false` removed"),
+            None => {}
+        }
     }
 }
 

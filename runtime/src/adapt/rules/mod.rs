@@ -6,6 +6,7 @@ mod arrays;
 pub(crate) mod cca;
 mod draft;
 mod enums;
+mod fused;
 mod google;
 mod inline;
 pub(crate) use enums::value_type;
@@ -23,6 +24,7 @@ pub use arrays::TupleItems;
 pub use cca::{CollapseCombiners, MetaValidate, NullablePropertiesOptional, ResidualGate};
 pub use draft::UpgradeDraft07;
 pub use enums::{AllConstToEnum, ConstToEnum, InferType};
+pub(crate) use fused::{Fused, NodeRule};
 pub use google::{
     BoolSchemas, EnsureProperties, GoogleNullable, OPENAPI_SCHEMA_FIELDS, OneBranchUnions,
     OpenApiSchemaFields, PropertyOrdering, SnakeCaseKeywords, StringEnumsOnly, openapi_format_ok,

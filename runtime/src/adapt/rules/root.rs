@@ -2,8 +2,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Rule, RuleReport, absorb, type_names};
+use super::{NodeRule, Rule, RuleReport, absorb, type_names};
 use crate::adapt::report::LossKind;
+use crate::adapt::visit::Path;
 use crate::keys::Keys;
 use crate::walk::resolve_local;
 
@@ -22,14 +23,24 @@ impl Rule for RemoveSchemaUri {
         crate::adapt::visit::visit(
             schema,
             crate::adapt::visit::Order::Pre,
-            &mut |node, path| {
-                if let Value::Object(map) = node {
-                    if let Some(uri) = map.take_key("$schema") {
-                        report.change(path.pointer(), format!("`$schema: {uri}` removed"));
-                    }
-                }
-            },
+            &mut |node, path| self.node(node, path, report),
         );
+    }
+}
+
+/// Reads and changes only the node's own `$schema` (a string, not a schema): it can run fused
+/// after other node rules.
+impl NodeRule for RemoveSchemaUri {
+    fn name(&self) -> &'static str {
+        Rule::name(self)
+    }
+
+    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
+        if let Value::Object(map) = node {
+            if let Some(uri) = map.take_key("$schema") {
+                report.change(path.pointer(), format!("`$schema: {uri}` removed"));
+            }
+        }
     }
 }
 
