@@ -33,7 +33,8 @@ fn run_rules(rules: Vec<Box<dyn Rule>>, schema: &mut Value) -> RuleReport {
 
 /// The reference's two strict stages, cut out of our strict attempt (so that the vectors test
 /// the rules we run): `sanitizeSchemaForStrictMode` is what follows `strict-precheck` up to the
-/// first `infer-type`; `enforceStrictSchema` is the rest.
+/// first `infer-type` (alone, or the last of rules fused in one walk, named `a, b, infer-type`);
+/// `enforceStrictSchema` is the rest.
 type Rules = Vec<Box<dyn Rule>>;
 
 fn strict_stages() -> (Rules, Rules) {
@@ -43,7 +44,7 @@ fn strict_stages() -> (Rules, Rules) {
     let end = start
         + names[start..]
             .iter()
-            .position(|n| *n == "infer-type")
+            .position(|n| n.rsplit(", ").next() == Some("infer-type"))
             .unwrap()
         + 1;
     let mut rules = rules.into_iter();

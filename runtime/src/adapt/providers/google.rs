@@ -4,8 +4,8 @@
 
 use super::super::rules::keywords::keep_none;
 use super::super::rules::{
-    AllConstToEnum, BoolSchemas, ConstToEnum, EnsureProperties, GoogleNullable, InferType,
-    InlineRefs, MergeSingleAllOf, OneBranchUnions, OpenApiSchemaFields, PropertyOrdering,
+    AllConstToEnum, BoolSchemas, ConstToEnum, EnsureProperties, Fused, GoogleNullable, InferType,
+    InlineRefs, MergeSingleAllOf, NodeRule, OneBranchUnions, OpenApiSchemaFields, PropertyOrdering,
     RootCombinators, Rule, SnakeCaseKeywords, StringEnumsOnly, StructuredFirst, TupleItems,
 };
 use super::super::settings::{AdaptSettings, NameRule, Wire, no_rules};
@@ -126,9 +126,16 @@ pub(super) fn google_prefix() -> Vec<Box<dyn Rule>> {
 /// or removed (Cloud Code Assist).
 pub(super) fn google_values(mark_nullable: bool) -> Vec<Box<dyn Rule>> {
     vec![
-        Box::new(AllConstToEnum),
-        Box::new(ConstToEnum),
-        Box::new(InferType),
+        // One walk: the two later rules read and change only their node's own `const`, `enum`
+        // and `type`.
+        Box::new(Fused::new(
+            "all-const-to-enum, const-to-enum, infer-type",
+            vec![
+                Box::new(AllConstToEnum) as Box<dyn NodeRule>,
+                Box::new(ConstToEnum),
+                Box::new(InferType),
+            ],
+        )),
         Box::new(GoogleNullable { mark_nullable }),
         // Removing `null` from an enum can leave values of one type to infer it from.
         Box::new(InferType),

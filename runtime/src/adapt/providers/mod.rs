@@ -31,12 +31,23 @@ fn strip(
     why: &'static str,
     keep: fn(&str, &Value) -> bool,
 ) -> Box<dyn Rule> {
-    Box::new(StripKeywords {
+    Box::new(strip_keywords(settings, name, keywords, why, keep))
+}
+
+/// [`strip`]'s rule itself (to run fused with the rules after it).
+fn strip_keywords(
+    settings: &AdaptSettings,
+    name: &'static str,
+    keywords: &'static [&'static str],
+    why: &'static str,
+    keep: fn(&str, &Value) -> bool,
+) -> StripKeywords {
+    StripKeywords {
         name,
         keywords,
         spill: super::rules::keywords::HUMAN_READABLE,
         why,
         keep,
         also_keep: settings.kept_keywords.clone(),
-    })
+    }
 }

@@ -6,13 +6,13 @@ use serde_json::Value;
 
 use super::super::rules::keywords::keep_none;
 use super::super::rules::{
-    CloseObjects, ConstToEnum, DefaultToDescription, InferType, MergeSingleAllOf, OneOfToAnyOf,
-    OpenAiLimits, Optional, ResolveRefSiblings, ResponsesPrepass, RootCombinators, Rule,
-    SpliceNestedAnyOf, SplitTypeArrays, StrictPrecheck, StructuredFirst, TupleItems, Typed,
+    CloseObjects, ConstToEnum, DefaultToDescription, Fused, InferType, MergeSingleAllOf, NodeRule,
+    OneOfToAnyOf, OpenAiLimits, Optional, ResolveRefSiblings, ResponsesPrepass, RootCombinators,
+    Rule, SpliceNestedAnyOf, SplitTypeArrays, StrictPrecheck, StructuredFirst, TupleItems, Typed,
 };
 use super::super::settings::{AdaptSettings, NameRule, Wire};
 use super::super::{AdaptOptions, Target};
-use super::{json_schema_prefix, strip};
+use super::{json_schema_prefix, strip_keywords};
 
 impl AdaptSettings {
     /// OpenAI function calling without strict: JSON Schema with an object root and no root
@@ -177,16 +177,31 @@ fn sanitize(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
             untyped_fails: true,
         }),
         Box::new(DefaultToDescription),
-        strip(
-            settings,
-            "strip-non-structural",
-            OPENAI_STRICT_STRIP,
-            "not structural: OpenAI strict mode rejects it",
-            keep,
-        ),
-        Box::new(ConstToEnum),
-        Box::new(SplitTypeArrays),
-        Box::new(InferType),
+        // Two walks for four rules: the second of each pair reads and changes only its node's
+        // own `const`/`enum` (`type`).
+        Box::new(Fused::new(
+            "strip-non-structural, const-to-enum",
+            vec![
+                Box::new(
+                    strip_keywords(
+                        settings,
+                        "strip-non-structural",
+                        OPENAI_STRICT_STRIP,
+                        "not structural: OpenAI strict mode rejects it",
+                        keep,
+                    )
+                    .node_rule(),
+                ),
+                Box::new(ConstToEnum),
+            ],
+        )),
+        Box::new(Fused::new(
+            "split-type-arrays, infer-type",
+            vec![
+                Box::new(SplitTypeArrays) as Box<dyn NodeRule>,
+                Box::new(InferType),
+            ],
+        )),
     ]
 }
 

@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::{Rule, RuleReport};
-use crate::adapt::visit::{Order, visit};
+use super::{NodeRule, Rule, RuleReport};
+use crate::adapt::visit::{Order, Path, visit};
 use crate::keys::Keys;
 
 /// `const: v` → `enum: [v]` (intersected with an existing `enum`). Same meaning; a change.
@@ -17,18 +17,28 @@ impl Rule for ConstToEnum {
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
-            let Value::Object(map) = node else { return };
-            let Some(c) = map.take_key("const") else {
-                return;
-            };
-            let values = match map.take_key("enum") {
-                // Both must hold: the const if the enum allows it, else nothing validates.
-                Some(Value::Array(existing)) => existing.into_iter().filter(|v| *v == c).collect(),
-                _ => vec![c],
-            };
-            map.insert("enum".into(), Value::Array(values));
-            report.change(path.pointer(), "`const` → `enum`");
+            self.node(node, path, report)
         });
+    }
+}
+
+impl NodeRule for ConstToEnum {
+    fn name(&self) -> &'static str {
+        Rule::name(self)
+    }
+
+    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
+        let Value::Object(map) = node else { return };
+        let Some(c) = map.take_key("const") else {
+            return;
+        };
+        let values = match map.take_key("enum") {
+            // Both must hold: the const if the enum allows it, else nothing validates.
+            Some(Value::Array(existing)) => existing.into_iter().filter(|v| *v == c).collect(),
+            _ => vec![c],
+        };
+        map.insert("enum".into(), Value::Array(values));
+        report.change(path.pointer(), "`const` → `enum`");
     }
 }
 
@@ -49,59 +59,68 @@ impl Rule for AllConstToEnum {
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
-            let Value::Object(map) = node else { return };
-            for key in ["anyOf", "oneOf"] {
-                let Some(Value::Array(branches)) = map.get(key) else {
-                    continue;
-                };
-                let all_const = !branches.is_empty()
-                    && branches.iter().all(|b| {
-                        b.as_object().is_some_and(|m| {
-                            m.has("const")
-                                && m.keys().all(|k| CONST_BRANCH_KEYS.contains(&k.as_str()))
-                        })
-                    });
-                if !all_const || map.has("enum") {
-                    continue;
-                }
-                let Some(Value::Array(branches)) = map.shift_remove(key) else {
-                    unreachable!()
-                };
-                let mut values: Vec<Value> = Vec::new();
-                let mut notes: Vec<String> = Vec::new();
-                let mut types: Vec<Option<Value>> = Vec::new();
-                for b in &branches {
-                    let c = b["const"].clone();
-                    if let Some(Value::String(d)) = b.key("description") {
-                        let shown = match &c {
-                            Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        };
-                        notes.push(format!("`{shown}`: {d}"));
-                    }
-                    types.push(b.key("type").cloned());
-                    if !values.contains(&c) {
-                        values.push(c);
-                    }
-                }
-                let ty = match types.first() {
-                    Some(Some(t)) if types.iter().all(|x| x.as_ref() == Some(t)) => Some(t.clone()),
-                    _ => homogeneous_type(&values).map(|t| json!(t)),
-                };
-                if let Some(t) = ty {
-                    map.entry("type").or_insert(t);
-                }
-                map.insert("enum".into(), Value::Array(values));
-                if !notes.is_empty() {
-                    super::append_description(map, &notes.join("\n"), "\n\n");
-                }
-                report.change(
-                    path.pointer(),
-                    format!("`{key}` of {} constants → `enum`", branches.len()),
-                );
-                return;
-            }
+            self.node(node, path, report)
         });
+    }
+}
+
+impl NodeRule for AllConstToEnum {
+    fn name(&self) -> &'static str {
+        Rule::name(self)
+    }
+
+    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
+        let Value::Object(map) = node else { return };
+        for key in ["anyOf", "oneOf"] {
+            let Some(Value::Array(branches)) = map.get(key) else {
+                continue;
+            };
+            let all_const = !branches.is_empty()
+                && branches.iter().all(|b| {
+                    b.as_object().is_some_and(|m| {
+                        m.has("const") && m.keys().all(|k| CONST_BRANCH_KEYS.contains(&k.as_str()))
+                    })
+                });
+            if !all_const || map.has("enum") {
+                continue;
+            }
+            let Some(Value::Array(branches)) = map.shift_remove(key) else {
+                unreachable!()
+            };
+            let mut values: Vec<Value> = Vec::new();
+            let mut notes: Vec<String> = Vec::new();
+            let mut types: Vec<Option<Value>> = Vec::new();
+            for b in &branches {
+                let c = b["const"].clone();
+                if let Some(Value::String(d)) = b.key("description") {
+                    let shown = match &c {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    notes.push(format!("`{shown}`: {d}"));
+                }
+                types.push(b.key("type").cloned());
+                if !values.contains(&c) {
+                    values.push(c);
+                }
+            }
+            let ty = match types.first() {
+                Some(Some(t)) if types.iter().all(|x| x.as_ref() == Some(t)) => Some(t.clone()),
+                _ => homogeneous_type(&values).map(|t| json!(t)),
+            };
+            if let Some(t) = ty {
+                map.entry("type").or_insert(t);
+            }
+            map.insert("enum".into(), Value::Array(values));
+            if !notes.is_empty() {
+                super::append_description(map, &notes.join("\n"), "\n\n");
+            }
+            report.change(
+                path.pointer(),
+                format!("`{key}` of {} constants → `enum`", branches.len()),
+            );
+            return;
+        }
     }
 }
 
@@ -146,43 +165,53 @@ impl Rule for InferType {
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
-            let Value::Object(map) = node else { return };
-            if map.has("type")
-                || ["anyOf", "oneOf", "allOf", "$ref"]
-                    .iter()
-                    .any(|k| map.contains_key(*k))
-            {
-                return;
-            }
-            if map.key("properties").is_some_and(Value::is_object) {
-                map.insert("type".into(), json!("object"));
-                report.change(
-                    path.pointer(),
-                    "`type: \"object\"` inferred from `properties`",
-                );
-                return;
-            }
-            if map.has("items") || map.has("prefixItems") {
-                map.insert("type".into(), json!("array"));
-                report.change(path.pointer(), "`type: \"array\"` inferred from `items`");
-                return;
-            }
-            let values: Vec<Value> = match (map.key("enum"), map.key("const")) {
-                (Some(Value::Array(values)), _) => values.clone(),
-                (None, Some(c)) => vec![c.clone()],
-                _ => return,
-            };
-            if values.is_empty() {
-                return;
-            }
-            if let Some(t) = homogeneous_type(&values) {
-                map.insert("type".into(), json!(t));
-                report.change(
-                    path.pointer(),
-                    format!("`type: \"{t}\"` inferred from the enum or const"),
-                );
-            }
+            self.node(node, path, report)
         });
+    }
+}
+
+impl NodeRule for InferType {
+    fn name(&self) -> &'static str {
+        Rule::name(self)
+    }
+
+    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
+        let Value::Object(map) = node else { return };
+        if map.has("type")
+            || ["anyOf", "oneOf", "allOf", "$ref"]
+                .iter()
+                .any(|k| map.has(k))
+        {
+            return;
+        }
+        if map.key("properties").is_some_and(Value::is_object) {
+            map.insert("type".into(), json!("object"));
+            report.change(
+                path.pointer(),
+                "`type: \"object\"` inferred from `properties`",
+            );
+            return;
+        }
+        if map.has("items") || map.has("prefixItems") {
+            map.insert("type".into(), json!("array"));
+            report.change(path.pointer(), "`type: \"array\"` inferred from `items`");
+            return;
+        }
+        let values: Vec<Value> = match (map.key("enum"), map.key("const")) {
+            (Some(Value::Array(values)), _) => values.clone(),
+            (None, Some(c)) => vec![c.clone()],
+            _ => return,
+        };
+        if values.is_empty() {
+            return;
+        }
+        if let Some(t) = homogeneous_type(&values) {
+            map.insert("type".into(), json!(t));
+            report.change(
+                path.pointer(),
+                format!("`type: \"{t}\"` inferred from the enum or const"),
+            );
+        }
     }
 }
 

@@ -107,4 +107,193 @@ mod tests {
         assert_eq!(fused, sequential);
         assert!(sequential.changes.len() > 8, "{:?}", sequential.changes);
     }
+
+    /// A small deterministic generator of schema-like documents from the keywords the fused
+    /// rules read or rewrite (xorshift; no dependency).
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+            from[(self.next() % from.len() as u64) as usize]
+        }
+
+        fn scalar(&mut self) -> Value {
+            match self.next() % 5 {
+                0 => json!(null),
+                1 => json!(self.next() % 3),
+                2 => json!(self.pick(&["a", "b", ""])),
+                3 => json!(true),
+                _ => json!(1.5),
+            }
+        }
+
+        fn schema(&mut self, depth: u32) -> Value {
+            let mut map = serde_json::Map::new();
+            let n = self.next() % 5;
+            for _ in 0..n {
+                let key = self.pick(&[
+                    "type",
+                    "const",
+                    "enum",
+                    "anyOf",
+                    "oneOf",
+                    "items",
+                    "prefixItems",
+                    "properties",
+                    "definitions",
+                    "$defs",
+                    "$schema",
+                    "nullable",
+                    "not",
+                    "if",
+                    "pattern",
+                    "maxLength",
+                    "format",
+                    "default",
+                    "description",
+                    "dependencies",
+                    "additionalItems",
+                    "$ref",
+                    "title",
+                ]);
+                let sub = depth < 3;
+                let value = match key {
+                    "type" if self.next() % 2 == 0 => {
+                        json!([
+                            self.pick(&["string", "object", "array"]),
+                            self.pick(&["null", "integer", "string"])
+                        ])
+                    }
+                    "type" => json!(self.pick(&["string", "object", "null", "number"])),
+                    "const" | "default" => self.scalar(),
+                    "enum" => json!([self.scalar(), self.scalar()]),
+                    "anyOf" | "oneOf" if sub => {
+                        let consts = self.next() % 2 == 0;
+                        let branches: Vec<Value> = (0..1 + self.next() % 3)
+                            .map(|_| {
+                                if consts {
+                                    json!({"const": self.scalar(), "description": "d"})
+                                } else {
+                                    self.schema(depth + 1)
+                                }
+                            })
+                            .collect();
+                        json!(branches)
+                    }
+                    "items" | "prefixItems" if sub && self.next() % 2 == 0 => {
+                        json!([self.schema(depth + 1), self.schema(depth + 1)])
+                    }
+                    "items" | "not" | "if" | "additionalItems" if sub => self.schema(depth + 1),
+                    "properties" | "definitions" | "$defs" | "dependencies" if sub => {
+                        let mut m = serde_json::Map::new();
+                        for name in ["a", "$schema", "type"] {
+                            if self.next() % 2 == 0 {
+                                let v = if key == "dependencies" && self.next() % 2 == 0 {
+                                    json!(["a"])
+                                } else {
+                                    self.schema(depth + 1)
+                                };
+                                m.insert(name.into(), v);
+                            }
+                        }
+                        Value::Object(m)
+                    }
+                    "$schema" => json!(self.pick(&[
+                        "http://json-schema.org/draft-07/schema#",
+                        "https://json-schema.org/draft/2020-12/schema"
+                    ])),
+                    "nullable" => json!(self.next() % 3 != 0),
+                    "$ref" => json!(self.pick(&["#/definitions/a", "#/$defs/a", "#"])),
+                    "maxLength" => json!(3),
+                    _ => json!(self.pick(&["x", "^a$", "date-time"])),
+                };
+                map.insert(key.into(), value);
+            }
+            Value::Object(map)
+        }
+    }
+
+    /// Every fused group the providers use gives, on thousands of generated documents, the
+    /// document and report of its rules run one after the other.
+    #[test]
+    fn every_fused_group_equals_its_rules_one_by_one() {
+        use crate::adapt::rules::{
+            AllConstToEnum, ConstToEnum, InferType, SplitTypeArrays, StripKeywords,
+        };
+        fn strip() -> StripKeywords {
+            StripKeywords {
+                name: "strip-test",
+                keywords: &["not", "if", "pattern", "maxLength", "format", "title"],
+                spill: crate::adapt::rules::keywords::HUMAN_READABLE,
+                why: "test",
+                keep: |k, v| k == "format" && v == "date-time",
+                also_keep: vec!["title".into()],
+            }
+        }
+        type Group = (Vec<Box<dyn Rule>>, Vec<Box<dyn NodeRule>>);
+        let groups: Vec<fn() -> Group> = vec![
+            || {
+                (
+                    vec![Box::new(UpgradeDraft07), Box::new(RemoveSchemaUri)],
+                    vec![Box::new(UpgradeDraft07), Box::new(RemoveSchemaUri)],
+                )
+            },
+            || {
+                (
+                    vec![Box::new(strip()), Box::new(ConstToEnum)],
+                    vec![Box::new(strip().node_rule()), Box::new(ConstToEnum)],
+                )
+            },
+            || {
+                (
+                    vec![Box::new(SplitTypeArrays), Box::new(InferType)],
+                    vec![Box::new(SplitTypeArrays), Box::new(InferType)],
+                )
+            },
+            || {
+                (
+                    vec![
+                        Box::new(AllConstToEnum),
+                        Box::new(ConstToEnum),
+                        Box::new(InferType),
+                    ],
+                    vec![
+                        Box::new(AllConstToEnum),
+                        Box::new(ConstToEnum),
+                        Box::new(InferType),
+                    ],
+                )
+            },
+        ];
+        let mut generator = Gen(0x5eed_f00d);
+        let mut changed = 0;
+        for _ in 0..3_000 {
+            let doc = generator.schema(0);
+            for group in &groups {
+                let (rules, nodes) = group();
+                let mut one_by_one = doc.clone();
+                let mut sequential = RuleReport::default();
+                for mut rule in rules {
+                    let mut one = RuleReport::for_rule(rule.name());
+                    rule.apply(&mut one_by_one, &mut one);
+                    sequential.absorb(one);
+                }
+                let mut fused_doc = doc.clone();
+                let mut fused = RuleReport::default();
+                Fused::new("fused", nodes).apply(&mut fused_doc, &mut fused);
+                assert_eq!(fused_doc, one_by_one, "{doc}");
+                assert_eq!(fused, sequential, "{doc}");
+                changed += usize::from(fused_doc != doc);
+            }
+        }
+        // The documents exercise the rules: most groups change most of them.
+        assert!(changed > 3_000, "{changed}");
+    }
 }

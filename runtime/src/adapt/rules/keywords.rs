@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::{Rule, RuleReport, append_description, json_text, spill};
+use super::{NodeRule, Rule, RuleReport, append_description, json_text, spill};
 use crate::adapt::report::LossKind;
-use crate::adapt::visit::{Order, visit};
+use crate::adapt::visit::{Order, Path, visit};
 use crate::keys::Keys;
 use crate::keys::KeywordSet;
 
@@ -64,47 +64,73 @@ impl Rule for StripKeywords {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        let this = &*self;
-        let keywords = KeywordSet::new(this.keywords);
-        visit(schema, Order::Pre, &mut |node, path| {
-            let Value::Object(map) = node else { return };
-            let mut spilled: Vec<(String, Value)> = Vec::new();
-            let present: Vec<String> = map
-                .keys()
-                .filter(|k| keywords.contains(k) && !this.also_keep.contains(k))
-                .cloned()
-                .collect();
-            for key in present {
-                if (this.keep)(&key, &map[&key]) {
-                    continue;
-                }
-                let value = map.shift_remove(&key).expect("listed above");
-                let at = path.child(&key);
-                if this.spill.contains(&key.as_str()) {
-                    report.loss(&at, &key, LossKind::Spilled, format!("`{key}: {}` is not enforced by the provider ({}); it is in the description", json_text(&value), this.why));
-                    spilled.push((key, value));
-                } else {
-                    let shown = json_text(&value);
-                    let shown = if shown.len() > 80 {
-                        format!(
-                            "{}…",
-                            &shown[..shown.char_indices().nth(80).map_or(shown.len(), |(i, _)| i)]
-                        )
-                    } else {
-                        shown
-                    };
-                    report.loss(
-                        &at,
-                        &key,
-                        LossKind::Dropped,
-                        format!("`{key}: {shown}` removed ({})", this.why),
-                    );
-                }
-            }
-            if !spilled.is_empty() {
-                spill(map, &spilled);
-            }
+        let mut node = self.clone().node_rule();
+        visit(schema, Order::Pre, &mut |n, path| {
+            node.node(n, path, report)
         });
+    }
+}
+
+impl StripKeywords {
+    /// The rule as a [`NodeRule`] (it reads and changes only its node's keywords; the ones it
+    /// removes may be schemas, so in a fused walk it comes first).
+    pub(crate) fn node_rule(self) -> StripNode {
+        StripNode {
+            table: KeywordSet::new(self.keywords),
+            rule: self,
+        }
+    }
+}
+
+/// [`StripKeywords`] with its keyword table made once for a walk.
+pub(crate) struct StripNode {
+    rule: StripKeywords,
+    table: KeywordSet<'static>,
+}
+
+impl NodeRule for StripNode {
+    fn name(&self) -> &'static str {
+        self.rule.name
+    }
+
+    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
+        let Value::Object(map) = node else { return };
+        let mut spilled: Vec<(String, Value)> = Vec::new();
+        let present: Vec<String> = map
+            .keys()
+            .filter(|k| self.table.contains(k) && !self.rule.also_keep.contains(k))
+            .cloned()
+            .collect();
+        for key in present {
+            if (self.rule.keep)(&key, &map[&key]) {
+                continue;
+            }
+            let value = map.shift_remove(&key).expect("listed above");
+            let at = path.child(&key);
+            if self.rule.spill.contains(&key.as_str()) {
+                report.loss(&at, &key, LossKind::Spilled, format!("`{key}: {}` is not enforced by the provider ({}); it is in the description", json_text(&value), self.rule.why));
+                spilled.push((key, value));
+            } else {
+                let shown = json_text(&value);
+                let shown = if shown.len() > 80 {
+                    format!(
+                        "{}…",
+                        &shown[..shown.char_indices().nth(80).map_or(shown.len(), |(i, _)| i)]
+                    )
+                } else {
+                    shown
+                };
+                report.loss(
+                    &at,
+                    &key,
+                    LossKind::Dropped,
+                    format!("`{key}: {shown}` removed ({})", self.rule.why),
+                );
+            }
+        }
+        if !spilled.is_empty() {
+            spill(map, &spilled);
+        }
     }
 }
 

@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Rule, RuleReport};
-use crate::adapt::visit::{Order, visit};
+use super::{NodeRule, Rule, RuleReport};
+use crate::adapt::visit::{Order, Path, visit};
 use crate::keys::Keys;
 
 /// `type: ["string", "null"]` → `anyOf: [{type: string, ...}, {type: null}]`: one branch per
@@ -96,39 +96,49 @@ impl Rule for SplitTypeArrays {
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
-            let Value::Object(map) = node else { return };
-            let Some(Value::Array(types)) = map.key("type") else {
-                return;
-            };
-            let types: Vec<String> = types
-                .iter()
-                .filter_map(|t| t.as_str().map(str::to_owned))
-                .collect();
-            let mut base = std::mem::take(map);
-            base.take_key("type");
-            let description = base.take_key("description");
-            let mut variants: Vec<Value> = types.iter().filter_map(|t| variant(&base, t)).collect();
-            let mut out = match variants.len() {
-                0 => base,
-                1 => match variants.remove(0) {
-                    Value::Object(m) => m,
-                    _ => unreachable!(),
-                },
-                _ => {
-                    let mut m = Map::new();
-                    m.insert("anyOf".into(), Value::Array(variants));
-                    m
-                }
-            };
-            if let Some(d) = description {
-                out.insert("description".into(), d);
-            }
-            *map = out;
-            report.change(
-                path.pointer(),
-                format!("`type: {types:?}` → one branch per type"),
-            );
+            self.node(node, path, report)
         });
+    }
+}
+
+impl NodeRule for SplitTypeArrays {
+    fn name(&self) -> &'static str {
+        Rule::name(self)
+    }
+
+    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
+        let Value::Object(map) = node else { return };
+        let Some(Value::Array(types)) = map.key("type") else {
+            return;
+        };
+        let types: Vec<String> = types
+            .iter()
+            .filter_map(|t| t.as_str().map(str::to_owned))
+            .collect();
+        let mut base = std::mem::take(map);
+        base.take_key("type");
+        let description = base.take_key("description");
+        let mut variants: Vec<Value> = types.iter().filter_map(|t| variant(&base, t)).collect();
+        let mut out = match variants.len() {
+            0 => base,
+            1 => match variants.remove(0) {
+                Value::Object(m) => m,
+                _ => unreachable!(),
+            },
+            _ => {
+                let mut m = Map::new();
+                m.insert("anyOf".into(), Value::Array(variants));
+                m
+            }
+        };
+        if let Some(d) = description {
+            out.insert("description".into(), d);
+        }
+        *map = out;
+        report.change(
+            path.pointer(),
+            format!("`type: {types:?}` → one branch per type"),
+        );
     }
 }
 
