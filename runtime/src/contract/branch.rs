@@ -109,11 +109,15 @@ fn direct_kind(schema: &Value) -> BranchKind {
     let Value::Object(map) = schema else {
         return BranchKind::Other;
     };
-    let types = type_names(schema);
-    if types.contains(&"object") {
+    let has_type = |name: &str| match map.key("type") {
+        Some(Value::String(t)) => t == name,
+        Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(name)),
+        _ => false,
+    };
+    if has_type("object") {
         return BranchKind::Structured("object");
     }
-    if types.contains(&"array") {
+    if has_type("array") {
         return BranchKind::Structured("array");
     }
     if map.key("type").is_none() {
@@ -124,6 +128,7 @@ fn direct_kind(schema: &Value) -> BranchKind {
             return BranchKind::Structured("array");
         }
     }
+    let types = type_names(schema);
     if types == ["null"] {
         return BranchKind::Null;
     }

@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Rule, RuleReport, type_names};
+use super::{Rule, RuleReport, has_type};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -82,7 +82,7 @@ impl Rule for TupleItems {
                 return;
             }
             if untyped_fails
-                && type_names(map).contains(&"array")
+                && has_type(map, "array")
                 && !matches!(map.key("items"), Some(Value::Object(_)))
             {
                 report.fail(

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Rule, RuleReport, is_pure_any_of, type_names};
+use super::{Rule, RuleReport, has_type, is_pure_any_of};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -34,7 +34,7 @@ pub struct CloseObjects {
 /// holding it (`["object", "null"]`), or no `type` but `properties`.
 fn can_be_object(map: &Map<String, Value>) -> bool {
     match map.key("type") {
-        Some(_) => type_names(map).contains(&"object"),
+        Some(_) => has_type(map, "object"),
         None => map.has("properties"),
     }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Rule, RuleReport, type_names};
+use super::{Rule, RuleReport, has_type};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -45,7 +45,7 @@ impl Rule for ResponsesPrepass {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             let at = || path.pointer();
-            if type_names(map).contains(&"object") && !map.has("properties") {
+            if has_type(map, "object") && !map.has("properties") {
                 map.insert("properties".into(), json!({}));
                 report.change(at(), "`properties: {}` added to an object");
             }

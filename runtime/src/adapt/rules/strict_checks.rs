@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Rule, RuleReport, type_names};
+use super::{Rule, RuleReport, has_type};
 use crate::keys::Keys;
 use crate::walk::{Step, Walk, pointer, resolve_local};
 
@@ -185,9 +185,7 @@ fn exceeded_limits(walk: &Walk<'_>, all: bool) -> Option<(Option<usize>, String)
         } else {
             depth[place.parent]
         };
-        let is_object = node
-            .as_object()
-            .is_some_and(|m| type_names(m).contains(&"object"));
+        let is_object = node.as_object().is_some_and(|m| has_type(m, "object"));
         depth[index] = parent + usize::from(is_object);
         if depth[index] > deepest.0 {
             deepest = (depth[index], index);
