@@ -10,7 +10,7 @@ use super::super::rules::{
 };
 use super::super::settings::{AdaptSettings, NameRule, StrictBudget, Wire};
 use super::super::{AdaptOptions, Target};
-use super::{json_schema_prefix, strip};
+use super::{json_schema_prefix, strip_keywords};
 
 impl AdaptSettings {
     /// Anthropic `input_schema` without strict: JSON Schema with an object root and no root
@@ -72,13 +72,13 @@ fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(TupleItems::default()),
         Box::new(after_rewrite),
         Box::new(OneOfToAnyOf),
-        strip(
+        Box::new(strip_keywords(
             settings,
             "strip-unsupported",
             ANTHROPIC_STRICT_STRIP,
             "not supported by Anthropic strict tool use",
             anthropic_keeps,
-        ),
+        )),
         Box::new(CloseObjects {
             optional: Optional::Keep,
         }),

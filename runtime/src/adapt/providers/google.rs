@@ -10,7 +10,7 @@ use super::super::rules::{
 };
 use super::super::settings::{AdaptSettings, NameRule, Wire, no_rules};
 use super::super::{AdaptOptions, Target};
-use super::{json_schema_prefix, strip};
+use super::{json_schema_prefix, strip_keywords};
 
 impl AdaptSettings {
     /// Gemini `parametersJsonSchema`: Google's accepted keywords (the rest spilled or dropped,
@@ -103,13 +103,13 @@ const GOOGLE_STRIP: &[&str] = &[
 ];
 
 pub(super) fn google_strip(settings: &AdaptSettings) -> Box<dyn Rule> {
-    strip(
+    Box::new(strip_keywords(
         settings,
         "strip-google-unsupported",
         GOOGLE_STRIP,
         "Google's schema rejects it",
         keep_none,
-    )
+    ))
 }
 
 /// Google's wire: no top-level combinators, camelCase keywords, object schemas only.

@@ -24,17 +24,6 @@ fn json_schema_prefix() -> Vec<Box<dyn Rule>> {
 }
 
 /// A keyword table as a rule, with the caller's kept keywords exempted.
-fn strip(
-    settings: &AdaptSettings,
-    name: &'static str,
-    keywords: &'static [&'static str],
-    why: &'static str,
-    keep: fn(&str, &Value) -> bool,
-) -> Box<dyn Rule> {
-    Box::new(strip_keywords(settings, name, keywords, why, keep))
-}
-
-/// [`strip`]'s rule itself (to run fused with the rules after it).
 fn strip_keywords(
     settings: &AdaptSettings,
     name: &'static str,

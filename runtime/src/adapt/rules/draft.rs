@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{NodeRule, Rule, RuleReport};
-use crate::adapt::visit::{Order, Path, visit};
+use super::{NodeRule, Rule, RuleReport, walk_nodes};
+use crate::adapt::visit::Path;
 use crate::keys::Keys;
 
 /// Rewrites draft-07 forms as 2020-12: `definitions` → `$defs` (and their `$ref`s), array `items`
@@ -27,17 +27,11 @@ impl Rule for UpgradeDraft07 {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        visit(schema, Order::Pre, &mut |node, path| {
-            self.node(node, path, report)
-        });
+        walk_nodes(self, schema, report);
     }
 }
 
 impl NodeRule for UpgradeDraft07 {
-    fn name(&self) -> &'static str {
-        Rule::name(self)
-    }
-
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let Value::Object(map) = node else { return };
         let here = || path.pointer();

@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::{NodeRule, Rule, RuleReport};
-use crate::adapt::visit::{Order, Path, visit};
+use super::{NodeRule, Rule, RuleReport, walk_nodes};
+use crate::adapt::visit::Path;
 use crate::keys::Keys;
 
 /// `const: v` → `enum: [v]` (intersected with an existing `enum`). Same meaning; a change.
@@ -16,17 +16,11 @@ impl Rule for ConstToEnum {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        visit(schema, Order::Pre, &mut |node, path| {
-            self.node(node, path, report)
-        });
+        walk_nodes(self, schema, report);
     }
 }
 
 impl NodeRule for ConstToEnum {
-    fn name(&self) -> &'static str {
-        Rule::name(self)
-    }
-
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let Value::Object(map) = node else { return };
         let Some(c) = map.take_key("const") else {
@@ -58,17 +52,11 @@ impl Rule for AllConstToEnum {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        visit(schema, Order::Pre, &mut |node, path| {
-            self.node(node, path, report)
-        });
+        walk_nodes(self, schema, report);
     }
 }
 
 impl NodeRule for AllConstToEnum {
-    fn name(&self) -> &'static str {
-        Rule::name(self)
-    }
-
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let Value::Object(map) = node else { return };
         for key in ["anyOf", "oneOf"] {
@@ -164,17 +152,11 @@ impl Rule for InferType {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        visit(schema, Order::Pre, &mut |node, path| {
-            self.node(node, path, report)
-        });
+        walk_nodes(self, schema, report);
     }
 }
 
 impl NodeRule for InferType {
-    fn name(&self) -> &'static str {
-        Rule::name(self)
-    }
-
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let Value::Object(map) = node else { return };
         if map.has("type")

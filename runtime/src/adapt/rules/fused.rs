@@ -13,11 +13,16 @@ use crate::adapt::visit::{Order, Path, visit};
 /// keywords that are not schemas: then each rule sees every node as the rules before it left
 /// it, and nothing a later rule does changes what an earlier one finds below (the earlier rules
 /// have not been there yet in the fused walk, and had been in the sequential one).
-pub(crate) trait NodeRule {
-    /// The rule's name, as its [`Rule::name`].
-    fn name(&self) -> &'static str;
+pub(crate) trait NodeRule: Rule {
     /// The rule's work at one node.
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport);
+}
+
+/// A node rule's [`Rule::apply`]: its work at every node, parents first.
+pub(crate) fn walk_nodes(rule: &mut dyn NodeRule, schema: &mut Value, report: &mut RuleReport) {
+    visit(schema, Order::Pre, &mut |node, path| {
+        rule.node(node, path, report)
+    });
 }
 
 /// [`NodeRule`]s run in one walk, each recording in a report of its own, absorbed in their

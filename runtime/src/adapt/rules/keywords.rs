@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{NodeRule, Rule, RuleReport, append_description, json_text, spill};
+use super::{NodeRule, Rule, RuleReport, append_description, json_text, spill, walk_nodes};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, Path, visit};
 use crate::keys::Keys;
@@ -64,10 +64,7 @@ impl Rule for StripKeywords {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        let mut node = self.clone().node_rule();
-        visit(schema, Order::Pre, &mut |n, path| {
-            node.node(n, path, report)
-        });
+        self.clone().node_rule().apply(schema, report);
     }
 }
 
@@ -88,11 +85,17 @@ pub(crate) struct StripNode {
     table: KeywordSet<'static>,
 }
 
-impl NodeRule for StripNode {
+impl Rule for StripNode {
     fn name(&self) -> &'static str {
         self.rule.name
     }
 
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        walk_nodes(self, schema, report);
+    }
+}
+
+impl NodeRule for StripNode {
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let Value::Object(map) = node else { return };
         let mut spilled: Vec<(String, Value)> = Vec::new();

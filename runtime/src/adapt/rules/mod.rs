@@ -24,7 +24,7 @@ pub use arrays::TupleItems;
 pub use cca::{CollapseCombiners, MetaValidate, NullablePropertiesOptional, ResidualGate};
 pub use draft::UpgradeDraft07;
 pub use enums::{AllConstToEnum, ConstToEnum, InferType};
-pub(crate) use fused::{Fused, NodeRule};
+pub(crate) use fused::{Fused, NodeRule, walk_nodes};
 pub use google::{
     BoolSchemas, EnsureProperties, GoogleNullable, OPENAPI_SCHEMA_FIELDS, OneBranchUnions,
     OpenApiSchemaFields, PropertyOrdering, SnakeCaseKeywords, StringEnumsOnly, openapi_format_ok,

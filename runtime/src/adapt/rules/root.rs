@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{NodeRule, Rule, RuleReport, absorb, type_names};
+use super::{NodeRule, Rule, RuleReport, absorb, type_names, walk_nodes};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::Path;
 use crate::keys::Keys;
@@ -20,21 +20,13 @@ impl Rule for RemoveSchemaUri {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        crate::adapt::visit::visit(
-            schema,
-            crate::adapt::visit::Order::Pre,
-            &mut |node, path| self.node(node, path, report),
-        );
+        walk_nodes(self, schema, report);
     }
 }
 
 /// Reads and changes only the node's own `$schema` (a string, not a schema): it can run fused
 /// after other node rules.
 impl NodeRule for RemoveSchemaUri {
-    fn name(&self) -> &'static str {
-        Rule::name(self)
-    }
-
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         if let Value::Object(map) = node {
             if let Some(uri) = map.take_key("$schema") {

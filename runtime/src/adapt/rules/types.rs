@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{NodeRule, Rule, RuleReport};
-use crate::adapt::visit::{Order, Path, visit};
+use super::{NodeRule, Rule, RuleReport, walk_nodes};
+use crate::adapt::visit::Path;
 use crate::keys::Keys;
 
 /// `type: ["string", "null"]` → `anyOf: [{type: string, ...}, {type: null}]`: one branch per
@@ -95,17 +95,11 @@ impl Rule for SplitTypeArrays {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        visit(schema, Order::Pre, &mut |node, path| {
-            self.node(node, path, report)
-        });
+        walk_nodes(self, schema, report);
     }
 }
 
 impl NodeRule for SplitTypeArrays {
-    fn name(&self) -> &'static str {
-        Rule::name(self)
-    }
-
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let Value::Object(map) = node else { return };
         let Some(Value::Array(types)) = map.key("type") else {
