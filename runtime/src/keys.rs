@@ -76,6 +76,16 @@ impl Keys for Value {
     }
 }
 
+/// Whether the node's `type` names `name` (as the one type or in the list), without collecting
+/// the list.
+pub(crate) fn has_type(node: &Map<String, Value>, name: &str) -> bool {
+    match node.key("type") {
+        Some(Value::String(t)) => t == name,
+        Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(name)),
+        _ => false,
+    }
+}
+
 /// For each first byte, the lengths of the `words` that start with it (bit `n` for `n` bytes;
 /// bit 63 for 63 bytes or more): a key whose first byte and length match none is none of them,
 /// found without comparing a string. Usable in `const` context for static tables.

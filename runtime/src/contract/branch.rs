@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use crate::keys::Keys;
+use crate::keys::{Keys, has_type};
 use crate::walk::resolve_local;
 
 /// What a single (flattened) branch of a union is.
@@ -109,15 +109,10 @@ fn direct_kind(schema: &Value) -> BranchKind {
     let Value::Object(map) = schema else {
         return BranchKind::Other;
     };
-    let has_type = |name: &str| match map.key("type") {
-        Some(Value::String(t)) => t == name,
-        Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(name)),
-        _ => false,
-    };
-    if has_type("object") {
+    if has_type(map, "object") {
         return BranchKind::Structured("object");
     }
-    if has_type("array") {
+    if has_type(map, "array") {
         return BranchKind::Structured("array");
     }
     if map.key("type").is_none() {

@@ -109,14 +109,7 @@ pub(crate) fn type_names(node: &Map<String, Value>) -> Vec<&str> {
     }
 }
 
-/// Whether `type` names `name` (as the one type or in the list), without collecting the list.
-pub(crate) fn has_type(node: &Map<String, Value>, name: &str) -> bool {
-    match node.key("type") {
-        Some(Value::String(t)) => t == name,
-        Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(name)),
-        _ => false,
-    }
-}
+pub(crate) use crate::keys::has_type;
 
 pub(crate) use crate::nullable::is_null_branch as is_null_schema;
 
