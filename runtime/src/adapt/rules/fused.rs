@@ -9,10 +9,12 @@ use crate::adapt::visit::{Order, Path, visit};
 /// is a pre-order walk calling [`NodeRule::node`]), that never fails and logs no branch moves.
 ///
 /// Rules run one after the other give the same document and report as the same rules fused in
-/// one walk ([`Fused`]) when every rule but the first reads and changes only its node's own
-/// keywords that are not schemas: then each rule sees every node as the rules before it left
-/// it, and nothing a later rule does changes what an earlier one finds below (the earlier rules
-/// have not been there yet in the fused walk, and had been in the sequential one).
+/// one walk ([`Fused`]) when every rule but the first looks only at its node's own keywords
+/// (which keys it has, and the values of those that are not schemas: infer-type asks whether
+/// `properties` is there, never what it holds) and changes only keywords that are not schemas:
+/// then each rule sees every node as the rules before it left it, and nothing a later rule does
+/// changes what an earlier one finds below (the earlier rules have not been there yet in the
+/// fused walk, and had been in the sequential one).
 pub(crate) trait NodeRule: Rule {
     /// The rule's work at one node.
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport);
