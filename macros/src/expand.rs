@@ -16,30 +16,28 @@ use crate::ast::{self, Container};
 pub use crate::check::Mode;
 use crate::check::{self, Analysis, CheckKind, FieldCheck, ShapePlan, UNION_FIX};
 use crate::errors::Errors;
+use crate::krate::Krate;
 use crate::shape::{self, Branch};
 
 pub fn derive(input: &DeriveInput, mode: Mode) -> TokenStream {
     let mut errors = Errors::new();
     let Some(cont) = ast::parse(&mut errors, input) else {
-        let krate = quote!(::toolschema);
+        let krate = Krate(None);
         let fallback = if matches!(input.data, syn::Data::Union(_)) {
             TokenStream::new()
         } else {
-            fallback(input, mode, &krate)
+            fallback(input, mode, krate)
         };
         let errors = errors.finish();
         return quote!(#errors #fallback);
     };
-    let krate = match &cont.attrs.krate {
-        Some(path) => path.to_token_stream(),
-        None => quote!(::toolschema),
-    };
+    let krate = Krate(cont.attrs.krate.as_ref());
     let analysis = check::analyze(&mut errors, &cont, mode);
     let valid = errors.is_empty();
-    let impls = impls(&cont, &analysis, mode, &krate, valid);
-    let checks = field_checks(&cont, &analysis, &krate);
+    let impls = impls(&cont, &analysis, mode, krate, valid);
+    let checks = field_checks(&cont, &analysis, krate);
     let unions = if valid {
-        union_asserts(&cont, &analysis, &krate)
+        union_asserts(&cont, &analysis, krate)
     } else {
         TokenStream::new()
     };
@@ -69,7 +67,7 @@ fn type_params(generics: &Generics) -> Vec<Ident> {
 
 /// The container's generics with `T: ProviderSafe` (and, for `ToolParams`, `T: DeserializeOwned`)
 /// on every type parameter.
-fn bounded(generics: &Generics, krate: &TokenStream, deserialize: bool) -> Generics {
+fn bounded(generics: &Generics, krate: Krate, deserialize: bool) -> Generics {
     let mut generics = generics.clone();
     let params = type_params(&generics);
     let where_clause = generics.make_where_clause();
@@ -86,7 +84,7 @@ fn bounded(generics: &Generics, krate: &TokenStream, deserialize: bool) -> Gener
     generics
 }
 
-fn shape_expr(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> TokenStream {
+fn shape_expr(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenStream {
     match &analysis.shape {
         ShapePlan::Single(branch) => branch.tokens(krate),
         // A union of one constant branch is that branch (a unit-only enum: one string enum).
@@ -110,7 +108,7 @@ fn impls(
     cont: &Container,
     analysis: &Analysis,
     mode: Mode,
-    krate: &TokenStream,
+    krate: Krate,
     valid: bool,
 ) -> TokenStream {
     let ident = &cont.ident;
@@ -200,7 +198,7 @@ fn impls(
 
 /// The impls alone, with a neutral shape: emitted when serde rejected the attributes (serde_derive
 /// reports that), so uses of the type do not fail a second time.
-fn fallback(input: &DeriveInput, mode: Mode, krate: &TokenStream) -> TokenStream {
+fn fallback(input: &DeriveInput, mode: Mode, krate: Krate) -> TokenStream {
     let ident = &input.ident;
     let generics = bounded(&input.generics, krate, false);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
@@ -243,8 +241,9 @@ fn field_message(check: &FieldCheck, cont: &Container) -> String {
 
 /// `text` as a raw string literal token (`r#"..."#`, with as many `#` as the text needs).
 ///
-/// The message is always passed to `assert!` as the argument of a `"{}"` format string, never
-/// as the format string itself, so user text (a variant's `{"Variant": ...}`) stays plain text.
+/// The message is passed to `toolschema::__private::require`, which panics with it as the
+/// argument of a `"{}"` format string, never as the format string itself, so user text (a
+/// variant's `{"Variant": ...}`) stays plain text.
 /// A raw literal is lexed by the compiler, where `Literal::string` would escape every character
 /// (and `str::parse` would lex it first) in the macro's own unoptimized code: a few hundred
 /// characters for each of the messages a crate's derives emit.
@@ -254,18 +253,15 @@ fn message_literal(text: &str) -> proc_macro2::Literal {
         // A raw string cannot hold a bare carriage return.
         return proc_macro2::Literal::string(text);
     }
-    // One `#` more than the longest run of `#` after a `"` in the text.
-    let (mut hashes, mut run, mut i) = (0, None::<usize>, 0);
-    while i < bytes.len() {
-        run = match (bytes[i], run) {
-            (b'"', _) => Some(0),
-            (b'#', Some(n)) => Some(n + 1),
-            _ => None,
-        };
-        if let Some(n) = run {
-            hashes = hashes.max(n + 1);
-        }
-        i += 1;
+    // One `#` more than the longest run of `#` after a `"` in the text. The quotes are found
+    // with `str::find` (memchr, optimized even in the macro's unoptimized build), not by
+    // looking at every byte here.
+    let mut hashes = 0;
+    let mut rest = text;
+    while let Some(at) = rest.find('"') {
+        rest = &rest[at + 1..];
+        let run = rest.len() - rest.trim_start_matches('#').len();
+        hashes = hashes.max(run + 1);
     }
     let fence = "#".repeat(hashes);
     let repr = format!("r{fence}\"{text}\"{fence}");
@@ -274,7 +270,26 @@ fn message_literal(text: &str) -> proc_macro2::Literal {
     unsafe { proc_macro2::Literal::from_str_unchecked(&repr) }
 }
 
-fn field_checks(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> TokenStream {
+/// The path of `toolschema::__private::require`, every token at `span`: the compiler reports a
+/// failed check at the span of the whole call (`#[track_caller]`), which must be the field's or
+/// the variant's, not the derive's (where the crate path's tokens come from).
+fn require_at(cont: &Container, span: proc_macro2::Span) -> TokenStream {
+    let Some(krate) = &cont.attrs.krate else {
+        return quote_spanned!(span=> ::toolschema::__private::require);
+    };
+    let mut path: TokenStream = krate
+        .to_token_stream()
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect();
+    path.extend(quote_spanned!(span=> ::__private::require));
+    path
+}
+
+fn field_checks(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenStream {
     let mut out = TokenStream::new();
     if cont.is_generic() {
         // Generic types: prove the bounds now; the shapes are checked where the type is used.
@@ -307,8 +322,9 @@ fn field_checks(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> T
                     quote!(!<#ty as #krate::ProviderSafe>::SHAPE.flattens_to_combinator())
                 }
             };
+            let require = require_at(cont, c.span);
             out.extend(quote_spanned! {c.span=>
-                const _: () = ::core::assert!(#cond, "{}", #message);
+                const _: () = #require(#cond, #message);
             });
         }
     }
@@ -317,7 +333,7 @@ fn field_checks(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> T
 
 /// Union checks that need the shapes of other types: the first variant at which the union gets a
 /// second structured branch fails, at that variant.
-fn union_asserts(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> TokenStream {
+fn union_asserts(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenStream {
     let ShapePlan::Union(counted) = &analysis.shape else {
         return TokenStream::new();
     };
@@ -331,10 +347,10 @@ fn union_asserts(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> 
         let message = message_literal(&format!(
             "`allow_union` on enum `{name}`, which is no longer a structural union (its variants publish at most one object- or array-typed branch)\nfix: remove the `allow_union` attribute"
         ));
+        let require = require_at(cont, lit.span());
         return quote_spanned! {lit.span()=>
-            const _: () = ::core::assert!(
+            const _: () = #require(
                 #krate::Shape::NEVER #(.union(#parts))* .is_structural_union(),
-                "{}",
                 #message
             );
         };
@@ -348,6 +364,7 @@ fn union_asserts(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> 
         candidates.push(format!("`{}`", c.variant));
         let before = counted[..i].iter().map(|c| c.branch.tokens(krate));
         let this = c.branch.tokens(krate);
+        let require = require_at(cont, c.variant.span());
         let message = message_literal(&format!(
             "enum `{name}` is a structural union: {}, and with variant `{}` it has more than one object- or array-typed branch (structured branches can come from {}); clients that keep only the first branch (Langflow) or flatten unions (Gemini function calling) lose the others without an error\n{UNION_FIX}",
             analysis.repr,
@@ -358,7 +375,7 @@ fn union_asserts(cont: &Container, analysis: &Analysis, krate: &TokenStream) -> 
             const _: () = {
                 const BEFORE: #krate::Shape = #krate::Shape::NEVER #(.union(#before))*;
                 const UPTO: #krate::Shape = BEFORE.union(#this);
-                ::core::assert!(!(BEFORE.structured() <= 1 && UPTO.structured() > 1), "{}", #message);
+                #require(!(BEFORE.structured() <= 1 && UPTO.structured() > 1), #message)
             };
         });
     }

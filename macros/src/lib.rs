@@ -8,6 +8,7 @@ mod attr;
 mod check;
 mod errors;
 mod expand;
+mod krate;
 mod prepass;
 mod shape;
 

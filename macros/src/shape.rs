@@ -1,5 +1,6 @@
 //! The shape of one branch, as far as the macro can see it from syntax, and its `const` tokens.
 
+use crate::krate::Krate;
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 use syn::{GenericArgument, PathArguments, Type};
@@ -33,7 +34,7 @@ impl Branch {
         }
     }
 
-    pub fn tokens(&self, krate: &TokenStream) -> TokenStream {
+    pub fn tokens(&self, krate: Krate) -> TokenStream {
         match self {
             Branch::Object => quote!(#krate::Shape::OBJECT),
             Branch::Array => quote!(#krate::Shape::ARRAY),

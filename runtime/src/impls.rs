@@ -15,6 +15,17 @@ pub const fn field_ok<T: ProviderSafe + ?Sized>() -> bool {
     T::SHAPE.is_contract_safe() && T::NESTED_OK
 }
 
+/// The derives' compile-time checks: `const _: () = require(<T as ProviderSafe>::__FIELD_OK,
+/// "...")` at the span of the field or variant. The panic and its formatting live here, compiled
+/// once, instead of an `assert!` (and its `format_args!`) in every generated item; with
+/// `#[track_caller]` the compiler reports a failure at the generated item, in the same words.
+#[track_caller]
+pub const fn require(ok: bool, message: &'static str) {
+    if !ok {
+        panic!("{}", message)
+    }
+}
+
 macro_rules! leaf {
     ($shape:expr => $($ty:ty),+ $(,)?) => {
         $(impl ProviderSafe for $ty {

@@ -125,7 +125,7 @@ pub use toolschema_macros::{ProviderSafe, ToolParams};
 /// What the derives' generated code calls. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::impls::field_ok;
+    pub use crate::impls::{field_ok, require};
     #[cfg(feature = "insta")]
     pub use insta;
     pub use schemars;
