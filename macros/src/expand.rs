@@ -51,8 +51,7 @@ pub fn derive(input: &DeriveInput, mode: Mode) -> TokenStream {
     }
     quote! {
         #errors
-        #[doc(hidden)]
-        #[allow(non_upper_case_globals, clippy::all)]
+        #[allow(clippy::all)]
         const _: () = {
             #impls
             #checks
