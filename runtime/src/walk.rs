@@ -6,6 +6,8 @@
 
 use serde_json::Value;
 
+use crate::keys::Keys;
+
 /// The three keyword lists and [`holds`], from one table.
 macro_rules! schema_keywords {
     (one: [$($one:literal),+ $(,)?], list: [$($list:literal),+ $(,)?], map: [$($map:literal),+ $(,)?] $(,)?) => {
@@ -154,13 +156,15 @@ pub fn is_schema(value: &Value) -> bool {
 impl<'a> Walk<'a> {
     /// Visits every schema node under `root` once, breadth-first.
     pub fn new(root: &'a Value) -> Self {
-        let mut nodes = vec![(
+        // A real tool's schema has tens of nodes: start there rather than grow from one.
+        let mut nodes = Vec::with_capacity(32);
+        nodes.push((
             root,
             Place {
                 parent: usize::MAX,
                 step: None,
             },
-        )];
+        ));
         let mut next = 0;
         while next < nodes.len() {
             let (schema, _) = nodes[next];
@@ -273,7 +277,7 @@ pub(crate) fn step<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
         token.into()
     };
     match node {
-        Value::Object(map) => map.get(token.as_ref()),
+        Value::Object(map) => map.key(token.as_ref()),
         Value::Array(items) => {
             // RFC 6901: no leading zeros, no sign.
             if token.len() > 1 && token.starts_with('0') || token.starts_with('+') {

@@ -10,6 +10,7 @@
 //! from). Where a step cannot be mapped, the nearest ancestor that exists is named.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_json::Value;
 
@@ -520,14 +521,37 @@ fn forward(recorded: &str, moves: &[BranchMove]) -> Option<String> {
 /// entries, however deep they are. Positions are told apart by identity, so every position
 /// answered is kept alive here while the answers are.
 struct PerPosition<T> {
-    memo: HashMap<usize, T>,
+    memo: HashMap<usize, T, BuildHasherDefault<IdHasher>>,
     kept: Vec<Pointer>,
+}
+
+/// Hashes a position's id (the address of its shared node) with one folded multiply: SipHash's
+/// defence against chosen keys buys nothing for addresses this process allocated, and it was
+/// most of the cost of placing a report's entries.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_usize(self.0 as usize ^ usize::from(b));
+        }
+    }
+
+    fn write_usize(&mut self, id: usize) {
+        let product = u128::from(self.0 ^ id as u64) * 0x9E37_79B9_7F4A_7C15;
+        self.0 = (product as u64) ^ ((product >> 64) as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl<T: Clone> PerPosition<T> {
     fn new() -> Self {
         PerPosition {
-            memo: HashMap::new(),
+            memo: HashMap::default(),
             kept: Vec::new(),
         }
     }
