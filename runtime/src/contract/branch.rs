@@ -163,6 +163,25 @@ fn render(hop: &Rc<Hop>) -> String {
     parts.join(" -> ")
 }
 
+/// The kind of each of `branches`, in order, when none of them needs [`flatten`]'s expansion (no
+/// `$ref`, no union of its own, no `allOf` of one schema to look through): then each branch is
+/// exactly what `flatten` emits for it, found without labels or work lists. `None` otherwise.
+pub(crate) fn direct_kinds(branches: &[Value]) -> Option<Vec<BranchKind>> {
+    branches
+        .iter()
+        .map(|schema| {
+            if schema.key("$ref").is_some_and(Value::is_string) || union_only(schema).is_some() {
+                return None;
+            }
+            let kind = direct_kind(schema);
+            match schema.key("allOf") {
+                Some(Value::Array(all)) if all.len() == 1 && kind == BranchKind::Other => None,
+                _ => Some(kind),
+            }
+        })
+        .collect()
+}
+
 /// Flattens the branches of a union: nested union-only branches contribute their own branches,
 /// `$ref`s are judged by their target, an `allOf` of one schema by that schema.
 ///
@@ -345,6 +364,38 @@ mod tests {
                 Other
             ]
         );
+    }
+
+    /// Plain branches are read as `flatten` reads them; a branch to expand leaves it to `flatten`.
+    #[test]
+    fn direct_kinds_agree_with_flatten() {
+        let root = json!({"$defs": {"O": {"type": "object"}}});
+        let plain = json!([
+            {"type": "object"},
+            {"type": ["string", "null"]},
+            {"properties": {}},
+            {"items": {}},
+            {"type": "null"},
+            {"const": null},
+            {"$ref": 7, "type": "array"},
+            {"allOf": [{"type": "object"}], "type": "array"},
+            {"allOf": [{}, {}]},
+            true,
+            {}
+        ]);
+        let branches = plain.as_array().unwrap();
+        assert_eq!(direct_kinds(branches), Some(kinds(&root, plain.clone())));
+        for needs_flatten in [
+            json!({"$ref": "#/$defs/O"}),
+            json!({"anyOf": [{"type": "object"}, {"type": "null"}]}),
+            json!({"oneOf": [{"type": "string"}]}),
+            json!({"allOf": [{"type": "object"}]}),
+            json!({"allOf": [{"type": "object"}], "type": "string"}),
+        ] {
+            let mut with = branches.clone();
+            with.push(needs_flatten.clone());
+            assert_eq!(direct_kinds(&with), None, "{needs_flatten}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::{Rule, RuleReport};
 use crate::adapt::visit::visit_ref;
-use crate::contract::{BranchKind, flatten_branches};
+use crate::contract::{BranchKind, direct_kinds, flatten_branches};
 use crate::keys::Keys;
 
 /// In an `anyOf`/`oneOf` with exactly one structured (object- or array-typed) branch, moves that
@@ -27,11 +27,23 @@ impl Rule for StructuredFirst {
                 let Some(Value::Array(branches)) = node.key(keyword) else {
                     continue;
                 };
-                let flat = flatten_branches(schema, node, keyword, branches);
-                let mut structured = flat
-                    .iter()
-                    .filter(|b| matches!(b.kind, BranchKind::Structured(_)))
-                    .map(|b| b.origin);
+                // Most unions are of plain branches (`T` or null): their kinds are read directly.
+                let origins: Vec<usize> = match direct_kinds(branches) {
+                    Some(kinds) => kinds
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, k)| matches!(k, BranchKind::Structured(_)))
+                        .map(|(i, _)| i)
+                        .take(2)
+                        .collect(),
+                    None => flatten_branches(schema, node, keyword, branches)
+                        .iter()
+                        .filter(|b| matches!(b.kind, BranchKind::Structured(_)))
+                        .map(|b| b.origin)
+                        .take(2)
+                        .collect(),
+                };
+                let mut structured = origins.into_iter();
                 if let (Some(only), None) = (structured.next(), structured.next()) {
                     if only != 0 {
                         moves.push((path.depth(), path.text(), keyword, only));
