@@ -103,10 +103,15 @@ const SHALLOW: usize = 128;
 /// Whether `value` nests more than `limit` levels deep (as [`json_depth`] counts them), found
 /// without looking below that depth: recursion of at most `limit` frames, no allocation.
 fn nests_deeper_than(value: &Value, limit: usize) -> bool {
+    // A child one level above the limit is too deep whatever it is; further up, only arrays and
+    // objects can be (scalars, most of a schema's values, are not called into).
+    let deeper = |v: &Value| {
+        limit == 1 || matches!(v, Value::Array(_) | Value::Object(_)) && nests_deeper_than(v, limit - 1)
+    };
     match value {
         _ if limit == 0 => true,
-        Value::Array(items) => items.iter().any(|v| nests_deeper_than(v, limit - 1)),
-        Value::Object(map) => map.values().any(|v| nests_deeper_than(v, limit - 1)),
+        Value::Array(items) => items.iter().any(deeper),
+        Value::Object(map) => map.values().any(deeper),
         _ => false,
     }
 }
