@@ -106,7 +106,8 @@ fn nests_deeper_than(value: &Value, limit: usize) -> bool {
     // A child one level above the limit is too deep whatever it is; further up, only arrays and
     // objects can be (scalars, most of a schema's values, are not called into).
     let deeper = |v: &Value| {
-        limit == 1 || matches!(v, Value::Array(_) | Value::Object(_)) && nests_deeper_than(v, limit - 1)
+        limit == 1
+            || matches!(v, Value::Array(_) | Value::Object(_)) && nests_deeper_than(v, limit - 1)
     };
     match value {
         _ if limit == 0 => true,

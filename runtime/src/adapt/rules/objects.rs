@@ -97,11 +97,11 @@ impl Rule for CloseObjects {
                     Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
                     _ => Vec::new(),
                 };
-                let mut stale: Vec<&str> = listed
-                    .iter()
-                    .copied()
-                    .filter(|r| !props.contains_key(*r))
-                    .collect();
+                let mut stale: Vec<&str> = if listed.iter().all(|r| props.has(r)) {
+                    Vec::new()
+                } else {
+                    listed.iter().copied().filter(|r| !props.has(r)).collect()
+                };
                 stale.sort_unstable();
                 stale.dedup();
                 for stale in stale {
@@ -143,6 +143,9 @@ impl Rule for CloseObjects {
                         .key_mut("properties")
                         .and_then(Value::as_object_mut)
                         .expect("ensured");
+                    let all_required = is_required.iter().all(|r| *r);
+                    // Made once per node, shared by its properties' records.
+                    let mut properties_at = None;
                     for ((name, slot), required) in props.iter_mut().zip(is_required) {
                         if required {
                             continue;
@@ -156,12 +159,29 @@ impl Rule for CloseObjects {
                         } else {
                             "optional property made required and nullable: the model sends null for \"absent\""
                         };
-                        report.change(at().child("properties").child(name), detail);
+                        let properties_at =
+                            properties_at.get_or_insert_with(|| at().child("properties"));
+                        report.change(properties_at.child(name), detail);
                     }
-                    // `required` lists every property, in the properties' order.
-                    let names: Vec<Value> =
-                        props.keys().map(|n| Value::String(n.clone())).collect();
-                    map.insert("required".into(), Value::Array(names));
+                    // `required` lists every property, in the properties' order: kept as it is
+                    // when it already does.
+                    let listed_in_order = all_required
+                        && match map.key("required") {
+                            Some(Value::Array(r)) => {
+                                let props = map["properties"].as_object().expect("ensured");
+                                r.len() == props.len()
+                                    && r.iter()
+                                        .zip(props.keys())
+                                        .all(|(r, k)| r.as_str() == Some(k))
+                            }
+                            _ => false,
+                        };
+                    if !listed_in_order {
+                        let props = map["properties"].as_object().expect("ensured");
+                        let names: Vec<Value> =
+                            props.keys().map(|n| Value::String(n.clone())).collect();
+                        map.insert("required".into(), Value::Array(names));
+                    }
                 }
             }
         });
