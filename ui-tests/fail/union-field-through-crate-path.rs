@@ -5,6 +5,7 @@ use serde::Deserialize;
 use toolschema::{ProviderSafe, ToolParams};
 
 mod reexport {
+    #[allow(unused_imports)] // used by the derives only, which the agreement test removes
     pub use ::toolschema;
 }
 
