@@ -15,7 +15,7 @@
 //!   does not cascade into errors in code that uses the type.
 
 use proc_macro2::TokenStream;
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::{DeriveInput, Generics, Ident};
 
 use crate::ast::{self, Container};
@@ -259,8 +259,8 @@ fn message_literal(text: &str) -> proc_macro2::Literal {
         return proc_macro2::Literal::string(text);
     }
     // One `#` more than the longest run of `#` after a `"` in the text. The quotes are found
-    // with `str::find` (memchr, optimized even in the macro's unoptimized build), not by
-    // looking at every byte here.
+    // with `str::find` (a word-at-a-time search), not by looking at every byte in the macro's
+    // own unoptimized code.
     let mut hashes = 0;
     let mut rest = text;
     while let Some(at) = rest.find('"') {
@@ -278,20 +278,9 @@ fn message_literal(text: &str) -> proc_macro2::Literal {
 /// The path of `toolschema::__private::require`, every token at `span`: the compiler reports a
 /// failed check at the span of the whole call (`#[track_caller]`), which must be the field's or
 /// the variant's, not the derive's (where the crate path's tokens come from).
-fn require_at(cont: &Container, span: proc_macro2::Span) -> TokenStream {
-    let Some(krate) = &cont.attrs.krate else {
-        return quote_spanned!(span=> ::toolschema::__private::require);
-    };
-    let mut path: TokenStream = krate
-        .to_token_stream()
-        .into_iter()
-        .map(|mut token| {
-            token.set_span(span);
-            token
-        })
-        .collect();
-    path.extend(quote_spanned!(span=> ::__private::require));
-    path
+fn require_at(krate: Krate, span: proc_macro2::Span) -> TokenStream {
+    let krate = krate.at(span);
+    quote_spanned!(span=> #krate::__private::require)
 }
 
 fn field_checks(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenStream {
@@ -327,7 +316,7 @@ fn field_checks(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenStr
                     quote!(!<#ty as #krate::ProviderSafe>::SHAPE.flattens_to_combinator())
                 }
             };
-            let require = require_at(cont, c.span);
+            let require = require_at(krate, c.span);
             out.extend(quote_spanned! {c.span=>
                 const _: () = #require(#cond, #message);
             });
@@ -352,7 +341,7 @@ fn union_asserts(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenSt
         let message = message_literal(&format!(
             "`allow_union` on enum `{name}`, which is no longer a structural union (its variants publish at most one object- or array-typed branch)\nfix: remove the `allow_union` attribute"
         ));
-        let require = require_at(cont, lit.span());
+        let require = require_at(krate, lit.span());
         return quote_spanned! {lit.span()=>
             const _: () = #require(
                 #krate::Shape::NEVER #(.union(#parts))* .is_structural_union(),
@@ -369,7 +358,7 @@ fn union_asserts(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenSt
         candidates.push(format!("`{}`", c.variant));
         let before = counted[..i].iter().map(|c| c.branch.tokens(krate));
         let this = c.branch.tokens(krate);
-        let require = require_at(cont, c.variant.span());
+        let require = require_at(krate, c.variant.span());
         let message = message_literal(&format!(
             "enum `{name}` is a structural union: {}, and with variant `{}` it has more than one object- or array-typed branch (structured branches can come from {}); clients that keep only the first branch (Langflow) or flatten unions (Gemini function calling) lose the others without an error\n{UNION_FIX}",
             analysis.repr,

@@ -23,3 +23,21 @@ impl ToTokens for Krate<'_> {
         }
     }
 }
+
+impl Krate<'_> {
+    /// The path with every token at `span` (a call the compiler reports at the span of the whole
+    /// expression must not start with tokens at the derive).
+    pub fn at(self, span: Span) -> TokenStream {
+        match self.0 {
+            None => quote::quote_spanned!(span=> ::toolschema),
+            Some(path) => path
+                .to_token_stream()
+                .into_iter()
+                .map(|mut token| {
+                    token.set_span(span);
+                    token
+                })
+                .collect(),
+        }
+    }
+}
