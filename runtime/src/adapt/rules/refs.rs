@@ -68,18 +68,20 @@ impl Rule for ResolveRefSiblings {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        let initial = Walk::new(schema).nodes.len();
+        // The first round's node count (one walk per round: it also counts the nodes).
+        let mut initial = None;
         for _ in 0..ROUNDS {
-            // Definitions that reach each other through references with siblings grow the
-            // document each round: past a bound, that is recursion.
-            if Walk::new(schema).nodes.len() > initial.saturating_mul(16).max(4096) {
-                report.fail("", "references with sibling keywords keep growing the schema when inlined (mutually recursive definitions)");
-                return;
-            }
             // Plan on the immutable document, then apply.
             let mut plan: Vec<Planned> = Vec::new();
             {
                 let walk = Walk::new(schema);
+                let initial = *initial.get_or_insert(walk.nodes.len());
+                // Definitions that reach each other through references with siblings grow the
+                // document each round: past a bound, that is recursion.
+                if walk.nodes.len() > initial.saturating_mul(16).max(4096) {
+                    report.fail("", "references with sibling keywords keep growing the schema when inlined (mutually recursive definitions)");
+                    return;
+                }
                 for (index, (node, _)) in walk.nodes.iter().enumerate() {
                     let Some(map) = node.as_object() else {
                         continue;
@@ -196,6 +198,22 @@ mod tests {
         ResolveRefSiblings.apply(&mut v, &mut r);
         let failure = r.failure.expect("recursion has no inlined form");
         assert_eq!(failure.pointer, "/$defs/D/prefixItems/0");
+    }
+
+    /// Two definitions that reach each other through references with siblings: neither node is
+    /// inside the definition it names at first, but the first round copies each into the other,
+    /// and the second finds the copy naming its own definition.
+    #[test]
+    fn mutually_recursive_definitions_with_siblings_fail_in_the_second_round() {
+        let mut v = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}},
+        "$defs": {
+            "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B", "description": "to B"}}},
+            "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A", "description": "to A"}}}
+        }});
+        let mut r = RuleReport::default();
+        ResolveRefSiblings.apply(&mut v, &mut r);
+        let failure = r.failure.expect("mutual recursion has no inlined form");
+        assert_eq!(failure.pointer, "/$defs/A/properties/b/properties/a");
     }
 
     #[test]
