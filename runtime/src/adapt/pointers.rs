@@ -533,8 +533,9 @@ struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     fn write(&mut self, bytes: &[u8]) {
+        // Not used for ids (they hash with `write_usize`); mixes every byte in for any other key.
         for &b in bytes {
-            self.write_usize(self.0 as usize ^ usize::from(b));
+            self.write_usize(usize::from(b));
         }
     }
 
@@ -797,6 +798,27 @@ fn mix(hash: u128, token: &str) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ids spread over the hash (nearby and aligned addresses differ), and any other key mixes in
+    /// every byte in order.
+    #[test]
+    fn id_hasher_spreads_ids_and_mixes_bytes() {
+        let hash = |f: &dyn Fn(&mut IdHasher)| {
+            let mut h = IdHasher::default();
+            f(&mut h);
+            h.finish()
+        };
+        let ids: std::collections::HashSet<u64> = (0..1000usize)
+            .map(|i| hash(&|h| h.write_usize(0x1000 + 16 * i)))
+            .collect();
+        assert_eq!(ids.len(), 1000);
+        let low_bits: std::collections::HashSet<u64> = (0..64usize)
+            .map(|i| hash(&|h| h.write_usize(0x1000 + 16 * i)) & 63)
+            .collect();
+        assert!(low_bits.len() > 32, "{} of 64 buckets", low_bits.len());
+        assert_ne!(hash(&|h| h.write(b"ab")), hash(&|h| h.write(b"ba")));
+        assert_ne!(hash(&|h| h.write(b"ab")), hash(&|h| h.write(b"b")));
+    }
     use serde_json::json;
 
     #[test]

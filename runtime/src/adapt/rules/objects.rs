@@ -97,11 +97,8 @@ impl Rule for CloseObjects {
                     Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
                     _ => Vec::new(),
                 };
-                let mut stale: Vec<&str> = if listed.iter().all(|r| props.has(r)) {
-                    Vec::new()
-                } else {
-                    listed.iter().copied().filter(|r| !props.has(r)).collect()
-                };
+                let mut stale: Vec<&str> =
+                    listed.iter().copied().filter(|r| !props.has(r)).collect();
                 stale.sort_unstable();
                 stale.dedup();
                 for stale in stale {

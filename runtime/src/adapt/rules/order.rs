@@ -14,6 +14,18 @@ use crate::keys::Keys;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StructuredFirst;
 
+fn is_structured(kind: &BranchKind) -> bool {
+    matches!(kind, BranchKind::Structured(_))
+}
+
+/// The one structured branch's index, when there is exactly one.
+fn only_structured(mut structured: impl Iterator<Item = usize>) -> Option<usize> {
+    match (structured.next(), structured.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
 impl Rule for StructuredFirst {
     fn name(&self) -> &'static str {
         "structured-first"
@@ -28,26 +40,23 @@ impl Rule for StructuredFirst {
                     continue;
                 };
                 // Most unions are of plain branches (`T` or null): their kinds are read directly.
-                let origins: Vec<usize> = match direct_kinds(branches) {
-                    Some(kinds) => kinds
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, k)| matches!(k, BranchKind::Structured(_)))
-                        .map(|(i, _)| i)
-                        .take(2)
-                        .collect(),
-                    None => flatten_branches(schema, node, keyword, branches)
-                        .iter()
-                        .filter(|b| matches!(b.kind, BranchKind::Structured(_)))
-                        .map(|b| b.origin)
-                        .take(2)
-                        .collect(),
+                let only = match direct_kinds(branches) {
+                    Some(kinds) => only_structured(
+                        kinds
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, k)| is_structured(k))
+                            .map(|(i, _)| i),
+                    ),
+                    None => only_structured(
+                        flatten_branches(schema, node, keyword, branches)
+                            .iter()
+                            .filter(|b| is_structured(&b.kind))
+                            .map(|b| b.origin),
+                    ),
                 };
-                let mut structured = origins.into_iter();
-                if let (Some(only), None) = (structured.next(), structured.next()) {
-                    if only != 0 {
-                        moves.push((path.depth(), path.text(), keyword, only));
-                    }
+                if let Some(only) = only.filter(|&only| only != 0) {
+                    moves.push((path.depth(), path.text(), keyword, only));
                 }
             }
         });
