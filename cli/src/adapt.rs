@@ -1,7 +1,6 @@
 //! `toolschema adapt` (one schema) and `toolschema convert` (a catalog).
 
 use serde::Serialize;
-use serde_json::Value;
 use toolschema::adapt::{self, Target};
 use toolschema::catalog::{Catalog, Layout};
 
@@ -57,29 +56,31 @@ pub fn run_adapt(args: &AdaptArgs) -> u8 {
 }
 
 pub fn run_convert(args: &ConvertArgs) -> u8 {
-    let catalog = match args.live.catalog(args.input.as_deref()) {
+    let options = adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
+    // Each tool is parsed, adapted and kept as compact text before the next is read; the
+    // declarations are printed one at a time.
+    let converted = match args.live.convert(
+        args.input.as_deref(),
+        &args.to.settings().with_options(options),
+    ) {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let options = adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
-    // Only the declarations and the report are printed: each schema is adapted where it stands.
-    let (declarations, report) =
-        adapt::convert_owned(catalog, &args.to.settings().with_options(options));
     if args.report {
         #[derive(Serialize)]
         struct WithReport<'a> {
-            declarations: &'a Value,
+            declarations: &'a adapt::CompactConverted,
             report: &'a adapt::ConvertReport,
         }
         print(&WithReport {
-            declarations: &declarations,
-            report: &report,
+            declarations: &converted,
+            report: &converted.report,
         });
     } else {
-        print(&declarations);
+        print(&converted);
     }
-    // The process ends here: freeing a large catalog node by node would only cost time.
-    std::mem::forget((declarations, report));
+    // The process ends here: freeing a large catalog's report entry by entry would only cost time.
+    std::mem::forget(converted);
     0
 }
 

@@ -23,6 +23,11 @@ pub fn name(path: Option<&Path>) -> String {
 
 /// Reads and parses `path` (`None` or `-`: standard input).
 pub fn read_json(path: Option<&Path>) -> Result<Value, InputError> {
+    parse(&name(path), &read_text(path)?)
+}
+
+/// Reads `path` (`None` or `-`: standard input) as text.
+pub fn read_text(path: Option<&Path>) -> Result<String, InputError> {
     let name = name(path);
     let mut text = String::new();
     let read = match path {
@@ -32,16 +37,22 @@ pub fn read_json(path: Option<&Path>) -> Result<Value, InputError> {
         _ => std::io::stdin().read_to_string(&mut text),
     };
     read.map_err(|e| InputError(format!("cannot read {name}: {e}")))?;
-    parse(&name, &text)
+    Ok(text)
+}
+
+/// Refuses JSON text nesting deeper than [`MAX_DEPTH`], with the position.
+pub fn check_depth(name: &str, text: &str) -> Result<(), InputError> {
+    match too_deep(text) {
+        Some((line, column)) => Err(InputError(format!(
+            "cannot parse {name}: line {line}, column {column}: nesting deeper than {MAX_DEPTH} levels"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Parses JSON text, refusing nesting deeper than [`MAX_DEPTH`] with its position.
 pub fn parse(name: &str, text: &str) -> Result<Value, InputError> {
-    if let Some((line, column)) = too_deep(text) {
-        return Err(InputError(format!(
-            "cannot parse {name}: line {line}, column {column}: nesting deeper than {MAX_DEPTH} levels"
-        )));
-    }
+    check_depth(name, text)?;
     let mut de = serde_json::Deserializer::from_str(text);
     de.disable_recursion_limit();
     let value = Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v));

@@ -169,6 +169,37 @@ impl LiveArgs {
             .map_err(|e| input::InputError(format!("{name}: {e}")))
     }
 
+    /// A converted catalog: the server's tools, or the file / standard input read tool by tool
+    /// (only one tool's parsed form held at a time; any other input, a bare schema or JSON
+    /// Lines, is read whole).
+    fn convert(
+        &self,
+        input: Option<&std::path::Path>,
+        settings: &toolschema::adapt::AdaptSettings,
+    ) -> Result<toolschema::adapt::CompactConverted, input::InputError> {
+        use toolschema::catalog::RawCatalog;
+        if self.server().is_some() {
+            let catalog = self.catalog(input)?;
+            return Ok(toolschema::adapt::convert_compact(catalog, settings));
+        }
+        let name = input::name(input);
+        let text = input::read_text(input)?;
+        input::check_depth(&name, &text)?;
+        let invalid =
+            |e: toolschema::catalog::CatalogError| input::InputError(format!("{name}: {e}"));
+        match RawCatalog::parse(&text) {
+            Some(raw) => {
+                toolschema::adapt::convert_raw(&raw.map_err(invalid)?, settings).map_err(invalid)
+            }
+            None => {
+                let value = input::parse(&name, &text)?;
+                drop(text);
+                let catalog = toolschema::catalog::Catalog::from_value(value).map_err(invalid)?;
+                Ok(toolschema::adapt::convert_compact(catalog, settings))
+            }
+        }
+    }
+
     /// The catalog value: the server's tools, or the file / standard input.
     fn read(
         &self,

@@ -1,9 +1,12 @@
 //! Tool catalogs as servers publish them, from any language: one bare JSON Schema, an array of
 //! tools, an MCP `tools/list` result, or a JSON-RPC response holding one.
 
+use std::collections::HashMap;
 use std::fmt;
 
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::contract::{self, AllowList, ContractReport};
 
@@ -67,6 +70,9 @@ impl std::error::Error for CatalogError {}
 /// OpenAI's and Gemini's `parameters`.
 const SCHEMA_KEYS: &[&str] = &["inputSchema", "input_schema", "parameters"];
 
+/// The name of a tool that has none.
+const UNNAMED: &str = "(unnamed)";
+
 fn tool_from(value: Value, pointer: String) -> Result<Tool, CatalogError> {
     let Value::Object(mut map) = value else {
         return Err(CatalogError {
@@ -111,7 +117,7 @@ fn tool_from(value: Value, pointer: String) -> Result<Tool, CatalogError> {
         });
     }
     Ok(Tool {
-        name: Some(name.unwrap_or_else(|| "(unnamed)".to_owned())),
+        name: Some(name.unwrap_or_else(|| UNNAMED.to_owned())),
         description,
         schema,
     })
@@ -213,6 +219,124 @@ impl Catalog {
             violations.extend(contract::check_tool(tool.name.as_deref(), &tool.schema));
         }
         allow.apply(violations)
+    }
+}
+
+/// A tool catalog still as JSON text: the list of tools found without building the document,
+/// each tool parsed only when asked for ([`RawCatalog::tool`]). A large catalog converted tool by
+/// tool ([`crate::adapt::convert_raw`]) then never holds more than one tool's parsed form at
+/// a time.
+#[derive(Clone, Debug)]
+pub struct RawCatalog<'a> {
+    /// How the input is shaped ([`Layout::ToolArray`], [`Layout::ToolsList`] or
+    /// [`Layout::JsonRpc`]).
+    pub layout: Layout,
+    tools: Vec<&'a RawValue>,
+    base: &'static str,
+}
+
+/// One level of an object, its values left as text (a repeated key: the last one counts, as in
+/// a parsed [`Value`]).
+type RawObject<'a> = HashMap<String, &'a RawValue>;
+
+fn raw_object(raw: &RawValue) -> Option<RawObject<'_>> {
+    serde_json::from_str(raw.get()).ok()
+}
+
+fn raw_array(raw: &RawValue) -> Option<Vec<&RawValue>> {
+    serde_json::from_str(raw.get()).ok()
+}
+
+impl<'a> RawCatalog<'a> {
+    /// Reads the list of tools from JSON text. `None` when the text is not a list of tools
+    /// (a bare schema, a value of another kind, or not one JSON value): parse it with
+    /// [`Catalog::from_value`], which also words the error. The errors given here are those
+    /// [`Catalog::from_value`] gives for the same input.
+    pub fn parse(text: &'a str) -> Option<Result<RawCatalog<'a>, CatalogError>> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        // Only this level is parsed here (each value below is skipped as text, without
+        // recursion): deep tools are parsed one at a time by `tool`.
+        de.disable_recursion_limit();
+        let top: &RawValue = <&RawValue>::deserialize(&mut de).ok()?;
+        de.end().ok()?;
+        let catalog = |layout, tools, base| {
+            Some(Ok(RawCatalog {
+                layout,
+                tools,
+                base,
+            }))
+        };
+        if top.get().starts_with('[') {
+            return catalog(Layout::ToolArray, raw_array(top)?, "");
+        }
+        let map = raw_object(top)?;
+        if map.contains_key("jsonrpc") {
+            if let Some(error) = map.get("error") {
+                let error: Value = serde_json::from_str(error.get()).ok()?;
+                return Some(Err(CatalogError {
+                    pointer: "/error".to_owned(),
+                    message: format!("the JSON-RPC response is an error: {error}"),
+                }));
+            }
+            let Some(result) = map.get("result").filter(|r| r.get().starts_with('{')) else {
+                return Some(Err(CatalogError {
+                    pointer: String::new(),
+                    message: "a JSON-RPC response without a `result` object".to_owned(),
+                }));
+            };
+            let result = raw_object(result)?;
+            return match result.get("tools").filter(|t| t.get().starts_with('[')) {
+                Some(tools) => catalog(Layout::JsonRpc, raw_array(tools)?, "/result/tools"),
+                None => Some(Err(CatalogError {
+                    pointer: "/result".to_owned(),
+                    message:
+                        "a JSON-RPC response must hold a `tools/list` result: `{\"tools\": [...]}`"
+                            .to_owned(),
+                })),
+            };
+        }
+        match map.get("tools").filter(|t| t.get().starts_with('[')) {
+            Some(tools) => catalog(Layout::ToolsList, raw_array(tools)?, "/tools"),
+            None => None,
+        }
+    }
+
+    /// How many tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are no tools.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Tool `index`, parsed (as [`Catalog::from_value`] reads it, with the same errors).
+    ///
+    /// # Panics
+    /// When `index` is out of range.
+    pub fn tool(&self, index: usize) -> Result<Tool, CatalogError> {
+        let value =
+            crate::adapt::parse_deep(self.tools[index].get()).map_err(|e| CatalogError {
+                pointer: format!("{}/{index}", self.base),
+                message: format!("cannot parse this tool: {e}"),
+            })?;
+        tool_from(value, format!("{}/{index}", self.base))
+    }
+
+    /// The name tool `index` has in [`RawCatalog::tool`], read without parsing the rest of it
+    /// (`None` when the tool is not valid: [`RawCatalog::tool`] says why).
+    pub fn name(&self, index: usize) -> Option<String> {
+        #[derive(Deserialize)]
+        struct NameOnly {
+            #[serde(default)]
+            name: Option<String>,
+        }
+        match serde_json::from_str::<NameOnly>(self.tools[index].get()) {
+            Ok(NameOnly { name }) => Some(name.unwrap_or_else(|| UNNAMED.to_owned())),
+            // Not an object, a name that is not a string, or the name twice: the full reading.
+            Err(_) => self.tool(index).ok().and_then(|t| t.name),
+        }
     }
 }
 

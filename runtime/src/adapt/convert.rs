@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{AdaptOptions, AdaptSettings, Adapted, Loss, LossKind, Pointer, Target};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogError, RawCatalog};
 use crate::keys::Keys;
 
 /// What happened to one tool.
@@ -133,42 +133,64 @@ fn adapt_cow<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a>
     }
 }
 
-/// Every tool's name (a name the provider accepts is kept on its first use; only refused and
-/// repeated names are rewritten, never into a name another tool keeps) and adaptation, within
-/// the provider's per-request strict budget, in order. Without `keep_inputs` each input is
-/// dropped once its tool is adapted.
-fn adapt_tools<'a>(
-    tools: impl Iterator<Item = (Option<String>, Option<String>, Cow<'a, Value>)>,
-    settings: &AdaptSettings,
-    keep_inputs: bool,
-) -> Vec<Entry<'a>> {
-    let target = settings.target;
-    let rule = settings.names;
-    let tools: Vec<_> = tools.collect();
-    let originals: Vec<String> = tools
-        .iter()
-        .map(|t| t.0.clone().unwrap_or_else(|| "tool".to_owned()))
-        .collect();
-    let mut kept: Vec<bool> = vec![false; originals.len()];
-    let mut taken: HashSet<String> = HashSet::new();
-    for (i, original) in originals.iter().enumerate() {
-        if rule.fits(original) && taken.insert(original.clone()) {
-            kept[i] = true;
+/// What converting one tool depends on the tools before it: the names already sent (a name
+/// the provider accepts is kept on its first use; only refused and repeated names are
+/// rewritten, never into a name another tool keeps) and the provider's per-request strict
+/// budget.
+struct Sequence<'s> {
+    settings: &'s AdaptSettings,
+    /// Each tool's name in the input, and whether it is sent as it is.
+    originals: std::vec::IntoIter<(String, bool)>,
+    taken: HashSet<String>,
+    used_tools: usize,
+    used_optional: usize,
+    used_unions: usize,
+}
+
+impl<'s> Sequence<'s> {
+    /// For tools named `names` (in order; `None`: a bare schema), converted with `settings`.
+    fn new(settings: &'s AdaptSettings, names: impl Iterator<Item = Option<String>>) -> Self {
+        let rule = settings.names;
+        let mut taken: HashSet<String> = HashSet::new();
+        let originals: Vec<(String, bool)> = names
+            .map(|n| {
+                let original = n.unwrap_or_else(|| "tool".to_owned());
+                let kept = rule.fits(&original) && taken.insert(original.clone());
+                (original, kept)
+            })
+            .collect();
+        Sequence {
+            settings,
+            originals: originals.into_iter(),
+            taken,
+            used_tools: 0,
+            used_optional: 0,
+            used_unions: 0,
         }
     }
-    let (mut used_tools, mut used_optional, mut used_unions) = (0usize, 0usize, 0usize);
-    let mut entries = Vec::with_capacity(tools.len());
-    for (((_, description, schema), original), kept) in tools.into_iter().zip(originals).zip(kept) {
+
+    /// The next tool's name and adaptation. Without `keep_input` its input is dropped once it
+    /// is adapted.
+    fn next<'a>(
+        &mut self,
+        description: Option<String>,
+        schema: Cow<'a, Value>,
+        keep_input: bool,
+    ) -> Entry<'a> {
+        let settings = self.settings;
+        let (original, kept) = self.originals.next().expect("one name per tool");
         let name = if kept {
             original.clone()
         } else {
-            let name = rule.rewrite(&original, &taken);
-            taken.insert(name.clone());
+            let name = settings.names.rewrite(&original, &self.taken);
+            self.taken.insert(name.clone());
             name
         };
         let mut adapted = adapt_cow(settings, schema);
         if let (Some(budget), Some(true)) = (settings.budget, adapted.strict) {
             let (optional, unions) = parameter_counts(&adapted.schema);
+            let (used_tools, used_optional, used_unions) =
+                (self.used_tools, self.used_optional, self.used_unions);
             let over = used_tools + 1 > budget.tools
                 || used_optional + optional > budget.optional
                 || used_unions + unions > budget.unions;
@@ -180,7 +202,7 @@ fn adapt_tools<'a>(
                 };
                 let input = std::mem::replace(&mut adapted.input, Cow::Owned(Value::Null));
                 let mut relaxed = adapt_cow(&relaxed_settings, input);
-                relaxed.target = target;
+                relaxed.target = settings.target;
                 relaxed.losses.insert(0, Loss {
                     pointer: Pointer::root(),
                     at: Some(Pointer::root()),
@@ -195,23 +217,201 @@ fn adapt_tools<'a>(
                 });
                 adapted = relaxed;
             } else {
-                used_tools += 1;
-                used_optional += optional;
-                used_unions += unions;
+                self.used_tools += 1;
+                self.used_optional += optional;
+                self.used_unions += unions;
             }
         }
-        if !keep_inputs {
+        if !keep_input {
             adapted.input = Cow::Owned(Value::Null);
         }
         let renamed_from = (name != original).then_some(original);
-        entries.push(Entry {
+        Entry {
             name,
             renamed_from,
             description,
             adapted,
-        });
+        }
     }
-    entries
+}
+
+/// Every tool's name and adaptation, in order (see [`Sequence`]). Without `keep_inputs` each
+/// input is dropped once its tool is adapted.
+fn adapt_tools<'a>(
+    tools: impl Iterator<Item = (Option<String>, Option<String>, Cow<'a, Value>)>,
+    settings: &AdaptSettings,
+    keep_inputs: bool,
+) -> Vec<Entry<'a>> {
+    let tools: Vec<_> = tools.collect();
+    let mut sequence = Sequence::new(settings, tools.iter().map(|t| t.0.clone()));
+    tools
+        .into_iter()
+        .map(|(_, description, schema)| sequence.next(description, schema, keep_inputs))
+        .collect()
+}
+
+/// Whether a tool's strict flag is sent, and how: in a catalog that mixes strict and non-strict
+/// tools, `false` is said explicitly.
+fn strict_flag(strict: Option<bool>, any_strict: bool) -> Option<bool> {
+    match strict {
+        Some(true) => Some(true),
+        Some(false) if any_strict => Some(false),
+        _ => None,
+    }
+}
+
+/// A converted catalog held compactly: each tool's adapted schema as compact JSON text, so
+/// that converting a large catalog costs about its own size in memory rather than that of its
+/// parsed form. It serializes as the provider's wire form (the value
+/// [`Converted::declarations`] holds), parsing each schema back one at a time.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct CompactConverted {
+    /// What changed and what was lost, per tool.
+    pub report: ConvertReport,
+    wire: super::Wire,
+    tools: Vec<CompactTool>,
+}
+
+#[derive(Clone, Debug)]
+struct CompactTool {
+    description: Option<String>,
+    /// The adapted schema, compact JSON text.
+    schema: Box<str>,
+    /// The stack its parse and print need, when deep.
+    stack: Option<usize>,
+}
+
+/// [`convert_owned`] holding the result compactly ([`CompactConverted`]).
+pub fn convert_compact(catalog: Catalog, settings: &AdaptSettings) -> CompactConverted {
+    let names = catalog.tools.iter().map(|t| t.name.clone());
+    let mut sequence = Sequence::new(settings, names);
+    let tools = catalog
+        .tools
+        .into_iter()
+        .map(|t| Ok::<_, std::convert::Infallible>((t.description, t.schema)));
+    match compact(&mut sequence, tools) {
+        Ok(converted) => converted,
+        Err(never) => match never {},
+    }
+}
+
+/// [`convert_owned`] for a catalog still as text ([`RawCatalog`]): each tool is parsed,
+/// adapted and stored compactly before the next is read, so that only one tool's parsed form
+/// is held at a time. The first tool that is not valid fails the conversion, with the error
+/// [`Catalog::from_value`] gives for it.
+pub fn convert_raw(
+    catalog: &RawCatalog<'_>,
+    settings: &AdaptSettings,
+) -> Result<CompactConverted, CatalogError> {
+    let mut sequence = Sequence::new(settings, (0..catalog.len()).map(|i| catalog.name(i)));
+    let tools = (0..catalog.len()).map(|i| catalog.tool(i).map(|t| (t.description, t.schema)));
+    compact(&mut sequence, tools)
+}
+
+fn compact<E>(
+    sequence: &mut Sequence<'_>,
+    tools: impl Iterator<Item = Result<(Option<String>, Value), E>>,
+) -> Result<CompactConverted, E> {
+    let settings = sequence.settings;
+    let mut stored = Vec::new();
+    let mut reports = Vec::new();
+    for tool in tools {
+        let (description, schema) = tool?;
+        let mut entry = sequence.next(None, Cow::Owned(schema), false);
+        let stack = super::stack_for(&entry.adapted.schema);
+        // Printed (and the adaptation dropped) on the stack its depth needs.
+        let store = move || {
+            let text = serde_json::to_string(&entry.adapted.schema).expect("a Value prints");
+            let report = ToolReport {
+                tool: entry.name,
+                renamed_from: entry.renamed_from,
+                strict: entry.adapted.strict,
+                fallback: entry.adapted.fallback,
+                losses: std::mem::take(&mut entry.adapted.losses),
+            };
+            (text.into_boxed_str(), report)
+        };
+        let (schema, report) = match stack {
+            Some(size) => stacker::grow(size, store),
+            None => store(),
+        };
+        stored.push(CompactTool {
+            description,
+            schema,
+            stack,
+        });
+        reports.push(report);
+    }
+    let any_strict = reports.iter().any(|r| r.strict == Some(true));
+    for report in &mut reports {
+        report.strict = strict_flag(report.strict, any_strict);
+    }
+    Ok(CompactConverted {
+        report: ConvertReport {
+            target: settings.target,
+            tools: reports,
+        },
+        wire: settings.wire,
+        tools: stored,
+    })
+}
+
+impl CompactConverted {
+    /// The wire form as a value ([`Converted::declarations`]).
+    pub fn declarations(&self) -> Value {
+        let declarations = self
+            .report
+            .tools
+            .iter()
+            .zip(&self.tools)
+            .map(|(report, tool)| self.declaration(report, tool))
+            .collect();
+        self.wire.envelope(declarations)
+    }
+
+    fn declaration(&self, report: &ToolReport, tool: &CompactTool) -> Value {
+        let schema = super::parse_deep(&tool.schema).expect("printed by serde_json");
+        self.wire.declaration(
+            &report.tool,
+            tool.description.as_deref(),
+            schema,
+            report.strict,
+        )
+    }
+}
+
+impl Serialize for CompactConverted {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        /// The list of declarations, each made, printed and dropped in turn.
+        struct List<'c>(&'c CompactConverted);
+        impl Serialize for List<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let c = self.0;
+                let mut seq = serializer.serialize_seq(Some(c.tools.len()))?;
+                for (report, tool) in c.report.tools.iter().zip(&c.tools) {
+                    let mut one = || {
+                        let declaration = c.declaration(report, tool);
+                        seq.serialize_element(&declaration)
+                    };
+                    match tool.stack {
+                        Some(size) => stacker::grow(size, one)?,
+                        None => one()?,
+                    }
+                }
+                seq.end()
+            }
+        }
+        match self.wire.envelope_key() {
+            Some(key) => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry(key, &List(self))?;
+                map.end()
+            }
+            None => List(self).serialize(serializer),
+        }
+    }
 }
 
 /// The wire form and the report of converted tools; `take` gives each tool's schema and losses
@@ -222,14 +422,7 @@ fn declare(
     take: impl Fn(&mut Adapted<'_>) -> (Value, Vec<Loss>),
 ) -> (Value, ConvertReport) {
     let any_strict = entries.iter().any(|e| e.adapted.strict == Some(true));
-    let flag = |a: &Adapted| -> Option<bool> {
-        match a.strict {
-            Some(true) => Some(true),
-            // In a catalog that mixes strict and non-strict tools, say `false` explicitly.
-            Some(false) if any_strict => Some(false),
-            _ => None,
-        }
-    };
+    let flag = |a: &Adapted| strict_flag(a.strict, any_strict);
     let mut declarations = Vec::with_capacity(entries.len());
     let mut tools = Vec::with_capacity(entries.len());
     for entry in entries {
@@ -278,6 +471,145 @@ mod tests {
         assert_eq!(Plain.rewrite(&"x".repeat(100), &HashSet::new()).len(), 64);
         assert_eq!(Plain.rewrite("", &HashSet::new()), "tool");
         assert_eq!(Google.rewrite("2fa check", &HashSet::new()), "_2fa_check");
+    }
+
+    /// Every bundled catalog, as text.
+    fn bundled_catalogs() -> Vec<(String, String)> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/tools");
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("SOURCES.json"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 5, "the bundled catalogs are there");
+        files
+            .into_iter()
+            .map(|p| (p.display().to_string(), std::fs::read_to_string(p).unwrap()))
+            .collect()
+    }
+
+    /// What a client receives: the whole wire form, printed as the CLI prints it.
+    fn printed(value: &impl Serialize) -> String {
+        serde_json::to_string_pretty(value).unwrap()
+    }
+
+    #[test]
+    fn converting_from_text_tool_by_tool_sends_what_converting_the_catalog_sends() {
+        for (file, text) in bundled_catalogs() {
+            let raw = RawCatalog::parse(&text)
+                .unwrap_or_else(|| panic!("{file} is a list of tools"))
+                .unwrap();
+            let catalog = Catalog::from_value(serde_json::from_str(&text).unwrap()).unwrap();
+            assert_eq!(raw.layout, catalog.layout, "{file}");
+            assert_eq!(raw.len(), catalog.tools.len(), "{file}");
+            for &target in Target::ALL {
+                let settings = target.settings();
+                let by_ref = convert_for(&catalog, &settings);
+                let streamed = convert_raw(&raw, &settings).unwrap();
+                let compact = convert_compact(catalog.clone(), &settings);
+                let expected = printed(&by_ref.declarations);
+                assert_eq!(printed(&streamed), expected, "{file} {target}");
+                assert_eq!(printed(&compact), expected, "{file} {target}");
+                assert_eq!(
+                    streamed.declarations(),
+                    by_ref.declarations,
+                    "{file} {target}"
+                );
+                assert_eq!(streamed.report, by_ref.report, "{file} {target}");
+                assert_eq!(compact.report, by_ref.report, "{file} {target}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_catalog_read_as_text_has_the_names_and_errors_of_the_parsed_one() {
+        let tool = |name: &str| {
+            format!(
+                r#"{{"name": "{name}", "description": "d", "inputSchema": {{"type": "object"}}}}"#
+            )
+        };
+        let texts = [
+            format!("[{}, {}]", tool("a"), tool("b")),
+            format!(r#"{{"tools": [{}], "nextCursor": null}}"#, tool("a")),
+            format!(
+                r#"{{"jsonrpc": "2.0", "id": 1, "result": {{"tools": [{}]}}}}"#,
+                tool("a")
+            ),
+            // A repeated name, a missing name, a name given twice (the last counts).
+            format!(
+                r#"[{}, {}, {{"inputSchema": {{}}}}, {{"name": "x", "name": "y", "inputSchema": {{}}}}]"#,
+                tool("a"),
+                tool("a")
+            ),
+            // Invalid tools: the error of the parsed catalog, at the same place.
+            format!(r#"[{}, {{"name": "b"}}]"#, tool("a")),
+            r#"[{"name": 3, "inputSchema": {}}]"#.to_owned(),
+            r#"[{"name": "x", "inputSchema": "string"}]"#.to_owned(),
+            r#"{"tools": [7]}"#.to_owned(),
+            r#"{"jsonrpc": "2.0", "error": {"code": -32601}}"#.to_owned(),
+            r#"{"jsonrpc": "2.0", "result": 3}"#.to_owned(),
+            r#"{"jsonrpc": "2.0", "result": {"tools": {}}}"#.to_owned(),
+        ];
+        for text in &texts {
+            let raw = RawCatalog::parse(text)
+                .expect("a list of tools")
+                .and_then(|raw| {
+                    let tools: Result<Vec<_>, _> = (0..raw.len()).map(|i| raw.tool(i)).collect();
+                    let names: Vec<_> = (0..raw.len()).map(|i| raw.name(i)).collect();
+                    Ok((raw.layout, tools?, names))
+                });
+            let parsed = Catalog::from_value(serde_json::from_str(text).unwrap());
+            match (raw, parsed) {
+                (Ok((layout, tools, names)), Ok(catalog)) => {
+                    assert_eq!(layout, catalog.layout, "{text}");
+                    assert_eq!(tools, catalog.tools, "{text}");
+                    let expected: Vec<_> = catalog.tools.into_iter().map(|t| t.name).collect();
+                    assert_eq!(names, expected, "{text}");
+                }
+                (Err(a), Err(b)) => assert_eq!(a, b, "{text}"),
+                (a, b) => panic!("{text}: read as text {a:?}, parsed {b:?}"),
+            }
+        }
+        // Not a list of tools: left to the parsed reading, which also words any error.
+        for text in [
+            r#"{"type": "object", "properties": {"tools": {"type": "array"}}}"#,
+            "true",
+            "42",
+            "[1, 2",
+            "{} {}",
+        ] {
+            assert!(RawCatalog::parse(text).is_none(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_deep_tool_converts_from_text_on_an_ordinary_stack() {
+        // 3,000 levels: parsed, adapted, printed and parsed back again, each on a grown stack
+        // (this test thread has the default 2 MiB).
+        let open = r#"{"type": "object", "properties": {"a": "#.repeat(3_000);
+        let close = r#"}, "required": ["a"]}"#.repeat(3_000);
+        let schema = format!(r#"{open}{{"type": "string"}}{close}"#);
+        let text = format!(r#"{{"tools": [{{"name": "deep", "inputSchema": {schema}}}]}}"#);
+        let raw = RawCatalog::parse(&text).unwrap().unwrap();
+        for target in [Target::Mcp, Target::OpenAiStrict] {
+            // On this thread's own stack: the tool is parsed, adapted and stored.
+            let streamed = convert_raw(&raw, &target.settings()).unwrap();
+            // The comparison, with values printed, compared and dropped recursively, on a
+            // grown stack.
+            let text = &text;
+            stacker::grow(256 << 20, move || {
+                let catalog = Catalog::from_value(crate::adapt::parse_deep(text).unwrap()).unwrap();
+                let by_ref = convert_for(&catalog, &target.settings());
+                assert!(streamed.declarations() == by_ref.declarations, "{target}");
+                assert_eq!(streamed.report, by_ref.report, "{target}");
+                assert_eq!(
+                    printed(&streamed),
+                    printed(&by_ref.declarations),
+                    "{target}"
+                );
+            });
+        }
     }
 
     #[test]

@@ -26,7 +26,8 @@ use serde_json::{Value, json};
 
 pub use adapted::{AdaptOptions, Adapted};
 pub use convert::{
-    ConvertReport, Converted, ToolReport, convert, convert_for, convert_owned, convert_with,
+    CompactConverted, ConvertReport, Converted, ToolReport, convert, convert_compact, convert_for,
+    convert_owned, convert_raw, convert_with,
 };
 pub use report::{Change, Loss, LossKind, Pointer, RuleReport, Unrepresentable};
 use rules::Rule;
@@ -87,14 +88,66 @@ fn json_depth(value: &Value) -> usize {
 /// serde_json clones and drops values recursively, so for deeply nested input the work runs on
 /// a stack sized for it (`stacker`). The caller still drops the result on its own stack.
 fn engine<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
-    if nests_deeper_than(&input, SHALLOW) {
-        let depth = json_depth(&input);
-        // The copy is made on the grown stack: serde_json clones recursively.
-        let run = move || adapt_on_this_stack(settings, input);
-        stacker::grow(depth.saturating_mul(16 * 1024).saturating_add(1 << 20), run)
-    } else {
-        adapt_on_this_stack(settings, input)
+    // The copy is made on the grown stack: serde_json clones recursively.
+    match stack_for(&input) {
+        Some(size) => stacker::grow(size, move || adapt_on_this_stack(settings, input)),
+        None => adapt_on_this_stack(settings, input),
     }
+}
+
+/// The stack that serde_json's recursive clone, drop, parse and print of `value` need, when the
+/// caller's may not be enough (`None`: shallow).
+pub(crate) fn stack_for(value: &Value) -> Option<usize> {
+    nests_deeper_than(value, SHALLOW).then(|| stack_for_depth(json_depth(value)))
+}
+
+fn stack_for_depth(depth: usize) -> usize {
+    depth.saturating_mul(16 * 1024).saturating_add(1 << 20)
+}
+
+/// Parses JSON text of any nesting depth: deeper than [`SHALLOW`], on a stack grown for it
+/// (serde_json parses recursively).
+pub(crate) fn parse_deep(text: &str) -> serde_json::Result<Value> {
+    let parse = || {
+        use serde::Deserialize as _;
+        let mut de = serde_json::Deserializer::from_str(text);
+        de.disable_recursion_limit();
+        let value = Value::deserialize(&mut de)?;
+        de.end().map(|()| value)
+    };
+    match text_depth(text) {
+        d if d > SHALLOW => stacker::grow(stack_for_depth(d), parse),
+        _ => parse(),
+    }
+}
+
+/// The nesting depth of JSON text (brackets outside strings), found in one scan of its bytes.
+fn text_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut bytes = text.bytes();
+    while let Some(b) = bytes.next() {
+        match b {
+            b'"' => {
+                // To the closing quote; an escaped character is skipped with its backslash.
+                while let Some(c) = bytes.next() {
+                    match c {
+                        b'\\' => {
+                            bytes.next();
+                        }
+                        b'"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// Up to this nesting depth a document is adapted on the caller's stack.

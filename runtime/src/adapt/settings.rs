@@ -299,13 +299,19 @@ impl Wire {
 
     /// The request's list of tools.
     pub fn envelope(self, declarations: Vec<Value>) -> Value {
+        // Built around the list, not through `json!`, which would copy every declaration.
+        match self.envelope_key() {
+            Some(key) => super::rules::one_key(key, Value::Array(declarations)),
+            None => Value::Array(declarations),
+        }
+    }
+
+    /// The key the list of declarations is under (`None`: the list is the request's value).
+    pub(crate) fn envelope_key(self) -> Option<&'static str> {
         match self {
-            // Built around the list, not through `json!`, which would copy every declaration.
-            Wire::Mcp => super::rules::one_key("tools", Value::Array(declarations)),
-            Wire::Google { .. } => {
-                super::rules::one_key("functionDeclarations", Value::Array(declarations))
-            }
-            _ => Value::Array(declarations),
+            Wire::Mcp => Some("tools"),
+            Wire::Google { .. } => Some("functionDeclarations"),
+            _ => None,
         }
     }
 }
