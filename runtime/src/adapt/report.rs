@@ -206,9 +206,20 @@ impl RuleReport {
 
     /// Moves another report's entries into this one.
     pub fn absorb(&mut self, other: RuleReport) {
-        self.moves.extend(other.moves);
-        self.losses.extend(other.losses);
-        self.changes.extend(other.changes);
+        // Most rules record nothing, and the first that records makes the list: both cost no
+        // copy and no iterator.
+        fn append<T>(into: &mut Vec<T>, from: Vec<T>) {
+            if into.is_empty() {
+                if !from.is_empty() {
+                    *into = from;
+                }
+            } else if !from.is_empty() {
+                into.extend(from);
+            }
+        }
+        append(&mut self.moves, other.moves);
+        append(&mut self.losses, other.losses);
+        append(&mut self.changes, other.changes);
         if self.failure.is_none() {
             self.failure = other.failure;
         }

@@ -30,7 +30,7 @@ impl Rule for SnakeCaseKeywords {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
             for (snake, camel) in SNAKE {
-                if let Some(v) = map.shift_remove(*snake) {
+                if let Some(v) = map.take_key(snake) {
                     map.insert((*camel).to_owned(), v);
                     report.change(path.pointer(), format!("`{snake}` → `{camel}`"));
                 }

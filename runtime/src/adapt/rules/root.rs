@@ -178,7 +178,8 @@ impl Rule for RootCombinators {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let Value::Object(map) = schema else { return };
         for keyword in self.keywords {
-            if let Some(value) = map.shift_remove(*keyword) {
+            // Looked for by scanning the root's few keys; removed (hashed) only when there.
+            if let Some(value) = map.take_key(keyword) {
                 let n = value.as_array().map_or(1, Vec::len);
                 report.loss(
                     format!("/{keyword}"),

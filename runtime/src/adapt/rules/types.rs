@@ -77,7 +77,7 @@ fn variant(base: &Map<String, Value>, t: &str) -> Option<Value> {
     .flat_map(|(_, keys)| keys.iter())
     .collect();
     for k in drop {
-        v.shift_remove(*k);
+        v.take_key(k);
     }
     if let Some(Value::Array(values)) = v.key_mut("enum") {
         values.retain(|x| fits(t, x));
