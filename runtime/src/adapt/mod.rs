@@ -10,6 +10,7 @@
 
 mod adapted;
 mod convert;
+mod holds;
 mod pointer;
 mod pointers;
 mod providers;
@@ -29,6 +30,7 @@ pub use convert::{
     CompactConverted, ConvertReport, Converted, ToolReport, convert, convert_compact, convert_for,
     convert_owned, convert_raw, convert_with,
 };
+use holds::Record;
 pub use report::{Change, Loss, LossKind, Pointer, RuleReport, Unrepresentable};
 use rules::Rule;
 pub use settings::{AdaptSettings, NameRule, StrictBudget, Wire};
@@ -48,19 +50,34 @@ fn no_strict() -> bool {
 }
 
 /// Runs rules in order on a document, adding to `report`, until one finds it unrepresentable.
-fn run(report: &mut RuleReport, rules: Vec<Box<dyn Rule>>, schema: &mut Value) {
+fn run(
+    report: &mut RuleReport,
+    rules: Vec<Box<dyn Rule>>,
+    schema: &mut Value,
+    record: &mut Record,
+) {
     for mut rule in rules {
-        if !step(report, rule.as_mut(), schema) {
+        if !step(report, rule.as_mut(), schema, record) {
             break;
         }
     }
 }
 
-/// Runs one rule with its own report, adds that to `report`; false when it failed.
-fn step(report: &mut RuleReport, rule: &mut dyn Rule, schema: &mut Value) -> bool {
+/// Runs one rule with its own report, adds that to `report`; false when it failed. A rule with
+/// nothing to act on (by the keywords `record` says the document holds) is passed over.
+fn step(
+    report: &mut RuleReport,
+    rule: &mut dyn Rule,
+    schema: &mut Value,
+    record: &mut Record,
+) -> bool {
+    if !record.wanted(rule, schema) {
+        return true;
+    }
     let mut one = RuleReport::for_rule(rule.name());
     one.moves_before = report.moves.len();
     rule.apply(schema, &mut one);
+    record.ran(rule);
     let failed = one.failure.is_some();
     report.absorb(one);
     !failed
@@ -195,13 +212,14 @@ fn adapt_unlocated<'a>(
 ) -> (Adapted<'a>, Vec<report::BranchMove>) {
     let target = settings.target;
     let strict_flag = |ok: bool| settings.strict_flag.then_some(ok);
-    let shared = |out: &mut Value| {
+    let shared = |out: &mut Value, record: &mut Record| {
         let mut report = RuleReport::default();
-        run(&mut report, (settings.shared)(settings), out);
+        run(&mut report, (settings.shared)(settings), out, record);
         report
     };
     let mut out = Value::clone(&input);
-    let mut report = shared(&mut out);
+    let mut record = Record::default();
+    let mut report = shared(&mut out, &mut record);
     let mut bypass = None;
     if let (Some(strict_rules), None) = (settings.strict, &report.failure) {
         if no_strict() {
@@ -211,13 +229,13 @@ fn adapt_unlocated<'a>(
             let mut attempt = std::mem::take(&mut report);
             let mut passed = true;
             while let Some(mut check) = rules.next_if(|r| r.reads_only()) {
-                if !step(&mut attempt, check.as_mut(), &mut out) {
+                if !step(&mut attempt, check.as_mut(), &mut out, &mut record) {
                     passed = false;
                     break;
                 }
             }
             if passed {
-                run(&mut attempt, rules.collect(), &mut out);
+                run(&mut attempt, rules.collect(), &mut out, &mut record);
             }
             match attempt.failure.take() {
                 None => {
@@ -239,7 +257,8 @@ fn adapt_unlocated<'a>(
                     if passed {
                         // Refused after rewriting: the relaxed form starts from the input again.
                         out = Value::clone(&input);
-                        report = shared(&mut out);
+                        record.forget();
+                        report = shared(&mut out, &mut record);
                     } else {
                         // Refused by a check, which records nothing but its failure: the
                         // shared rules' output and report go on as they are.
@@ -250,7 +269,12 @@ fn adapt_unlocated<'a>(
         }
     }
     if report.failure.is_none() {
-        run(&mut report, (settings.relaxed)(settings), &mut out);
+        run(
+            &mut report,
+            (settings.relaxed)(settings),
+            &mut out,
+            &mut record,
+        );
     }
     if let Some(failure) = report.failure.take() {
         // The empty object, as this target sends it (closed and strict where the target is), so

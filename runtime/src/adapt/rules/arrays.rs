@@ -29,6 +29,14 @@ impl Rule for TupleItems {
         "tuple-items"
     }
 
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        self.untyped_fails || may_hold("prefixItems")
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["items", "type", "maxItems", "anyOf"], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let untyped_fails = self.untyped_fails;
         visit(schema, Order::Post, &mut |node, path| {

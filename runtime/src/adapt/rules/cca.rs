@@ -411,6 +411,10 @@ impl Rule for CollapseCombiners {
         "collapse-combiners"
     }
 
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        may_hold("anyOf") || may_hold("oneOf") || may_hold("allOf")
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };

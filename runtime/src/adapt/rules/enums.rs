@@ -15,6 +15,14 @@ impl Rule for ConstToEnum {
         "const-to-enum"
     }
 
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        may_hold("const")
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["enum"], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         walk_nodes(self, schema, report);
     }
@@ -49,6 +57,14 @@ const CONST_BRANCH_KEYS: &[&str] = &["const", "type", "description", "title"];
 impl Rule for AllConstToEnum {
     fn name(&self) -> &'static str {
         "all-const-to-enum"
+    }
+
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        may_hold("anyOf") || may_hold("oneOf")
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["enum", "type", "description"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -149,6 +165,10 @@ pub struct InferType;
 impl Rule for InferType {
     fn name(&self) -> &'static str {
         "infer-type"
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["type"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

@@ -46,6 +46,14 @@ impl Rule for Fused {
         self.name
     }
 
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        self.rules.iter().any(|r| r.wanted(may_hold))
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        self.rules.iter().all(|r| r.adds(add))
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let mut reports: Vec<RuleReport> = self
             .rules

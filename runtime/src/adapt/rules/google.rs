@@ -26,6 +26,22 @@ impl Rule for SnakeCaseKeywords {
         "snake-case-keywords"
     }
 
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        SNAKE.iter().any(|(snake, _)| may_hold(snake))
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(
+            &[
+                "anyOf",
+                "additionalProperties",
+                "prefixItems",
+                "propertyOrdering",
+            ],
+            add,
+        )
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
@@ -47,6 +63,10 @@ pub struct BoolSchemas;
 impl Rule for BoolSchemas {
     fn name(&self) -> &'static str {
         "bool-schemas"
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["not"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -89,6 +109,10 @@ pub struct GoogleNullable {
 impl Rule for GoogleNullable {
     fn name(&self) -> &'static str {
         "google-nullable"
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["nullable", "type", "description"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -209,6 +233,14 @@ impl Rule for StringEnumsOnly {
         "string-enums-only"
     }
 
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        may_hold("not") || may_hold("enum")
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["description"], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         // A `not` holding a non-string enum or const cannot be rewritten without changing what
         // it excludes (removing the enum would exclude the whole type): it is dropped.
@@ -268,6 +300,14 @@ pub struct OneBranchUnions;
 impl Rule for OneBranchUnions {
     fn name(&self) -> &'static str {
         "one-branch-unions"
+    }
+
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        may_hold("anyOf") || may_hold("oneOf")
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["description"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -343,6 +383,10 @@ impl Rule for EnsureProperties {
         "ensure-properties"
     }
 
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["properties"], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
@@ -364,6 +408,10 @@ pub struct PropertyOrdering;
 impl Rule for PropertyOrdering {
     fn name(&self) -> &'static str {
         "property-ordering"
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["propertyOrdering"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

@@ -142,6 +142,14 @@ impl Rule for InlineRefs {
         "inline-refs"
     }
 
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        may_hold("$ref") || may_hold("$defs") || may_hold("definitions")
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["description", "not"], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let has_refs = crate::walk::Walk::new(schema)
             .nodes

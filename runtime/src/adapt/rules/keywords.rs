@@ -63,6 +63,14 @@ impl Rule for StripKeywords {
         self.name
     }
 
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        self.keywords.iter().any(|k| may_hold(k))
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["description"], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         self.clone().node_rule().apply(schema, report);
     }
@@ -88,6 +96,14 @@ pub(crate) struct StripNode {
 impl Rule for StripNode {
     fn name(&self) -> &'static str {
         self.rule.name
+    }
+
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        self.rule.keywords.iter().any(|k| may_hold(k))
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["description"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -145,6 +161,14 @@ pub struct DefaultToDescription;
 impl Rule for DefaultToDescription {
     fn name(&self) -> &'static str {
         "default-to-description"
+    }
+
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        may_hold("default")
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["description"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

@@ -62,6 +62,28 @@ pub trait Rule {
     fn reads_only(&self) -> bool {
         false
     }
+    /// Whether the rule may have anything to do on a document, given which keywords the
+    /// document may hold (`may_hold(k)` is false only when no key anywhere in it is `k`). The
+    /// engine passes over a rule that answers no, without walking the document for it. The
+    /// default: always.
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        let _ = may_hold;
+        true
+    }
+    /// Calls `add` with every keyword the rule may write into a document that had it nowhere
+    /// (keywords it moves from one node to another need not be named), and returns true; false
+    /// (the default) when it cannot say, and the engine looks at the document again before the
+    /// next rule that asks ([`Rule::wanted`]).
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        let _ = add;
+        false
+    }
+}
+
+/// [`Rule::adds`] for a rule that writes the keywords `keywords`.
+pub(crate) fn adds_these(keywords: &[&str], add: &mut dyn FnMut(&str)) -> bool {
+    keywords.iter().for_each(|k| add(k));
+    true
 }
 
 /// A [`Rule`] as a `schemars` [`Transform`], keeping its report.

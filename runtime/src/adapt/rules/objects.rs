@@ -66,6 +66,20 @@ impl Rule for CloseObjects {
         "close-objects"
     }
 
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(
+            &[
+                "additionalProperties",
+                "properties",
+                "required",
+                "anyOf",
+                "type",
+                "description",
+            ],
+            add,
+        )
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let optional = self.optional;
         // Asked while the document is rewritten: the answers for its references, once.

@@ -31,6 +31,14 @@ impl Rule for StructuredFirst {
         "structured-first"
     }
 
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        may_hold("anyOf") || may_hold("oneOf")
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&[], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         // Plan on the immutable document (branches are judged through `$ref`s), then apply.
         let mut moves: Vec<(usize, String, &'static str, usize)> = Vec::new();

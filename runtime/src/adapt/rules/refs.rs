@@ -18,6 +18,14 @@ impl Rule for MergeSingleAllOf {
         "merge-single-allof"
     }
 
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        may_hold("allOf")
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["description"], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
@@ -65,6 +73,14 @@ const ANNOTATIONS: &[&str] = &["description", "title", "$comment", "examples", "
 impl Rule for ResolveRefSiblings {
     fn name(&self) -> &'static str {
         "resolve-ref-siblings"
+    }
+
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        may_hold("$ref")
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["description"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

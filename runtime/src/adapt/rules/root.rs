@@ -175,6 +175,10 @@ impl Rule for RootCombinators {
         "root-combinators"
     }
 
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&[], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let Value::Object(map) = schema else { return };
         for keyword in self.keywords {

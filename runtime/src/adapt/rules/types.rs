@@ -94,6 +94,10 @@ impl Rule for SplitTypeArrays {
         "split-type-arrays"
     }
 
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["anyOf", "type", "description"], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         walk_nodes(self, schema, report);
     }

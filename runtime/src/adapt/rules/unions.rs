@@ -93,6 +93,14 @@ impl Rule for OneOfToAnyOf {
         "oneof-to-anyof"
     }
 
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        may_hold("oneOf")
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&["anyOf", "allOf"], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         // Exclusivity is judged on the document before the rewrite. Branches that are `$ref`s
         // need the whole document: those unions are decided first, on the immutable document,
@@ -174,6 +182,14 @@ pub struct SpliceNestedAnyOf;
 impl Rule for SpliceNestedAnyOf {
     fn name(&self) -> &'static str {
         "splice-nested-anyof"
+    }
+
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        may_hold("anyOf")
+    }
+
+    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&[], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

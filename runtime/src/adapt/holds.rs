@@ -1,0 +1,514 @@
+//! Which keywords a document holds, found in one scan, so that the engine can pass over a rule
+//! that has nothing to act on ([`Rule::wanted`]) instead of walking the whole document for it.
+//!
+//! The record is a set over a fixed vocabulary (the keywords of JSON Schema 2020-12 and draft-07,
+//! OpenAPI 3.0's and Google's additions, python-genai's snake_case spellings): a key anywhere
+//! in the document counts, a property name too, which can only make a rule run that finds
+//! nothing. A keyword outside the vocabulary is always taken to be there. After a rule runs,
+//! the keywords it declares it may add ([`Rule::adds`]) join the set; a rule that declares
+//! nothing makes the engine scan again before the next rule that asks.
+
+use std::cell::Cell;
+
+use serde_json::Value;
+
+use super::rules::Rule;
+
+/// The keywords recorded (at most 128: one bit each).
+const VOCABULARY: &[&str] = &[
+    // JSON Schema 2020-12: core.
+    "$schema",
+    "$id",
+    "$ref",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$comment",
+    "$defs",
+    // Applicators.
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "prefixItems",
+    "items",
+    "contains",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    // Validation.
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    // Meta-data, format, content.
+    "title",
+    "description",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "examples",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    // Draft-07 and 2019-09 forms.
+    "definitions",
+    "dependencies",
+    "additionalItems",
+    "$recursiveRef",
+    "$recursiveAnchor",
+    // OpenAPI 3.0 and Google.
+    "nullable",
+    "example",
+    "discriminator",
+    "propertyOrdering",
+    // python-genai's snake_case spellings.
+    "any_of",
+    "additional_properties",
+    "prefix_items",
+    "property_ordering",
+];
+
+/// Slots of the open-addressing table from a keyword to its bit (a power of two, over twice
+/// the vocabulary).
+const SLOTS: usize = 256;
+
+/// A cheap mix of a key's length and three of its bytes.
+const fn slot_of(key: &[u8]) -> usize {
+    let n = key.len();
+    if n == 0 {
+        return 0;
+    }
+    let h = (n as u32).wrapping_mul(0x9e37_79b1)
+        ^ (key[0] as u32).wrapping_mul(0x85eb_ca77)
+        ^ (key[n - 1] as u32).wrapping_mul(0xc2b2_ae3d)
+        ^ (key[n / 2] as u32).wrapping_mul(0x27d4_eb2f);
+    ((h ^ (h >> 15)) as usize) & (SLOTS - 1)
+}
+
+/// For each slot, 1 + the index in [`VOCABULARY`] of the keyword there (0: empty), built at
+/// compile time.
+const TABLE: [u8; SLOTS] = {
+    assert!(VOCABULARY.len() <= 128, "one bit per keyword in a u128");
+    let mut table = [0u8; SLOTS];
+    let mut i = 0;
+    while i < VOCABULARY.len() {
+        let mut slot = slot_of(VOCABULARY[i].as_bytes());
+        while table[slot] != 0 {
+            slot = (slot + 1) & (SLOTS - 1);
+        }
+        table[slot] = (i + 1) as u8;
+        i += 1;
+    }
+    table
+};
+
+/// The bit of `key`, when it is in the vocabulary.
+#[inline]
+fn bit(key: &str) -> Option<u128> {
+    let mut slot = slot_of(key.as_bytes());
+    loop {
+        let entry = TABLE[slot] as usize;
+        if entry == 0 {
+            return None;
+        }
+        if VOCABULARY[entry - 1] == key {
+            return Some(1 << (entry - 1));
+        }
+        slot = (slot + 1) & (SLOTS - 1);
+    }
+}
+
+/// The keywords of the vocabulary a document holds (as keys anywhere in it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Holds(u128);
+
+impl Holds {
+    /// Scans `value`: every key of every object in it. Recursive (one frame per level: the
+    /// engine runs deep documents on a stack grown for them).
+    pub(crate) fn of(value: &Value) -> Holds {
+        fn scan(value: &Value, bits: &mut u128) {
+            match value {
+                Value::Object(map) => {
+                    for (key, v) in map {
+                        if let Some(b) = bit(key) {
+                            *bits |= b;
+                        }
+                        if matches!(v, Value::Object(_) | Value::Array(_)) {
+                            scan(v, bits);
+                        }
+                    }
+                }
+                Value::Array(items) => {
+                    for v in items {
+                        if matches!(v, Value::Object(_) | Value::Array(_)) {
+                            scan(v, bits);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut bits = 0;
+        scan(value, &mut bits);
+        Holds(bits)
+    }
+
+    /// Whether the document may hold `keyword` (always, for one outside the vocabulary).
+    pub(crate) fn may_hold(&self, keyword: &str) -> bool {
+        bit(keyword).is_none_or(|b| self.0 & b != 0)
+    }
+
+    /// Records that the document may now hold `keyword`.
+    fn add(&mut self, keyword: &str) {
+        if let Some(b) = bit(keyword) {
+            self.0 |= b;
+        }
+    }
+}
+
+/// The engine's record for one document as rules rewrite it: scanned when a rule first asks,
+/// kept up to date from what each rule declares it adds, dropped (to scan again when asked)
+/// after a rule that declares nothing.
+#[derive(Debug, Default)]
+pub(crate) struct Record(Cell<Option<Holds>>);
+
+impl Record {
+    /// Whether `rule` may have something to do on `schema` (the document is scanned only if
+    /// the rule asks about a keyword and nothing is known yet).
+    pub(crate) fn wanted(&self, rule: &dyn Rule, schema: &Value) -> bool {
+        if every_rule_runs() {
+            return true;
+        }
+        rule.wanted(&|k| {
+            let holds = self.0.get().unwrap_or_else(|| {
+                let holds = Holds::of(schema);
+                self.0.set(Some(holds));
+                holds
+            });
+            holds.may_hold(k)
+        })
+    }
+
+    /// Takes into account what `rule` did to the document.
+    pub(crate) fn ran(&mut self, rule: &dyn Rule) {
+        if rule.reads_only() {
+            return;
+        }
+        if let Some(holds) = self.0.get_mut() {
+            if !rule.adds(&mut |k| holds.add(k)) {
+                self.forget();
+            }
+        }
+    }
+
+    /// The document was replaced: nothing is known of it.
+    pub(crate) fn forget(&mut self) {
+        self.0.set(None);
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by the tests that compare the engine with every rule run against the engine as it is.
+    pub(crate) static EVERY_RULE_RUNS: Cell<bool> = const { Cell::new(false) };
+}
+
+#[cfg(test)]
+fn every_rule_runs() -> bool {
+    EVERY_RULE_RUNS.with(Cell::get)
+}
+
+#[cfg(not(test))]
+#[inline(always)]
+fn every_rule_runs() -> bool {
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    use crate::adapt::{AdaptSettings, Target};
+    use crate::catalog::Catalog;
+
+    /// Every real tool's schema and every fuzz regression fixture's schema, bundled in the
+    /// repository.
+    fn fixtures() -> Vec<Value> {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures");
+        let read = |dir: &str| -> Vec<Value> {
+            let mut files: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| {
+                    p.extension().is_some_and(|e| e == "json") && !p.ends_with("SOURCES.json")
+                })
+                .collect();
+            files.sort();
+            files
+                .iter()
+                .map(|p| crate::adapt::parse_deep(&std::fs::read_to_string(p).unwrap()).unwrap())
+                .collect()
+        };
+        let mut schemas: Vec<Value> = read("tools")
+            .into_iter()
+            .flat_map(|c| Catalog::from_value(c).unwrap().tools)
+            .map(|t| t.schema)
+            .collect();
+        assert!(schemas.len() > 200, "the real tools are there");
+        let fuzz = read("fuzz");
+        assert!(fuzz.len() > 40, "the fuzz fixtures are there");
+        schemas.extend(fuzz.into_iter().map(|f| f["schema"].clone()));
+        schemas
+    }
+
+    /// Schema-like documents built from the keywords rules ask about and write, in every
+    /// position (xorshift, deterministic).
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+            from[(self.next() % from.len() as u64) as usize]
+        }
+
+        fn schema(&mut self, depth: u32) -> Value {
+            if depth > 0 && self.next() % 11 == 0 {
+                return json!(self.next() % 2 == 0);
+            }
+            let mut map = serde_json::Map::new();
+            for _ in 0..self.next() % 5 {
+                let key = self.pick(&[
+                    "type",
+                    "type",
+                    "properties",
+                    "properties",
+                    "required",
+                    "anyOf",
+                    "oneOf",
+                    "allOf",
+                    "any_of",
+                    "prefix_items",
+                    "additional_properties",
+                    "items",
+                    "prefixItems",
+                    "$ref",
+                    "$defs",
+                    "definitions",
+                    "default",
+                    "const",
+                    "enum",
+                    "not",
+                    "nullable",
+                    "description",
+                    "format",
+                    "pattern",
+                    "minLength",
+                    "title",
+                    "additionalProperties",
+                    "propertyOrdering",
+                    "examples",
+                    "$schema",
+                ]);
+                let sub = depth < 3;
+                let value = match key {
+                    "type" if self.next() % 3 == 0 => json!([
+                        self.pick(&["string", "object", "array", "integer"]),
+                        self.pick(&["null", "string", "object"])
+                    ]),
+                    "type" => json!(self.pick(&["string", "object", "array", "null", "number"])),
+                    "properties" | "$defs" | "definitions" if sub => {
+                        let mut m = serde_json::Map::new();
+                        for name in ["a", "b", "anyOf", "$ref"] {
+                            if self.next() % 2 == 0 {
+                                m.insert(name.into(), self.schema(depth + 1));
+                            }
+                        }
+                        Value::Object(m)
+                    }
+                    "required" => json!(["a", self.pick(&["b", "ghost", "anyOf"])]),
+                    "anyOf" | "oneOf" | "allOf" | "any_of" | "prefix_items" | "prefixItems"
+                        if sub =>
+                    {
+                        let n = 1 + self.next() % 3;
+                        Value::Array((0..n).map(|_| self.schema(depth + 1)).collect())
+                    }
+                    "items" | "not" | "additional_properties" | "additionalProperties" if sub => {
+                        self.schema(depth + 1)
+                    }
+                    "additionalProperties" => json!(false),
+                    "$ref" => json!(self.pick(&["#/$defs/a", "#/definitions/b", "#", "#/$defs/x"])),
+                    "default" | "const" => json!(self.pick(&["x", "1", ""])),
+                    "enum" => json!([self.pick(&["x", "y"]), self.next() % 3]),
+                    "nullable" => json!(self.next() % 2 == 0),
+                    "propertyOrdering" => json!(["a"]),
+                    "examples" => json!([1]),
+                    "minLength" => json!(2),
+                    "$schema" => json!("http://json-schema.org/draft-07/schema#"),
+                    _ => json!(self.pick(&["date-time", "^a$", "text"])),
+                };
+                map.insert(key.into(), value);
+            }
+            Value::Object(map)
+        }
+    }
+
+    fn documents() -> Vec<Value> {
+        let mut docs = fixtures();
+        let mut generator = Gen(0x0dd5_eed5);
+        docs.extend((0..1_500).map(|_| generator.schema(0)));
+        docs
+    }
+
+    /// Passing over the rules that have nothing to act on gives, for every target, exactly what
+    /// running every rule gives: the schema, the strict flag, the fallback, and every loss and
+    /// change with its positions, rule and detail.
+    #[test]
+    fn passing_over_idle_rules_changes_nothing() {
+        stacker::grow(256 << 20, || {
+            let docs = documents();
+            for &target in Target::ALL {
+                let settings = target.settings();
+                for doc in &docs {
+                    let fast = settings.adapt(doc);
+                    EVERY_RULE_RUNS.with(|f| f.set(true));
+                    let every = settings.adapt(doc);
+                    EVERY_RULE_RUNS.with(|f| f.set(false));
+                    assert!(fast.schema == every.schema, "{target}: {doc}");
+                    assert_eq!(
+                        (fast.strict, fast.fallback),
+                        (every.strict, every.fallback),
+                        "{target}: {doc}"
+                    );
+                    assert_eq!(fast.losses, every.losses, "{target}: {doc}");
+                    assert_eq!(fast.changes, every.changes, "{target}: {doc}");
+                }
+            }
+        });
+    }
+
+    /// What each rule declares it may add is all it adds: after it, the document holds no
+    /// keyword of the vocabulary that it did not hold before or the rule did not name. Every
+    /// rule of every target, on every document, in the order the target runs them.
+    #[test]
+    fn every_rule_adds_only_what_it_declares() {
+        stacker::grow(256 << 20, || {
+            let docs = documents();
+            let mut checked = 0;
+            for &target in Target::ALL {
+                let settings = target.settings();
+                type List = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
+                let lists: [List; 2] = [AdaptSettings::rules, AdaptSettings::relaxed_rules];
+                for list in lists {
+                    let names: Vec<&str> = list(&settings).iter().map(|r| r.name()).collect();
+                    for doc in &docs {
+                        let mut doc = doc.clone();
+                        for (i, mut rule) in list(&settings).into_iter().enumerate() {
+                            let before = Holds::of(&doc);
+                            let mut declared = before;
+                            let declares = rule.adds(&mut |k| declared.add(k));
+                            let mut report = crate::adapt::RuleReport::for_rule(rule.name());
+                            rule.apply(&mut doc, &mut report);
+                            if declares {
+                                let after = Holds::of(&doc);
+                                let extra = after.0 & !declared.0;
+                                let extra: Vec<&str> = (0..VOCABULARY.len())
+                                    .filter(|b| extra & (1 << b) != 0)
+                                    .map(|b| VOCABULARY[b])
+                                    .collect();
+                                assert!(
+                                    extra.is_empty(),
+                                    "{target} {} (rule {i}) added {extra:?}",
+                                    names[i]
+                                );
+                                checked += 1;
+                            }
+                            if report.failure.is_some() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(checked > 50_000, "{checked}");
+        });
+    }
+
+    #[test]
+    fn every_keyword_has_its_own_bit() {
+        for (i, k) in VOCABULARY.iter().enumerate() {
+            assert_eq!(bit(k), Some(1 << i), "{k}");
+        }
+        let mut seen = std::collections::HashSet::new();
+        assert!(
+            VOCABULARY.iter().all(|k| seen.insert(*k)),
+            "no keyword twice"
+        );
+        for other in [
+            "",
+            "typ",
+            "types",
+            "Type",
+            "propertie",
+            "x-google",
+            "$refs",
+            "a",
+        ] {
+            assert_eq!(bit(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn holds_every_key_anywhere_and_answers_yes_outside_the_vocabulary() {
+        let doc = json!({
+            "type": "object",
+            "properties": {"allOf": {"type": "string"}},
+            "enum": [{"$ref": 1}, [[{"default": 2}]]],
+            "x-custom": true
+        });
+        let holds = Holds::of(&doc);
+        for k in ["type", "properties", "allOf", "enum", "$ref", "default"] {
+            assert!(holds.may_hold(k), "{k}");
+        }
+        for k in ["anyOf", "oneOf", "const", "description", "$defs"] {
+            assert!(!holds.may_hold(k), "{k}");
+        }
+        assert!(holds.may_hold("x-custom") && holds.may_hold("x-other"));
+        let mut added = holds;
+        added.add("anyOf");
+        assert!(added.may_hold("anyOf") && !added.may_hold("oneOf"));
+    }
+}
