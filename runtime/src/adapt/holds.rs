@@ -95,54 +95,109 @@ const VOCABULARY: &[&str] = &[
     "property_ordering",
 ];
 
-/// Slots of the open-addressing table from a keyword to its bit (a power of two, over twice
-/// the vocabulary).
-const SLOTS: usize = 256;
+/// Slots of the table from a keyword to its bit (a power of two, over three times the
+/// vocabulary, so that a multiplier with no two keywords in one slot is found quickly).
+const SLOTS: usize = 512;
 
-/// A cheap mix of a key's length and three of its bytes.
-const fn slot_of(key: &[u8]) -> usize {
-    let n = key.len();
-    if n == 0 {
-        return 0;
-    }
-    let h = (n as u32).wrapping_mul(0x9e37_79b1)
-        ^ (key[0] as u32).wrapping_mul(0x85eb_ca77)
-        ^ (key[n - 1] as u32).wrapping_mul(0xc2b2_ae3d)
-        ^ (key[n / 2] as u32).wrapping_mul(0x27d4_eb2f);
-    ((h ^ (h >> 15)) as usize) & (SLOTS - 1)
+/// A key's length and its first and last (up to) 8 bytes: equal for equal keys; for keys of
+/// up to 16 bytes, equal only for equal keys (a longer key that shares all three with a keyword
+/// is taken for it, which can only make a rule run that finds nothing).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Sketch {
+    len: usize,
+    head: u64,
+    tail: u64,
 }
 
-/// For each slot, 1 + the index in [`VOCABULARY`] of the keyword there (0: empty), built at
-/// compile time.
-const TABLE: [u8; SLOTS] = {
+const fn sketch(key: &[u8]) -> Sketch {
+    let n = key.len();
+    let (mut head, mut tail) = (0u64, 0u64);
+    let mut i = 0;
+    while i < 8 && i < n {
+        head |= (key[i] as u64) << (8 * i);
+        tail |= (key[n - 1 - i] as u64) << (8 * i);
+        i += 1;
+    }
+    Sketch { len: n, head, tail }
+}
+
+/// The sketch of a key, read with two unaligned loads when it has 8 bytes or more.
+#[inline]
+fn sketch_of(key: &str) -> Sketch {
+    let b = key.as_bytes();
+    let n = b.len();
+    if n >= 8 {
+        // Little-endian from the front, big-endian from the back: byte `i` of `tail` is the
+        // key's `i`-th byte from the end, as `sketch` builds it.
+        Sketch {
+            len: n,
+            head: u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
+            tail: u64::from_be_bytes(b[n - 8..].try_into().expect("8 bytes")),
+        }
+    } else {
+        sketch(b)
+    }
+}
+
+/// The slot of a sketch for a multiplier.
+const fn slot(s: &Sketch, seed: u64) -> usize {
+    let h = (s.head ^ s.tail.rotate_left(29) ^ (s.len as u64)).wrapping_mul(seed | 1);
+    (h >> (64 - 9)) as usize
+}
+
+/// A multiplier that puts every keyword of the vocabulary in its own slot, found at compile
+/// time.
+const SEED: u64 = {
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    loop {
+        let mut used = [false; SLOTS];
+        let mut clash = false;
+        let mut i = 0;
+        while i < VOCABULARY.len() {
+            let at = slot(&sketch(VOCABULARY[i].as_bytes()), seed);
+            if used[at] {
+                clash = true;
+                break;
+            }
+            used[at] = true;
+            i += 1;
+        }
+        if !clash {
+            break seed;
+        }
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+    }
+};
+
+/// For each slot, 1 + the index in [`VOCABULARY`] of the keyword there (0: none), and the
+/// keyword's sketch.
+const TABLE: [(u8, Sketch); SLOTS] = {
     assert!(VOCABULARY.len() <= 128, "one bit per keyword in a u128");
-    let mut table = [0u8; SLOTS];
+    let mut table = [(
+        0u8,
+        Sketch {
+            len: 0,
+            head: 0,
+            tail: 0,
+        },
+    ); SLOTS];
     let mut i = 0;
     while i < VOCABULARY.len() {
-        let mut slot = slot_of(VOCABULARY[i].as_bytes());
-        while table[slot] != 0 {
-            slot = (slot + 1) & (SLOTS - 1);
-        }
-        table[slot] = (i + 1) as u8;
+        let s = sketch(VOCABULARY[i].as_bytes());
+        table[slot(&s, SEED)] = ((i + 1) as u8, s);
         i += 1;
     }
     table
 };
 
-/// The bit of `key`, when it is in the vocabulary.
+/// The bit of `key`, when it is in the vocabulary (one table look-up, no string comparison).
 #[inline]
 fn bit(key: &str) -> Option<u128> {
-    let mut slot = slot_of(key.as_bytes());
-    loop {
-        let entry = TABLE[slot] as usize;
-        if entry == 0 {
-            return None;
-        }
-        if VOCABULARY[entry - 1] == key {
-            return Some(1 << (entry - 1));
-        }
-        slot = (slot + 1) & (SLOTS - 1);
-    }
+    let s = sketch_of(key);
+    let (entry, known) = TABLE[slot(&s, SEED)];
+    (entry != 0 && known == s).then(|| 1u128 << (entry - 1))
 }
 
 /// The keywords of the vocabulary a document holds (as keys anywhere in it).
@@ -196,20 +251,32 @@ impl Holds {
 /// The engine's record for one document as rules rewrite it: scanned when a rule first asks,
 /// kept up to date from what each rule declares it adds, dropped (to scan again when asked)
 /// after a rule that declares nothing.
-#[derive(Debug, Default)]
-pub(crate) struct Record(Cell<Option<Holds>>);
+#[derive(Debug)]
+pub(crate) struct Record {
+    holds: Cell<Option<Holds>>,
+    /// Whether rules are asked at all (else every rule runs, as when none is idle).
+    asks: bool,
+}
 
 impl Record {
+    /// A record for a document nothing is known of; with `asks` false, every rule runs.
+    pub(crate) fn new(asks: bool) -> Self {
+        Record {
+            holds: Cell::new(None),
+            asks,
+        }
+    }
+
     /// Whether `rule` may have something to do on `schema` (the document is scanned only if
     /// the rule asks about a keyword and nothing is known yet).
     pub(crate) fn wanted(&self, rule: &dyn Rule, schema: &Value) -> bool {
-        if every_rule_runs() {
+        if !self.asks || every_rule_runs() {
             return true;
         }
         rule.wanted(&|k| {
-            let holds = self.0.get().unwrap_or_else(|| {
+            let holds = self.holds.get().unwrap_or_else(|| {
                 let holds = Holds::of(schema);
-                self.0.set(Some(holds));
+                self.holds.set(Some(holds));
                 holds
             });
             holds.may_hold(k)
@@ -221,7 +288,7 @@ impl Record {
         if rule.reads_only() {
             return;
         }
-        if let Some(holds) = self.0.get_mut() {
+        if let Some(holds) = self.holds.get_mut() {
             if !rule.adds(&mut |k| holds.add(k)) {
                 self.forget();
             }
@@ -230,7 +297,7 @@ impl Record {
 
     /// The document was replaced: nothing is known of it.
     pub(crate) fn forget(&mut self) {
-        self.0.set(None);
+        self.holds.set(None);
     }
 }
 
@@ -401,7 +468,9 @@ mod tests {
         stacker::grow(256 << 20, || {
             let docs = documents();
             for &target in Target::ALL {
-                let settings = target.settings();
+                // Every target's rules are asked, whether its settings ask them or not.
+                let mut settings = target.settings();
+                settings.pass_over_idle = true;
                 for doc in &docs {
                     let fast = settings.adapt(doc);
                     EVERY_RULE_RUNS.with(|f| f.set(true));

@@ -218,7 +218,7 @@ fn adapt_unlocated<'a>(
         report
     };
     let mut out = Value::clone(&input);
-    let mut record = Record::default();
+    let mut record = Record::new(settings.pass_over_idle);
     let mut report = shared(&mut out, &mut record);
     let mut bypass = None;
     if let (Some(strict_rules), None) = (settings.strict, &report.failure) {

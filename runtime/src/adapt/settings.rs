@@ -49,6 +49,9 @@ pub struct AdaptSettings {
     pub budget: Option<StrictBudget>,
     /// The wire format has a `strict` flag.
     pub strict_flag: bool,
+    /// Rules with nothing to act on are passed over ([`Rule::wanted`]), which costs one scan of
+    /// the document's keys: worth it for long pipelines only.
+    pub(crate) pass_over_idle: bool,
     /// The rules both forms start with (run once when a strict attempt is refused early).
     pub(crate) shared: RuleSet,
     /// The strict attempt's rules after the shared ones; `None` for targets that never attempt

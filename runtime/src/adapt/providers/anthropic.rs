@@ -24,6 +24,7 @@ impl AdaptSettings {
             wire: Wire::Anthropic,
             budget: None,
             strict_flag: true,
+            pass_over_idle: false,
             shared,
             strict: None,
             relaxed,

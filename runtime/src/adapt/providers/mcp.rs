@@ -17,6 +17,7 @@ impl AdaptSettings {
             wire: Wire::Mcp,
             budget: None,
             strict_flag: false,
+            pass_over_idle: false,
             shared: no_rules,
             strict: None,
             relaxed: rules,

@@ -26,6 +26,7 @@ impl AdaptSettings {
             wire: Wire::OpenAiChat,
             budget: None,
             strict_flag: true,
+            pass_over_idle: false,
             shared,
             strict: None,
             relaxed,
