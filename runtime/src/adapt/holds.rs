@@ -323,6 +323,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    use crate::adapt::rules::Xorshift;
     use crate::adapt::{AdaptSettings, Target};
     use crate::catalog::Catalog;
 
@@ -360,18 +361,13 @@ mod tests {
     /// position (xorshift, deterministic).
     struct Gen(u64);
 
+    impl Xorshift for Gen {
+        fn state(&mut self) -> &mut u64 {
+            &mut self.0
+        }
+    }
+
     impl Gen {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-            from[(self.next() % from.len() as u64) as usize]
-        }
-
         fn schema(&mut self, depth: u32) -> Value {
             if depth > 0 && self.next() % 11 == 0 {
                 return json!(self.next() % 2 == 0);

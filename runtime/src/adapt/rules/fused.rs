@@ -81,7 +81,7 @@ impl Rule for Fused {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapt::rules::{RemoveSchemaUri, UpgradeDraft07};
+    use crate::adapt::rules::{RemoveSchemaUri, UpgradeDraft07, Xorshift};
     use serde_json::json;
 
     /// The draft-07 upgrade and the `$schema` removal, fused, give what they give one after the
@@ -127,18 +127,13 @@ mod tests {
     /// rules read or rewrite (xorshift; no dependency).
     struct Gen(u64);
 
+    impl Xorshift for Gen {
+        fn state(&mut self) -> &mut u64 {
+            &mut self.0
+        }
+    }
+
     impl Gen {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-            from[(self.next() % from.len() as u64) as usize]
-        }
-
         fn scalar(&mut self) -> Value {
             match self.next() % 5 {
                 0 => json!(null),

@@ -114,6 +114,26 @@ impl<R: Rule> Transform for Logged<R> {
     }
 }
 
+/// A deterministic source of choices for the tests' document generators (xorshift; no
+/// dependency): a generator gives its state, the choices come from here.
+#[cfg(test)]
+pub(crate) trait Xorshift {
+    /// The generator's state (never 0).
+    fn state(&mut self) -> &mut u64;
+
+    fn next(&mut self) -> u64 {
+        let s = self.state();
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        *s
+    }
+
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[(self.next() % from.len() as u64) as usize]
+    }
+}
+
 /// Applies one rule to a document, for the rules' unit tests.
 #[cfg(test)]
 pub(crate) fn run(rule: &mut dyn Rule, mut v: Value) -> (Value, RuleReport) {
