@@ -166,20 +166,21 @@ fn render(hop: &Rc<Hop>) -> String {
 /// The kind of each of `branches`, in order, when none of them needs [`flatten`]'s expansion (no
 /// `$ref`, no union of its own, no `allOf` of one schema to look through): then each branch is
 /// exactly what `flatten` emits for it, found without labels or work lists. `None` otherwise.
+#[cfg(test)]
 pub(crate) fn direct_kinds(branches: &[Value]) -> Option<Vec<BranchKind>> {
-    branches
-        .iter()
-        .map(|schema| {
-            if schema.key("$ref").is_some_and(Value::is_string) || union_only(schema).is_some() {
-                return None;
-            }
-            let kind = direct_kind(schema);
-            match schema.key("allOf") {
-                Some(Value::Array(all)) if all.len() == 1 && kind == BranchKind::Other => None,
-                _ => Some(kind),
-            }
-        })
-        .collect()
+    branches.iter().map(direct_branch_kind).collect()
+}
+
+/// The kind of one branch as [`direct_kinds`] reads it (`None`: it needs [`flatten`]).
+pub(crate) fn direct_branch_kind(schema: &Value) -> Option<BranchKind> {
+    if schema.key("$ref").is_some_and(Value::is_string) || union_only(schema).is_some() {
+        return None;
+    }
+    let kind = direct_kind(schema);
+    match schema.key("allOf") {
+        Some(Value::Array(all)) if all.len() == 1 && kind == BranchKind::Other => None,
+        _ => Some(kind),
+    }
 }
 
 /// Flattens the branches of a union: nested union-only branches contribute their own branches,

@@ -23,7 +23,7 @@ use crate::keys::Keys;
 use crate::walk::{Walk, dotted, pointer};
 
 pub use allow::{AllowEntry, AllowList, AllowListError, StaleAllow};
-pub(crate) use branch::direct_kinds;
+pub(crate) use branch::direct_branch_kind;
 pub use branch::{Branch, BranchKind};
 
 /// The branches of the union `owner[keyword]` (inside the document `root`), flattened as the

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::{Rule, RuleReport};
 use crate::adapt::visit::visit_ref;
-use crate::contract::{BranchKind, direct_kinds, flatten_branches};
+use crate::contract::{BranchKind, direct_branch_kind, flatten_branches};
 use crate::keys::Keys;
 
 /// In an `anyOf`/`oneOf` with exactly one structured (object- or array-typed) branch, moves that
@@ -47,15 +47,21 @@ impl Rule for StructuredFirst {
                 let Some(Value::Array(branches)) = node.key(keyword) else {
                     continue;
                 };
-                // Most unions are of plain branches (`T` or null): their kinds are read directly.
-                let only = match direct_kinds(branches) {
-                    Some(kinds) => only_structured(
-                        kinds
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, k)| is_structured(k))
-                            .map(|(i, _)| i),
-                    ),
+                // Most unions are of plain branches (`T` or null): their kinds are read directly,
+                // one at a time (nothing collected).
+                let direct = (|| {
+                    let mut structured = None;
+                    let mut count = 0;
+                    for (i, branch) in branches.iter().enumerate() {
+                        if is_structured(&direct_branch_kind(branch)?) {
+                            structured = Some(i);
+                            count += 1;
+                        }
+                    }
+                    Some(structured.filter(|_| count == 1))
+                })();
+                let only = match direct {
+                    Some(only) => only,
                     None => only_structured(
                         flatten_branches(schema, node, keyword, branches)
                             .iter()

@@ -84,6 +84,16 @@ impl Rule for ResolveRefSiblings {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        // Most documents have no `$ref` with siblings: found without building a walk.
+        let mut any = false;
+        crate::adapt::visit::visit_ref(schema, &mut |node, _| {
+            any |= node
+                .as_object()
+                .is_some_and(|m| m.len() > 1 && matches!(m.key("$ref"), Some(Value::String(_))));
+        });
+        if !any {
+            return;
+        }
         // The first round's node count (one walk per round: it also counts the nodes).
         let mut initial = None;
         for _ in 0..ROUNDS {

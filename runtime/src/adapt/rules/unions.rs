@@ -110,16 +110,22 @@ impl Rule for OneOfToAnyOf {
             (0..resolved.len())
                 .all(|i| (i + 1..resolved.len()).all(|j| exclusive(resolved[i], resolved[j])))
         };
+        // Most documents have no `oneOf`: found without building the walk's node list.
+        let mut any = false;
+        crate::adapt::visit::visit_ref(schema, &mut |node, _| {
+            any |= matches!(node.key("oneOf"), Some(Value::Array(_)));
+        });
+        if !any {
+            return;
+        }
         let mut exclusive_at: std::collections::HashMap<String, bool> =
             std::collections::HashMap::new();
-        let mut any = false;
         {
             let walk = crate::walk::Walk::new(schema);
             for (index, (node, _)) in walk.nodes.iter().enumerate() {
                 let Some(Value::Array(branches)) = node.key("oneOf") else {
                     continue;
                 };
-                any = true;
                 if has_ref(branches) {
                     let resolved: Vec<&Value> =
                         branches.iter().map(|b| resolve(schema, b)).collect();
@@ -129,9 +135,6 @@ impl Rule for OneOfToAnyOf {
                     );
                 }
             }
-        }
-        if !any {
-            return;
         }
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };
