@@ -103,16 +103,18 @@ impl Rule for CloseObjects {
             if !matches!(map.key("properties"), Some(Value::Object(_))) {
                 map.insert("properties".into(), json!({}));
             }
-            // Read first: the required names that are not properties (reported, in order, each
-            // once), and which properties are required.
-            let is_required: Vec<bool> = {
+            // The required names that are not properties (reported, in order, each once).
+            {
                 let props = map["properties"].as_object().expect("ensured");
-                let listed: Vec<&str> = match map.key("required") {
-                    Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
-                    _ => Vec::new(),
+                let listed: &[Value] = match map.key("required") {
+                    Some(Value::Array(r)) => r,
+                    _ => &[],
                 };
-                let mut stale: Vec<&str> =
-                    listed.iter().copied().filter(|r| !props.has(r)).collect();
+                let mut stale: Vec<&str> = listed
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|r| !props.has(r))
+                    .collect();
                 stale.sort_unstable();
                 stale.dedup();
                 for stale in stale {
@@ -125,14 +127,7 @@ impl Rule for CloseObjects {
                         ),
                     );
                 }
-                if listed.len() <= 16 {
-                    // A few names: compared in order, no set to build.
-                    props.keys().map(|k| listed.contains(&k.as_str())).collect()
-                } else {
-                    let listed: std::collections::HashSet<&str> = listed.into_iter().collect();
-                    props.keys().map(|k| listed.contains(k.as_str())).collect()
-                }
-            };
+            }
             match optional {
                 Optional::Keep => {
                     // The original order of `required`, without names that are not properties.
@@ -150,17 +145,33 @@ impl Rule for CloseObjects {
                     }
                 }
                 Optional::NullableRequired => {
+                    // The listed names, read while the properties are rewritten: taken out of
+                    // their slot (which keeps its place among the keys) and put back, or
+                    // replaced, after.
+                    let listed = map.key_mut("required").map(std::mem::take);
+                    let names: &[Value] = match &listed {
+                        Some(Value::Array(r)) => r,
+                        _ => &[],
+                    };
+                    // A few names are compared in order; many go through a set.
+                    let set: Option<std::collections::HashSet<&str>> = (names.len() > 16)
+                        .then(|| names.iter().filter_map(Value::as_str).collect());
+                    let is_listed = |k: &str| match &set {
+                        Some(set) => set.contains(k),
+                        None => names.iter().any(|r| r.as_str() == Some(k)),
+                    };
                     let props = map
                         .key_mut("properties")
                         .and_then(Value::as_object_mut)
                         .expect("ensured");
-                    let all_required = is_required.iter().all(|r| *r);
+                    let mut all_required = true;
                     // Made once per node, shared by its properties' records.
                     let mut properties_at = None;
-                    for ((name, slot), required) in props.iter_mut().zip(is_required) {
-                        if required {
+                    for (name, slot) in props.iter_mut() {
+                        if is_listed(name) {
                             continue;
                         }
+                        all_required = false;
                         // In place: the property keeps its position.
                         let v = std::mem::take(slot);
                         let was_nullable = accepts_null_by(&v, &|r| references.get(r).copied());
@@ -177,21 +188,21 @@ impl Rule for CloseObjects {
                     // `required` lists every property, in the properties' order: kept as it is
                     // when it already does.
                     let listed_in_order = all_required
-                        && match map.key("required") {
-                            Some(Value::Array(r)) => {
-                                let props = map["properties"].as_object().expect("ensured");
-                                r.len() == props.len()
-                                    && r.iter()
-                                        .zip(props.keys())
-                                        .all(|(r, k)| r.as_str() == Some(k))
-                            }
-                            _ => false,
-                        };
-                    if !listed_in_order {
-                        let props = map["properties"].as_object().expect("ensured");
-                        let names: Vec<Value> =
-                            props.keys().map(|n| Value::String(n.clone())).collect();
-                        map.insert("required".into(), Value::Array(names));
+                        && matches!(listed, Some(Value::Array(_)))
+                        && names.len() == props.len()
+                        && names
+                            .iter()
+                            .zip(props.keys())
+                            .all(|(r, k)| r.as_str() == Some(k));
+                    let required = match listed {
+                        Some(listed) if listed_in_order => listed,
+                        _ => Value::Array(props.keys().map(|n| Value::String(n.clone())).collect()),
+                    };
+                    match map.key_mut("required") {
+                        Some(slot) => *slot = required,
+                        None => {
+                            map.insert("required".into(), required);
+                        }
                     }
                 }
             }
@@ -275,6 +286,54 @@ mod tests {
         assert_eq!(v["additionalProperties"], json!(false));
         assert_eq!(r.changes.len(), 5);
         assert!(r.failure.is_none());
+    }
+
+    /// `required` keeps its place among the node's keys; it is kept when it already lists every
+    /// property in order, and rebuilt otherwise (also when it is not a list at all).
+    #[test]
+    fn required_is_rebuilt_in_place_only_when_needed() {
+        let rule = || CloseObjects {
+            optional: Optional::NullableRequired,
+        };
+        let (out, r) = super::super::run(
+            &mut rule(),
+            json!({"required": ["a", "b"], "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}),
+        );
+        let keys: Vec<&str> = out
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            ["required", "type", "properties", "additionalProperties"]
+        );
+        assert_eq!(out["required"], json!(["a", "b"]));
+        assert!(r.changes.is_empty() && r.losses.is_empty());
+        let (out, r) = super::super::run(
+            &mut rule(),
+            json!({"type": "object", "required": ["b", "ghost"], "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}),
+        );
+        let keys: Vec<&str> = out
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            ["type", "required", "properties", "additionalProperties"]
+        );
+        assert_eq!(out["required"], json!(["a", "b"]));
+        assert_eq!((r.changes.len(), r.losses.len()), (1, 1), "{r:?}");
+        for odd in [json!("x"), json!({"a": true}), json!(3)] {
+            let (out, _) = super::super::run(
+                &mut rule(),
+                json!({"type": "object", "properties": {}, "required": odd}),
+            );
+            assert_eq!(out["required"], json!([]), "{odd}");
+        }
     }
 
     #[test]
