@@ -118,23 +118,54 @@ pub(crate) fn may_be_in(table: &[u64; 256], key: &str) -> bool {
 
 /// A set of keywords (a provider's table), asked many times per document: a key is rejected by
 /// its first byte and length before it is compared with the words.
-pub(crate) struct KeywordSet<'a> {
-    words: &'a [&'a str],
-    table: [u64; 256],
+pub(crate) struct KeywordSet {
+    words: &'static [&'static str],
+    table: &'static [u64; 256],
 }
 
-impl<'a> KeywordSet<'a> {
-    pub(crate) fn new(words: &'a [&'a str]) -> Self {
+/// Accepts every key: what a word list gets when the cache is full (the look-up is still exact,
+/// only the quick rejection is lost).
+static EVERY_KEY: [u64; 256] = [u64::MAX; 256];
+
+/// How many word lists get a table of their own.
+const TABLES_KEPT: usize = 64;
+
+/// The table of a static word list, made on its first use and kept for the process: the
+/// providers' tables are static, so each is made once, not once per adaptation (a 2 KiB table
+/// made, copied and freed on every `adapt` cost more than the walk it speeds up). A list is known
+/// by its address and length, which no other static list shares.
+fn table_of(words: &'static [&'static str]) -> &'static [u64; 256] {
+    type Tables = Vec<((usize, usize), &'static [u64; 256])>;
+    static TABLES: std::sync::RwLock<Tables> = std::sync::RwLock::new(Vec::new());
+    let id = (words.as_ptr() as usize, words.len());
+    let find = |tables: &Tables| tables.iter().find(|(k, _)| *k == id).map(|(_, t)| *t);
+    if let Some(t) = find(&TABLES.read().unwrap_or_else(|e| e.into_inner())) {
+        return t;
+    }
+    let mut tables = TABLES.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(t) = find(&tables) {
+        return t;
+    }
+    if tables.len() >= TABLES_KEPT {
+        return &EVERY_KEY;
+    }
+    let table: &'static [u64; 256] = Box::leak(Box::new(first_byte_lengths(words)));
+    tables.push((id, table));
+    table
+}
+
+impl KeywordSet {
+    pub(crate) fn new(words: &'static [&'static str]) -> Self {
         KeywordSet {
             words,
-            table: first_byte_lengths(words),
+            table: table_of(words),
         }
     }
 
     /// Whether `key` is one of the words.
     #[inline]
     pub(crate) fn contains(&self, key: &str) -> bool {
-        (key.is_empty() || may_be_in(&self.table, key)) && self.words.contains(&key)
+        (key.is_empty() || may_be_in(self.table, key)) && self.words.contains(&key)
     }
 }
 
@@ -168,9 +199,12 @@ mod tests {
     /// past the table's longest length.
     #[test]
     fn keyword_sets_answer_as_the_list_does() {
-        let long = "y".repeat(80);
-        let words = ["pattern", "format", "", "x", long.as_str(), "minLength"];
-        let set = KeywordSet::new(&words);
+        let long: &'static str = Box::leak("y".repeat(80).into_boxed_str());
+        let words: &'static [&'static str] =
+            Box::leak(Box::new(["pattern", "format", "", "x", long, "minLength"]));
+        let set = KeywordSet::new(words);
+        // Made once per list.
+        assert!(std::ptr::eq(set.table, KeywordSet::new(words).table));
         for key in [
             "pattern",
             "patterns",
@@ -181,11 +215,26 @@ mod tests {
             "xx",
             "minLength",
             "maxLength",
-            long.as_str(),
+            long,
             &long[..79],
             "type",
         ] {
             assert_eq!(set.contains(key), words.contains(&key), "{key:?}");
+        }
+    }
+
+    /// Past the lists the cache keeps, a list's answers are still exact.
+    #[test]
+    fn keyword_sets_past_the_cache_answer_as_their_lists_do() {
+        for i in 0..TABLES_KEPT + 8 {
+            let word: &'static str = Box::leak(format!("w{i}").into_boxed_str());
+            let words: &'static [&'static str] = Box::leak(Box::new([word, "format"]));
+            let set = KeywordSet::new(words);
+            assert!(set.contains(word) && set.contains("format"), "{i}");
+            assert!(
+                !set.contains("w") && !set.contains("type") && !set.contains(""),
+                "{i}"
+            );
         }
     }
 }

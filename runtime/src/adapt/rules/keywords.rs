@@ -90,7 +90,7 @@ impl StripKeywords {
 /// [`StripKeywords`] with its keyword table made once for a walk.
 pub(crate) struct StripNode {
     rule: StripKeywords,
-    table: KeywordSet<'static>,
+    table: KeywordSet,
 }
 
 impl Rule for StripNode {
