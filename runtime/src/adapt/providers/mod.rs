@@ -14,13 +14,15 @@ use serde_json::Value;
 /// What every target but MCP starts with: draft-07 forms upgraded and `$schema` removed (in one
 /// walk: the removal reads and changes only the node's own `$schema`), an object root.
 fn json_schema_prefix() -> Vec<Box<dyn Rule>> {
-    vec![
-        Box::new(Fused::new(
-            "upgrade-draft-07, remove-schema-uri",
-            vec![Box::new(UpgradeDraft07), Box::new(RemoveSchemaUri)],
-        )),
-        Box::new(ObjectRoot),
-    ]
+    // Room for the longest list a provider builds on it (Cloud Code Assist's 21 rules), so that
+    // the list each adaptation builds is allocated once.
+    let mut rules: Vec<Box<dyn Rule>> = Vec::with_capacity(24);
+    rules.push(Box::new(Fused::new(
+        "upgrade-draft-07, remove-schema-uri",
+        vec![Box::new(UpgradeDraft07), Box::new(RemoveSchemaUri)],
+    )));
+    rules.push(Box::new(ObjectRoot));
+    rules
 }
 
 /// A keyword table as a rule, with the caller's kept keywords exempted.

@@ -72,7 +72,8 @@ fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
 /// The strict attempt (Chat Completions and Responses alike): what it cannot represent refused
 /// first, then the two stages of the reference implementation.
 fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
-    let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(StrictPrecheck)];
+    let mut rules: Vec<Box<dyn Rule>> = Vec::with_capacity(16);
+    rules.push(Box::new(StrictPrecheck));
     rules.extend(sanitize(settings));
     rules.extend(openai_strict_enforce());
     rules
