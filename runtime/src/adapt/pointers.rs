@@ -566,7 +566,12 @@ impl<T: Clone> PerPosition<T> {
         mut from_parent: impl FnMut(&T, &Pointer) -> T,
         from_text: impl FnOnce(&str) -> T,
     ) -> T {
-        let mut pending: Vec<&Pointer> = Vec::new();
+        // The positions below the nearest known one, deepest first: the first few on the stack
+        // (most positions are a few links below one already known), the rest on the heap.
+        const NEAR: usize = 12;
+        let mut near: [Option<&Pointer>; NEAR] = [None; NEAR];
+        let mut count = 0;
+        let mut far: Vec<&Pointer> = Vec::new();
         let mut at = pointer;
         let mut value = loop {
             if at.is_root() {
@@ -577,7 +582,12 @@ impl<T: Clone> PerPosition<T> {
             }
             match at.link() {
                 Some((parent, _)) => {
-                    pending.push(at);
+                    if count < NEAR {
+                        near[count] = Some(at);
+                        count += 1;
+                    } else {
+                        far.push(at);
+                    }
                     at = parent;
                 }
                 None => {
@@ -588,7 +598,8 @@ impl<T: Clone> PerPosition<T> {
                 }
             }
         };
-        for p in pending.into_iter().rev() {
+        let pending = near[..count].iter().map(|p| p.expect("filled"));
+        for p in far.into_iter().rev().chain(pending.rev()) {
             value = from_parent(&value, p);
             self.memo.insert(p.id(), value.clone());
             self.kept.push(p.clone());
