@@ -295,18 +295,13 @@ mod tests {
         let rule = || CloseObjects {
             optional: Optional::NullableRequired,
         };
+        let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
         let (out, r) = super::super::run(
             &mut rule(),
             json!({"required": ["a", "b"], "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}),
         );
-        let keys: Vec<&str> = out
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
         assert_eq!(
-            keys,
+            keys(&out),
             ["required", "type", "properties", "additionalProperties"]
         );
         assert_eq!(out["required"], json!(["a", "b"]));
@@ -315,14 +310,8 @@ mod tests {
             &mut rule(),
             json!({"type": "object", "required": ["b", "ghost"], "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}),
         );
-        let keys: Vec<&str> = out
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
         assert_eq!(
-            keys,
+            keys(&out),
             ["type", "required", "properties", "additionalProperties"]
         );
         assert_eq!(out["required"], json!(["a", "b"]));
