@@ -51,27 +51,23 @@ pub(crate) fn accepts_null(schema: &Value, root: &Value) -> bool {
     go(schema, root, &seen)
 }
 
-/// The answer for every local reference in `root`, computed once, for rules that rewrite the
-/// document while they ask (and so cannot borrow it).
+/// The answer for every local reference at a schema position of `root` (the only places
+/// [`accepts_null_by`] asks about), computed once, for rules that rewrite the document while they
+/// ask (and so cannot borrow it). Recursive, one frame per level: the engine runs deep documents
+/// on a stack grown for them.
 pub(crate) fn reference_answers(root: &Value) -> HashMap<String, bool> {
-    let mut answers = HashMap::new();
-    let mut stack = vec![root];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(m) => {
-                if let Some(Value::String(r)) = m.key("$ref") {
-                    if !answers.contains_key(r) {
-                        if let Some(target) = resolve_local(root, r) {
-                            answers.insert(r.clone(), accepts_null(target, root));
-                        }
-                    }
+    fn collect(node: &Value, root: &Value, answers: &mut HashMap<String, bool>) {
+        if let Some(Value::String(r)) = node.key("$ref") {
+            if !answers.contains_key(r) {
+                if let Some(target) = resolve_local(root, r) {
+                    answers.insert(r.clone(), accepts_null(target, root));
                 }
-                stack.extend(m.values());
             }
-            Value::Array(a) => stack.extend(a),
-            _ => {}
         }
+        crate::walk::each_child(node, |_, sub| collect(sub, root, answers));
     }
+    let mut answers = HashMap::new();
+    collect(root, root, &mut answers);
     answers
 }
 
@@ -221,7 +217,7 @@ mod tests {
             (json!({"$ref": "https://example.com/x"}), true),
         ];
         let answers = reference_answers(
-            &json!({"all": cases.iter().map(|c| c.0.clone()).collect::<Vec<_>>(), "$defs": root["$defs"]}),
+            &json!({"anyOf": cases.iter().map(|c| c.0.clone()).collect::<Vec<_>>(), "$defs": root["$defs"]}),
         );
         for (schema, want) in cases {
             assert_eq!(accepts_null(&schema, &root), want, "{schema}");
