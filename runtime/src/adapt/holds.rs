@@ -93,7 +93,61 @@ const VOCABULARY: &[&str] = &[
     "additional_properties",
     "prefix_items",
     "property_ordering",
+    // Facts about a keyword's value, set by the scan (see `FACT_SOURCES`); the names are not
+    // keywords, and a key spelled like one only makes a rule run that finds nothing.
+    ITEMS_LIST,
+    REF_DEFINITIONS,
 ];
+
+/// The fact "an `items` whose value is an array" (draft-07's tuple form).
+pub(crate) const ITEMS_LIST: &str = "items:[...]";
+/// The fact "a `$ref` whose value starts with `#/definitions/`" (draft-07's definitions).
+pub(crate) const REF_DEFINITIONS: &str = "$ref:#/definitions/";
+
+/// The keywords whose values the scan reads for a fact (the bits of `items` and `$ref`).
+const FACT_SOURCES: u128 = bit_of("items") | bit_of("$ref");
+
+/// The bit of a keyword of the vocabulary, at compile time.
+const fn bit_of(keyword: &str) -> u128 {
+    let mut i = 0;
+    while i < VOCABULARY.len() {
+        if str_eq(VOCABULARY[i], keyword) {
+            return 1 << i;
+        }
+        i += 1;
+    }
+    panic!("not in the vocabulary")
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The fact bits a vocabulary key `key` (of bit `b`) with value `value` sets.
+#[inline]
+fn facts(b: u128, value: &Value) -> u128 {
+    if b & FACT_SOURCES == 0 {
+        return 0;
+    }
+    match value {
+        Value::Array(_) if b == bit_of("items") => bit_of(ITEMS_LIST),
+        Value::String(r) if b == bit_of("$ref") && r.starts_with("#/definitions/") => {
+            bit_of(REF_DEFINITIONS)
+        }
+        _ => 0,
+    }
+}
 
 /// Slots of the table from a keyword to its bit (a power of two, over three times the
 /// vocabulary, so that a multiplier with no two keywords in one slot is found quickly).
@@ -133,6 +187,16 @@ fn sketch_of(key: &str) -> Sketch {
             len: n,
             head: u64::from_le_bytes(b[..8].try_into().expect("8 bytes")),
             tail: u64::from_be_bytes(b[n - 8..].try_into().expect("8 bytes")),
+        }
+    } else if n > 0 {
+        // One load of the key padded with zeros; `tail` is the same bytes in reverse order.
+        let mut padded = [0u8; 8];
+        padded[..n].copy_from_slice(b);
+        let head = u64::from_le_bytes(padded);
+        Sketch {
+            len: n,
+            head,
+            tail: head.swap_bytes() >> (8 * (8 - n)),
         }
     } else {
         sketch(b)
@@ -200,51 +264,115 @@ fn bit(key: &str) -> Option<u128> {
     (entry != 0 && known == s).then(|| 1u128 << (entry - 1))
 }
 
-/// The keywords of the vocabulary a document holds (as keys anywhere in it).
+/// The keywords of the vocabulary a document holds (as keys anywhere in it), and apart from
+/// that, which of them the root object itself holds and which some object below it holds (a
+/// property name, or a key in a non-schema value such as a `default`, counts as below).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Holds(u128);
+pub(crate) struct Holds {
+    root: u128,
+    below: u128,
+    /// Whether `root` and `below` are as a scan found them: once a rule has rewritten the
+    /// document, a keyword may have moved between the root and a node below it, and both sets
+    /// are taken to be the whole record.
+    split: bool,
+}
+
+/// The bits of the keys (and facts) of one object's own entries.
+#[inline]
+fn own_keys(map: &serde_json::Map<String, Value>) -> u128 {
+    let mut bits = 0;
+    for (key, v) in map {
+        if let Some(b) = bit(key) {
+            bits |= b | facts(b, v);
+        }
+    }
+    bits
+}
+
+/// Adds to `bits` the keys of every object in `value` (its own and below), if `value`, at
+/// depth `depth` of the document, nests no deeper than `limit` (as the engine's depth counts:
+/// the root is depth 1, each array element or object value one more); false when it does,
+/// looking no further. One frame per level.
+fn scan_below(value: &Value, depth: usize, limit: usize, bits: &mut u128) -> bool {
+    match value {
+        Value::Object(map) => {
+            *bits |= own_keys(map);
+            map.is_empty()
+                || depth < limit && map.values().all(|v| scan_child(v, depth, limit, bits))
+        }
+        Value::Array(items) => {
+            items.is_empty()
+                || depth < limit && items.iter().all(|v| scan_child(v, depth, limit, bits))
+        }
+        _ => true,
+    }
+}
+
+/// [`scan_below`] for a child of a node at depth `depth` (scalars, most of a schema's values,
+/// are not called into).
+#[inline]
+fn scan_child(v: &Value, depth: usize, limit: usize, bits: &mut u128) -> bool {
+    !matches!(v, Value::Object(_) | Value::Array(_)) || scan_below(v, depth + 1, limit, bits)
+}
 
 impl Holds {
     /// Scans `value`: every key of every object in it. Recursive (one frame per level: the
     /// engine runs deep documents on a stack grown for them).
     pub(crate) fn of(value: &Value) -> Holds {
-        fn scan(value: &Value, bits: &mut u128) {
-            match value {
-                Value::Object(map) => {
-                    for (key, v) in map {
-                        if let Some(b) = bit(key) {
-                            *bits |= b;
-                        }
-                        if matches!(v, Value::Object(_) | Value::Array(_)) {
-                            scan(v, bits);
-                        }
-                    }
-                }
-                Value::Array(items) => {
-                    for v in items {
-                        if matches!(v, Value::Object(_) | Value::Array(_)) {
-                            scan(v, bits);
-                        }
-                    }
-                }
-                _ => {}
+        Holds::of_shallow(value, usize::MAX).expect("no depth limit")
+    }
+
+    /// [`Holds::of`] for a document that nests no deeper than `limit` levels; `None` (found
+    /// without looking below that depth) for one that does.
+    pub(crate) fn of_shallow(value: &Value, limit: usize) -> Option<Holds> {
+        let (mut root, mut below) = (0, 0);
+        let fits = match value {
+            Value::Object(map) => {
+                root = own_keys(map);
+                map.is_empty()
+                    || 1 < limit && map.values().all(|v| scan_child(v, 1, limit, &mut below))
             }
-        }
-        let mut bits = 0;
-        scan(value, &mut bits);
-        Holds(bits)
+            other => scan_below(other, 1, limit, &mut below),
+        };
+        fits.then_some(Holds {
+            root,
+            below,
+            split: true,
+        })
+    }
+
+    fn all(&self) -> u128 {
+        self.root | self.below
     }
 
     /// Whether the document may hold `keyword` (always, for one outside the vocabulary).
     pub(crate) fn may_hold(&self, keyword: &str) -> bool {
-        bit(keyword).is_none_or(|b| self.0 & b != 0)
+        bit(keyword).is_none_or(|b| self.all() & b != 0)
+    }
+
+    /// Whether the root object may hold `keyword` itself.
+    fn root_may_hold(&self, keyword: &str) -> bool {
+        let known = if self.split { self.root } else { self.all() };
+        bit(keyword).is_none_or(|b| known & b != 0)
+    }
+
+    /// Whether an object below the root may hold `keyword`.
+    fn below_may_hold(&self, keyword: &str) -> bool {
+        let known = if self.split { self.below } else { self.all() };
+        bit(keyword).is_none_or(|b| known & b != 0)
     }
 
     /// Records that the document may now hold `keyword`.
     fn add(&mut self, keyword: &str) {
         if let Some(b) = bit(keyword) {
-            self.0 |= b;
+            self.root |= b;
+            self.below |= b;
         }
+    }
+
+    /// The document was rewritten: where each keyword is is no longer known.
+    fn unsplit(&mut self) {
+        self.split = false;
     }
 }
 
@@ -267,20 +395,45 @@ impl Record {
         }
     }
 
+    /// A record for a document scanned already (`holds`, of the document as it is now).
+    pub(crate) fn known(holds: Holds) -> Self {
+        Record {
+            holds: Cell::new(Some(holds)),
+            asks: true,
+        }
+    }
+
+    /// What the record knows of the document, scanning it if nothing is known.
+    fn holds(&self, schema: &Value) -> Holds {
+        self.holds.get().unwrap_or_else(|| {
+            let holds = Holds::of(schema);
+            self.holds.set(Some(holds));
+            holds
+        })
+    }
+
     /// Whether `rule` may have something to do on `schema` (the document is scanned only if
     /// the rule asks about a keyword and nothing is known yet).
     pub(crate) fn wanted(&self, rule: &dyn Rule, schema: &Value) -> bool {
         if !self.asks || every_rule_runs() {
             return true;
         }
-        rule.wanted(&|k| {
-            let holds = self.holds.get().unwrap_or_else(|| {
-                let holds = Holds::of(schema);
-                self.holds.set(Some(holds));
-                holds
-            });
-            holds.may_hold(k)
-        })
+        rule.wanted(&|k| self.holds(schema).may_hold(k))
+    }
+
+    /// Whether `rule`, wanted, has work at the root alone ([`Rule::at_root_alone`]), by what
+    /// the record knows of the root and of the nodes below it (no: nothing is known, or where
+    /// each keyword is is not known since the last scan).
+    pub(crate) fn at_root_alone(&self, rule: &dyn Rule) -> bool {
+        if !self.asks || every_rule_runs() {
+            return false;
+        }
+        match self.holds.get() {
+            Some(holds) if holds.split => {
+                rule.at_root_alone(&|k| holds.root_may_hold(k), &|k| holds.below_may_hold(k))
+            }
+            _ => false,
+        }
     }
 
     /// Takes into account what `rule` did to the document.
@@ -289,7 +442,9 @@ impl Record {
             return;
         }
         if let Some(holds) = self.holds.get_mut() {
-            if !rule.adds(&mut |k| holds.add(k)) {
+            let before = *holds;
+            holds.unsplit();
+            if !rule.adds(&|k| before.may_hold(k), &mut |k| holds.add(k)) {
                 self.forget();
             }
         }
@@ -405,6 +560,8 @@ mod tests {
                     "propertyOrdering",
                     "examples",
                     "$schema",
+                    "$schema",
+                    "additionalItems",
                 ]);
                 let sub = depth < 3;
                 let value = match key {
@@ -429,6 +586,11 @@ mod tests {
                         let n = 1 + self.next() % 3;
                         Value::Array((0..n).map(|_| self.schema(depth + 1)).collect())
                     }
+                    "items" if sub && self.next() % 3 == 0 => {
+                        // Draft-07's tuple form.
+                        let n = 1 + self.next() % 2;
+                        Value::Array((0..n).map(|_| self.schema(depth + 1)).collect())
+                    }
                     "items" | "not" | "additional_properties" | "additionalProperties" if sub => {
                         self.schema(depth + 1)
                     }
@@ -440,7 +602,11 @@ mod tests {
                     "propertyOrdering" => json!(["a"]),
                     "examples" => json!([1]),
                     "minLength" => json!(2),
-                    "$schema" => json!("http://json-schema.org/draft-07/schema#"),
+                    "$schema" => json!(self.pick(&[
+                        "http://json-schema.org/draft-07/schema#",
+                        "https://json-schema.org/draft/2020-12/schema"
+                    ])),
+                    "additionalItems" if sub => self.schema(depth + 1),
                     _ => json!(self.pick(&["date-time", "^a$", "text"])),
                 };
                 map.insert(key.into(), value);
@@ -449,8 +615,30 @@ mod tests {
         }
     }
 
+    /// Documents where the draft-07 upgrade or the `$schema` removal has work at the root
+    /// alone, or only seems to: the root's work puts a schema below it (`nullable`), or a node
+    /// below holds a form too (by key, or only as a fact of a value).
+    fn at_the_root() -> Vec<Value> {
+        let draft07 = "http://json-schema.org/draft-07/schema#";
+        vec![
+            json!({"$schema": draft07, "type": "object", "properties": {"a": {"type": "string"}}}),
+            json!({"$schema": 3, "properties": {"a": {"$ref": "#/$defs/x"}}}),
+            json!({"$schema": draft07, "nullable": true, "properties": {}}),
+            json!({"$schema": draft07, "nullable": true, "type": "object"}),
+            json!({"$schema": draft07, "properties": {"a": {"$schema": draft07}}}),
+            json!({"$schema": draft07, "properties": {"a": {"nullable": true}}}),
+            json!({"$schema": draft07, "properties": {"a": {"items": [{"type": "string"}]}}}),
+            json!({"$schema": draft07, "properties": {"a": {"$ref": "#/definitions/a"}}}),
+            json!({"$schema": draft07, "default": {"$schema": 1}, "type": "object"}),
+            json!({"$schema": draft07, "items": [{"type": "string"}], "additionalItems": false}),
+            json!({"$ref": "#/definitions/a", "definitions": {"a": {"type": "object"}}}),
+            json!({"type": "object", "properties": {"$schema": {"type": "string"}}}),
+        ]
+    }
+
     fn documents() -> Vec<Value> {
         let mut docs = fixtures();
+        docs.extend(at_the_root());
         let mut generator = Gen(0x0dd5_eed5);
         docs.extend((0..1_500).map(|_| generator.schema(0)));
         docs
@@ -504,12 +692,13 @@ mod tests {
                         for (i, mut rule) in list(&settings).into_iter().enumerate() {
                             let before = Holds::of(&doc);
                             let mut declared = before;
-                            let declares = rule.adds(&mut |k| declared.add(k));
+                            let declares =
+                                rule.adds(&|k| before.may_hold(k), &mut |k| declared.add(k));
                             let mut report = crate::adapt::RuleReport::for_rule(rule.name());
                             rule.apply(&mut doc, &mut report);
                             if declares {
                                 let after = Holds::of(&doc);
-                                let extra = after.0 & !declared.0;
+                                let extra = after.all() & !declared.all();
                                 let extra: Vec<&str> = (0..VOCABULARY.len())
                                     .filter(|b| extra & (1 << b) != 0)
                                     .map(|b| VOCABULARY[b])
@@ -530,6 +719,89 @@ mod tests {
             }
             assert!(checked > 50_000, "{checked}");
         });
+    }
+
+    /// Where a rule says its work is at the root alone (asked with the record of a fresh scan,
+    /// as the engine asks it), its work at the root gives what its whole walk gives: the
+    /// document and the report. Every rule of every target, on every document, in the order
+    /// the target runs them.
+    #[test]
+    fn work_at_the_root_alone_is_the_whole_work() {
+        stacker::grow(256 << 20, || {
+            let docs = documents();
+            let mut checked = 0;
+            for &target in Target::ALL {
+                let settings = target.settings();
+                type List = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
+                let lists: [List; 2] = [AdaptSettings::rules, AdaptSettings::relaxed_rules];
+                for list in lists {
+                    for doc in &docs {
+                        let mut doc = doc.clone();
+                        for mut rule in list(&settings) {
+                            let holds = Holds::of(&doc);
+                            let alone = rule.wanted(&|k| holds.may_hold(k))
+                                && rule.at_root_alone(&|k| holds.root_may_hold(k), &|k| {
+                                    holds.below_may_hold(k)
+                                });
+                            let mut report = crate::adapt::RuleReport::for_rule(rule.name());
+                            if alone {
+                                let mut at_root = doc.clone();
+                                let mut root_report =
+                                    crate::adapt::RuleReport::for_rule(rule.name());
+                                rule.apply_at_root(&mut at_root, &mut root_report);
+                                rule.apply(&mut doc, &mut report);
+                                assert!(at_root == doc, "{target} {}: {doc}", rule.name());
+                                assert_eq!(root_report, report, "{target} {}", rule.name());
+                                checked += 1;
+                            } else {
+                                rule.apply(&mut doc, &mut report);
+                            }
+                            if report.failure.is_some() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(checked > 1_000, "{checked}");
+        });
+    }
+
+    /// The scan finds a document shallow exactly when the engine's depth count says it is,
+    /// and then records what the unlimited scan records.
+    #[test]
+    fn the_shallow_scan_stops_where_the_depth_count_does() {
+        let mut docs = documents();
+        docs.extend([
+            json!(1),
+            json!([]),
+            json!({}),
+            json!([[[]]]),
+            json!({"a": [{"b": {}}]}),
+            json!({"a": [1, {"b": [2]}]}),
+        ]);
+        for doc in &docs {
+            let depth = crate::adapt::json_depth(doc);
+            for limit in [1, 2, 3, 4, 5, 8, depth.saturating_sub(1), depth, depth + 1] {
+                let limit = limit.max(1);
+                let shallow = Holds::of_shallow(doc, limit);
+                assert_eq!(shallow.is_some(), depth <= limit, "{limit} {depth}: {doc}");
+                if let Some(holds) = shallow {
+                    assert_eq!(holds, Holds::of(doc), "{doc}");
+                }
+            }
+        }
+    }
+
+    /// The sketch read at run time is the one the table was built with, for keys of every
+    /// length.
+    #[test]
+    fn run_time_sketches_are_the_table_s() {
+        let text = "abcdefghijklmnopqrstuvwxyz0123456789";
+        for n in 0..text.len() {
+            let key = &text[..n];
+            assert!(sketch_of(key) == sketch(key.as_bytes()), "{key}");
+        }
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub use convert::{
     CompactConverted, ConvertReport, Converted, ToolReport, convert, convert_compact, convert_for,
     convert_owned, convert_raw, convert_with,
 };
-use holds::Record;
+use holds::{Holds, Record};
 pub use report::{Change, Loss, LossKind, Pointer, RuleReport, Unrepresentable};
 use rules::Rule;
 pub use settings::{AdaptSettings, NameRule, StrictBudget, Wire};
@@ -76,7 +76,11 @@ fn step(
     }
     let mut one = RuleReport::for_rule(rule.name());
     one.moves_before = report.moves.len();
-    rule.apply(schema, &mut one);
+    if record.at_root_alone(rule) {
+        rule.apply_at_root(schema, &mut one);
+    } else {
+        rule.apply(schema, &mut one);
+    }
     record.ran(rule);
     let failed = one.failure.is_some();
     report.absorb(one);
@@ -104,11 +108,29 @@ fn json_depth(value: &Value) -> usize {
 ///
 /// serde_json clones and drops values recursively, so for deeply nested input the work runs on
 /// a stack sized for it (`stacker`). The caller still drops the result on its own stack.
+///
+/// Where the settings pass over idle rules, the scan of the keywords the input holds is also
+/// what finds it shallow (it stops at [`SHALLOW`]), so that a shallow document is looked at once
+/// before it is copied.
 fn engine<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
+    let scanned = if settings.pass_over_idle {
+        match Holds::of_shallow(&input, SHALLOW) {
+            Some(holds) => return adapt_on_this_stack(settings, input, Some(holds)),
+            None => true,
+        }
+    } else {
+        false
+    };
     // The copy is made on the grown stack: serde_json clones recursively.
-    match stack_for(&input) {
-        Some(size) => stacker::grow(size, move || adapt_on_this_stack(settings, input)),
-        None => adapt_on_this_stack(settings, input),
+    match (scanned, stack_for(&input)) {
+        (true, _) => {
+            let size = stack_for_depth(json_depth(&input));
+            stacker::grow(size, move || adapt_on_this_stack(settings, input, None))
+        }
+        (false, Some(size)) => {
+            stacker::grow(size, move || adapt_on_this_stack(settings, input, None))
+        }
+        (false, None) => adapt_on_this_stack(settings, input, None),
     }
 }
 
@@ -187,8 +209,12 @@ fn nests_deeper_than(value: &Value, limit: usize) -> bool {
     }
 }
 
-fn adapt_on_this_stack<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
-    let (mut adapted, moves) = adapt_unlocated(settings, input);
+fn adapt_on_this_stack<'a>(
+    settings: &AdaptSettings,
+    input: Cow<'a, Value>,
+    holds: Option<Holds>,
+) -> Adapted<'a> {
+    let (mut adapted, moves) = adapt_unlocated(settings, input, holds);
     // Every pointer names a place in the input, every `at` one in the output.
     pointers::locate(
         &adapted.input,
@@ -206,9 +232,12 @@ fn adapt_on_this_stack<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> A
 /// The input is copied once: the rules both forms share run on the copy, then the strict
 /// attempt's leading checks ([`Rule::reads_only`]) read it; only when they pass does the strict
 /// attempt rewrite it in place. A strict attempt refused later starts again from the input.
+///
+/// `holds`: what the input holds, when it has been scanned already.
 fn adapt_unlocated<'a>(
     settings: &AdaptSettings,
     input: Cow<'a, Value>,
+    holds: Option<Holds>,
 ) -> (Adapted<'a>, Vec<report::BranchMove>) {
     let target = settings.target;
     let strict_flag = |ok: bool| settings.strict_flag.then_some(ok);
@@ -218,7 +247,10 @@ fn adapt_unlocated<'a>(
         report
     };
     let mut out = Value::clone(&input);
-    let mut record = Record::new(settings.pass_over_idle);
+    let mut record = match holds {
+        Some(holds) => Record::known(holds),
+        None => Record::new(settings.pass_over_idle),
+    };
     let mut report = shared(&mut out, &mut record);
     let mut bypass = None;
     if let (Some(strict_rules), None) = (settings.strict, &report.failure) {
@@ -257,7 +289,10 @@ fn adapt_unlocated<'a>(
                     if passed {
                         // Refused after rewriting: the relaxed form starts from the input again.
                         out = Value::clone(&input);
-                        record.forget();
+                        record = match holds {
+                            Some(holds) => Record::known(holds),
+                            None => Record::new(settings.pass_over_idle),
+                        };
                         report = shared(&mut out, &mut record);
                     } else {
                         // Refused by a check, which records nothing but its failure: the
@@ -282,6 +317,7 @@ fn adapt_unlocated<'a>(
         let (empty, _) = adapt_unlocated(
             settings,
             Cow::Owned(json!({"type": "object", "properties": {}})),
+            None,
         );
         let adapted = Adapted {
             target,

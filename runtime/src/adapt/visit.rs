@@ -198,6 +198,13 @@ pub fn visit(root: &mut Value, order: Order, f: &mut dyn FnMut(&mut Value, &Path
     walk(root, &Path::root(&shared), order, f);
 }
 
+/// Calls `f` on the root alone, with the root's position (what [`visit`] does at the root, and
+/// nothing below it).
+pub fn at_root(root: &mut Value, f: &mut dyn FnMut(&mut Value, &Path<'_>)) {
+    let shared = Shared::default();
+    f(root, &Path::root(&shared));
+}
+
 /// Runs `f`, on a new stack segment when the thread's runs low. Asked every
 /// [`STACK_CHECK_EVERY`] levels (reading the stack's bounds costs about as much as visiting a
 /// node); the red zone covers the levels in between and the callbacks they run.

@@ -24,7 +24,7 @@ impl AdaptSettings {
             wire: Wire::Anthropic,
             budget: None,
             strict_flag: true,
-            pass_over_idle: false,
+            pass_over_idle: true,
             shared,
             strict: None,
             relaxed,

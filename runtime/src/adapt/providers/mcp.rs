@@ -17,7 +17,7 @@ impl AdaptSettings {
             wire: Wire::Mcp,
             budget: None,
             strict_flag: false,
-            pass_over_idle: false,
+            pass_over_idle: true,
             shared: no_rules,
             strict: None,
             relaxed: rules,

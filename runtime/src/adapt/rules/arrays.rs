@@ -33,7 +33,7 @@ impl Rule for TupleItems {
         self.untyped_fails || may_hold("prefixItems")
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["items", "type", "maxItems", "anyOf"], add)
     }
 

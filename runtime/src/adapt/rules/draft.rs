@@ -2,7 +2,9 @@
 
 use serde_json::{Map, Value, json};
 
+use super::fused::{node_at_root_alone, root_node};
 use super::{NodeRule, Rule, RuleReport, walk_nodes};
+use crate::adapt::holds::{ITEMS_LIST, REF_DEFINITIONS};
 use crate::adapt::visit::Path;
 use crate::keys::Keys;
 
@@ -26,12 +28,56 @@ impl Rule for UpgradeDraft07 {
         "upgrade-draft-07"
     }
 
+    /// Every form it rewrites is a keyword of its own, or (tuple `items`, a `#/definitions/`
+    /// reference) a fact the record keeps of one.
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        ["$schema", "definitions", "dependencies", "nullable"]
+            .iter()
+            .any(|k| may_hold(k))
+            || may_hold(ITEMS_LIST)
+            || may_hold(REF_DEFINITIONS)
+    }
+
+    fn adds(&self, held: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+        // Each 2020-12 form where its draft-07 form was; what `nullable` becomes (a `null`
+        // type, branch or enum value).
+        let forms: [(bool, &[&str]); 5] = [
+            (held("$schema"), &["$schema"]),
+            (held("definitions"), &["$defs"]),
+            (held(ITEMS_LIST), &["prefixItems", "items"]),
+            (
+                held("dependencies"),
+                &["dependentRequired", "dependentSchemas"],
+            ),
+            (held("nullable"), &["type", "anyOf"]),
+        ];
+        for (_, keywords) in forms.iter().filter(|(was, _)| *was) {
+            keywords.iter().for_each(|k| add(k));
+        }
+        true
+    }
+
+    fn at_root_alone(&self, root: &dyn Fn(&str) -> bool, below: &dyn Fn(&str) -> bool) -> bool {
+        node_at_root_alone(self, root, below)
+    }
+
+    fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        root_node(self, schema, report);
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         walk_nodes(self, schema, report);
     }
 }
 
 impl NodeRule for UpgradeDraft07 {
+    /// Only `nullable` puts a schema below the node: the node wrapped in a union with `null`,
+    /// or a `{"type": "null"}` branch added. The other forms move subschemas that were already
+    /// below it.
+    fn grows_below(&self, holds: &dyn Fn(&str) -> bool) -> bool {
+        holds("nullable")
+    }
+
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let Value::Object(map) = node else { return };
         let here = || path.pointer();

@@ -19,7 +19,7 @@ impl Rule for ConstToEnum {
         may_hold("const")
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["enum"], add)
     }
 
@@ -63,7 +63,7 @@ impl Rule for AllConstToEnum {
         may_hold("anyOf") || may_hold("oneOf")
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["enum", "type", "description"], add)
     }
 
@@ -167,7 +167,7 @@ impl Rule for InferType {
         "infer-type"
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["type"], add)
     }
 

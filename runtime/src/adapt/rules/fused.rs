@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{Rule, RuleReport};
-use crate::adapt::visit::{Order, Path, visit};
+use crate::adapt::visit::{Order, Path, at_root, visit};
 
 /// A rule whose work is done one node at a time, parents before children (its [`Rule::apply`]
 /// is a pre-order walk calling [`NodeRule::node`]), that never fails and logs no branch moves.
@@ -18,6 +18,13 @@ use crate::adapt::visit::{Order, Path, visit};
 pub(crate) trait NodeRule: Rule {
     /// The rule's work at one node.
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport);
+    /// Whether the rule's work at a node that may hold the keywords `holds(k)` says may put a
+    /// schema below that node (a new subschema, or the node's keywords moved into one), which
+    /// the walk then visits. The default: it may.
+    fn grows_below(&self, holds: &dyn Fn(&str) -> bool) -> bool {
+        let _ = holds;
+        true
+    }
 }
 
 /// A node rule's [`Rule::apply`]: its work at every node, parents first.
@@ -25,6 +32,22 @@ pub(crate) fn walk_nodes(rule: &mut dyn NodeRule, schema: &mut Value, report: &m
     visit(schema, Order::Pre, &mut |node, path| {
         rule.node(node, path, report)
     });
+}
+
+/// A node rule's [`Rule::at_root_alone`]: nothing below the root holds what it wants (its
+/// [`Rule::wanted`], asked of the nodes below the root, says no), and its work at the root puts
+/// nothing below it.
+pub(crate) fn node_at_root_alone(
+    rule: &dyn NodeRule,
+    root: &dyn Fn(&str) -> bool,
+    below: &dyn Fn(&str) -> bool,
+) -> bool {
+    !rule.wanted(below) && !rule.grows_below(root)
+}
+
+/// A node rule's [`Rule::apply_at_root`]: its work at the root alone.
+pub(crate) fn root_node(rule: &mut dyn NodeRule, schema: &mut Value, report: &mut RuleReport) {
+    at_root(schema, &mut |node, path| rule.node(node, path, report));
 }
 
 /// [`NodeRule`]s run in one walk, each recording in a report of its own, absorbed in their
@@ -50,11 +73,38 @@ impl Rule for Fused {
         self.rules.iter().any(|r| r.wanted(may_hold))
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
-        self.rules.iter().all(|r| r.adds(add))
+    fn adds(&self, held: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+        self.rules.iter().all(|r| r.adds(held, add))
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        self.run(schema, report, visit_pre);
+    }
+
+    /// Every rule of the group at the root alone.
+    fn at_root_alone(&self, root: &dyn Fn(&str) -> bool, below: &dyn Fn(&str) -> bool) -> bool {
+        self.rules
+            .iter()
+            .all(|r| node_at_root_alone(r.as_ref(), root, below))
+    }
+
+    fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        self.run(schema, report, at_root);
+    }
+}
+
+/// A way over the document calling a node callback: the whole walk, or the root alone.
+type Walk = fn(&mut Value, &mut dyn FnMut(&mut Value, &Path<'_>));
+
+/// A pre-order walk, as [`Fused::run`] takes it.
+fn visit_pre(schema: &mut Value, f: &mut dyn FnMut(&mut Value, &Path<'_>)) {
+    visit(schema, Order::Pre, f);
+}
+
+impl Fused {
+    /// The group's rules at each node `walk` visits, each with its own report, absorbed in
+    /// their order.
+    fn run(&mut self, schema: &mut Value, report: &mut RuleReport, walk: Walk) {
         let mut reports: Vec<RuleReport> = self
             .rules
             .iter()
@@ -63,7 +113,7 @@ impl Rule for Fused {
                 ..RuleReport::for_rule(r.name())
             })
             .collect();
-        visit(schema, Order::Pre, &mut |node, path| {
+        walk(schema, &mut |node, path| {
             for (rule, one) in self.rules.iter_mut().zip(reports.iter_mut()) {
                 rule.node(node, path, one);
             }

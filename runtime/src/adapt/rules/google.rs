@@ -30,7 +30,7 @@ impl Rule for SnakeCaseKeywords {
         SNAKE.iter().any(|(snake, _)| may_hold(snake))
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(
             &[
                 "anyOf",
@@ -65,7 +65,7 @@ impl Rule for BoolSchemas {
         "bool-schemas"
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["not"], add)
     }
 
@@ -111,7 +111,7 @@ impl Rule for GoogleNullable {
         "google-nullable"
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["nullable", "type", "description"], add)
     }
 
@@ -237,7 +237,7 @@ impl Rule for StringEnumsOnly {
         may_hold("not") || may_hold("enum")
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["description"], add)
     }
 
@@ -306,7 +306,7 @@ impl Rule for OneBranchUnions {
         may_hold("anyOf") || may_hold("oneOf")
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["description"], add)
     }
 
@@ -383,7 +383,7 @@ impl Rule for EnsureProperties {
         "ensure-properties"
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["properties"], add)
     }
 
@@ -410,7 +410,7 @@ impl Rule for PropertyOrdering {
         "property-ordering"
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["propertyOrdering"], add)
     }
 

@@ -146,7 +146,7 @@ impl Rule for InlineRefs {
         may_hold("$ref") || may_hold("$defs") || may_hold("definitions")
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["description", "not"], add)
     }
 

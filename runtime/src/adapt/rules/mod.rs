@@ -73,10 +73,25 @@ pub trait Rule {
     /// Calls `add` with every keyword the rule may write into a document that had it nowhere
     /// (keywords it moves from one node to another need not be named), and returns true; false
     /// (the default) when it cannot say, and the engine looks at the document again before the
-    /// next rule that asks ([`Rule::wanted`]).
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
-        let _ = add;
+    /// next rule that asks ([`Rule::wanted`]). `held(k)` says, as [`Rule::wanted`]'s
+    /// `may_hold` does, whether the document the rule ran on may have held `k`: a rule whose
+    /// writes depend on what it finds can name only those.
+    fn adds(&self, held: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+        let _ = (held, add);
         false
+    }
+    /// Whether the rule, wanted on a document, has work at its root alone, given which
+    /// keywords the root object itself may hold (`root(k)`) and which an object below it may
+    /// hold (`below(k)`): the engine then calls [`Rule::apply_at_root`] instead of
+    /// [`Rule::apply`], and the result must be the same. The default: no.
+    fn at_root_alone(&self, root: &dyn Fn(&str) -> bool, below: &dyn Fn(&str) -> bool) -> bool {
+        let _ = (root, below);
+        false
+    }
+    /// [`Rule::apply`] for a document on which [`Rule::at_root_alone`] said yes: the work at
+    /// the root without a walk. The default applies the rule.
+    fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        self.apply(schema, report);
     }
 }
 

@@ -66,7 +66,7 @@ impl Rule for CloseObjects {
         "close-objects"
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(
             &[
                 "additionalProperties",

@@ -35,7 +35,7 @@ impl Rule for StructuredFirst {
         may_hold("anyOf") || may_hold("oneOf")
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&[], add)
     }
 

@@ -22,7 +22,7 @@ impl Rule for MergeSingleAllOf {
         may_hold("allOf")
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["description"], add)
     }
 
@@ -79,7 +79,7 @@ impl Rule for ResolveRefSiblings {
         may_hold("$ref")
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["description"], add)
     }
 

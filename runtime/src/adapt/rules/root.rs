@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::fused::{node_at_root_alone, root_node};
 use super::{NodeRule, Rule, RuleReport, absorb, type_names, walk_nodes};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::Path;
@@ -19,6 +20,22 @@ impl Rule for RemoveSchemaUri {
         "remove-schema-uri"
     }
 
+    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+        may_hold("$schema")
+    }
+
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&[], add)
+    }
+
+    fn at_root_alone(&self, root: &dyn Fn(&str) -> bool, below: &dyn Fn(&str) -> bool) -> bool {
+        node_at_root_alone(self, root, below)
+    }
+
+    fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        root_node(self, schema, report);
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         walk_nodes(self, schema, report);
     }
@@ -27,12 +44,31 @@ impl Rule for RemoveSchemaUri {
 /// Reads and changes only the node's own `$schema` (a string, not a schema): it can run fused
 /// after other node rules.
 impl NodeRule for RemoveSchemaUri {
+    fn grows_below(&self, _: &dyn Fn(&str) -> bool) -> bool {
+        false
+    }
+
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         if let Value::Object(map) = node {
             if let Some(uri) = map.take_key("$schema") {
-                report.change(path.pointer(), format!("`$schema: {uri}` removed"));
+                report.change(path.pointer(), removed_detail(&uri));
             }
         }
+    }
+}
+
+/// "`$schema: <the value as JSON>` removed". A string that JSON writes as it is (no quote,
+/// backslash or control character) is copied in without the serializer.
+fn removed_detail(uri: &Value) -> String {
+    match uri {
+        Value::String(s) if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) => {
+            let mut detail = String::with_capacity(s.len() + 21);
+            detail.push_str("`$schema: \"");
+            detail.push_str(s);
+            detail.push_str("\"` removed");
+            detail
+        }
+        other => format!("`$schema: {other}` removed"),
     }
 }
 
@@ -54,6 +90,13 @@ const ANNOTATIONS: &[&str] = &[
 impl Rule for ObjectRoot {
     fn name(&self) -> &'static str {
         "object-root"
+    }
+
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+        // The empty object and the root's `type`. A root union merged moves its branches'
+        // keywords into the root (`required`, `description`, united `enum`s are theirs), and
+        // the union a property defined twice becomes is collapsed again.
+        super::adds_these(&["type", "properties"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -175,7 +218,7 @@ impl Rule for RootCombinators {
         "root-combinators"
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&[], add)
     }
 
@@ -200,6 +243,21 @@ impl Rule for RootCombinators {
 mod tests {
     use super::super::run;
     use super::*;
+
+    /// The removal's detail is the value as JSON, however the value is written.
+    #[test]
+    fn removed_detail_writes_the_value_as_json() {
+        for uri in [
+            json!("https://json-schema.org/draft/2020-12/schema"),
+            json!(""),
+            json!("a \"quoted\" \\ uri\n\u{1}"),
+            json!("é ünïcode"),
+            json!(7),
+            json!({"a": [1]}),
+        ] {
+            assert_eq!(removed_detail(&uri), format!("`$schema: {uri}` removed"));
+        }
+    }
 
     #[test]
     fn roots() {

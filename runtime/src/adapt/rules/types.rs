@@ -94,7 +94,7 @@ impl Rule for SplitTypeArrays {
         "split-type-arrays"
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["anyOf", "type", "description"], add)
     }
 

@@ -97,7 +97,7 @@ impl Rule for OneOfToAnyOf {
         may_hold("oneOf")
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["anyOf", "allOf"], add)
     }
 
@@ -191,7 +191,7 @@ impl Rule for SpliceNestedAnyOf {
         may_hold("anyOf")
     }
 
-    fn adds(&self, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&[], add)
     }
 
