@@ -345,21 +345,28 @@ impl Holds {
         self.root | self.below
     }
 
-    /// Whether the document may hold `keyword` (always, for one outside the vocabulary).
-    pub(crate) fn may_hold(&self, keyword: &str) -> bool {
-        bit(keyword).is_none_or(|b| self.all() & b != 0)
+    /// The whole document, as rules are told of it.
+    pub(crate) fn held(&self) -> Held<'static> {
+        Held(HeldBy::Bits(self.all()))
     }
 
-    /// Whether the root object may hold `keyword` itself.
-    fn root_may_hold(&self, keyword: &str) -> bool {
-        let known = if self.split { self.root } else { self.all() };
-        bit(keyword).is_none_or(|b| known & b != 0)
+    /// The root object's own keys (the whole document's once the split is unknown).
+    fn held_at_root(&self) -> Held<'static> {
+        Held(HeldBy::Bits(if self.split {
+            self.root
+        } else {
+            self.all()
+        }))
     }
 
-    /// Whether an object below the root may hold `keyword`.
-    fn below_may_hold(&self, keyword: &str) -> bool {
-        let known = if self.split { self.below } else { self.all() };
-        bit(keyword).is_none_or(|b| known & b != 0)
+    /// The keys of the objects below the root (the whole document's once the split is
+    /// unknown).
+    fn held_below(&self) -> Held<'static> {
+        Held(HeldBy::Bits(if self.split {
+            self.below
+        } else {
+            self.all()
+        }))
     }
 
     /// Records that the document may now hold `keyword`.
@@ -373,6 +380,52 @@ impl Holds {
     /// The document was rewritten: where each keyword is is no longer known.
     fn unsplit(&mut self) {
         self.split = false;
+    }
+}
+
+/// What a rule is told of the keywords a document (or a part of it: its root object, the nodes
+/// below the root) may hold, by the engine's record ([`Rule::wanted`], [`Rule::adds`],
+/// [`Rule::at_root_alone`]). A keyword outside the record's fixed vocabulary is always taken to
+/// be there.
+#[derive(Clone, Copy)]
+pub struct Held<'a>(HeldBy<'a>);
+
+#[derive(Clone, Copy)]
+enum HeldBy<'a> {
+    /// The set, known.
+    Bits(u128),
+    /// The whole document, scanned when first asked.
+    Scanned(&'a Record, &'a Value),
+}
+
+impl Held<'_> {
+    /// Whether the document (or the part) may hold `keyword` as a key somewhere; false only
+    /// when it does not.
+    #[inline]
+    pub fn may_hold(&self, keyword: &str) -> bool {
+        match bit(keyword) {
+            None => true,
+            Some(b) => self.bits() & b != 0,
+        }
+    }
+
+    #[inline]
+    fn bits(&self) -> u128 {
+        match self.0 {
+            HeldBy::Bits(bits) => bits,
+            HeldBy::Scanned(record, schema) => record.holds(schema).all(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Held<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let bits = self.bits();
+        let held: Vec<&str> = (0..VOCABULARY.len())
+            .filter(|b| bits & (1 << b) != 0)
+            .map(|b| VOCABULARY[b])
+            .collect();
+        f.debug_tuple("Held").field(&held).finish()
     }
 }
 
@@ -418,7 +471,7 @@ impl Record {
         if !self.asks || every_rule_runs() {
             return true;
         }
-        rule.wanted(&|k| self.holds(schema).may_hold(k))
+        rule.wanted(&Held(HeldBy::Scanned(self, schema)))
     }
 
     /// Whether `rule`, wanted, has work at the root alone ([`Rule::at_root_alone`]), by what
@@ -430,7 +483,7 @@ impl Record {
         }
         match self.holds.get() {
             Some(holds) if holds.split => {
-                rule.at_root_alone(&|k| holds.root_may_hold(k), &|k| holds.below_may_hold(k))
+                rule.at_root_alone(&holds.held_at_root(), &holds.held_below())
             }
             _ => false,
         }
@@ -444,7 +497,7 @@ impl Record {
         if let Some(holds) = self.holds.get_mut() {
             let before = *holds;
             holds.unsplit();
-            if !rule.adds(&|k| before.may_hold(k), &mut |k| holds.add(k)) {
+            if !rule.adds(&before.held(), &mut |k| holds.add(k)) {
                 self.forget();
             }
         }
@@ -692,8 +745,7 @@ mod tests {
                         for (i, mut rule) in list(&settings).into_iter().enumerate() {
                             let before = Holds::of(&doc);
                             let mut declared = before;
-                            let declares =
-                                rule.adds(&|k| before.may_hold(k), &mut |k| declared.add(k));
+                            let declares = rule.adds(&before.held(), &mut |k| declared.add(k));
                             let mut report = crate::adapt::RuleReport::for_rule(rule.name());
                             rule.apply(&mut doc, &mut report);
                             if declares {
@@ -739,10 +791,8 @@ mod tests {
                         let mut doc = doc.clone();
                         for mut rule in list(&settings) {
                             let holds = Holds::of(&doc);
-                            let alone = rule.wanted(&|k| holds.may_hold(k))
-                                && rule.at_root_alone(&|k| holds.root_may_hold(k), &|k| {
-                                    holds.below_may_hold(k)
-                                });
+                            let alone = rule.wanted(&holds.held())
+                                && rule.at_root_alone(&holds.held_at_root(), &holds.held_below());
                             let mut report = crate::adapt::RuleReport::for_rule(rule.name());
                             if alone {
                                 let mut at_root = doc.clone();
@@ -838,14 +888,14 @@ mod tests {
         });
         let holds = Holds::of(&doc);
         for k in ["type", "properties", "allOf", "enum", "$ref", "default"] {
-            assert!(holds.may_hold(k), "{k}");
+            assert!(holds.held().may_hold(k), "{k}");
         }
         for k in ["anyOf", "oneOf", "const", "description", "$defs"] {
-            assert!(!holds.may_hold(k), "{k}");
+            assert!(!holds.held().may_hold(k), "{k}");
         }
-        assert!(holds.may_hold("x-custom") && holds.may_hold("x-other"));
+        assert!(holds.held().may_hold("x-custom") && holds.held().may_hold("x-other"));
         let mut added = holds;
         added.add("anyOf");
-        assert!(added.may_hold("anyOf") && !added.may_hold("oneOf"));
+        assert!(added.held().may_hold("anyOf") && !added.held().may_hold("oneOf"));
     }
 }

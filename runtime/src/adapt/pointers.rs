@@ -643,6 +643,9 @@ pub(crate) fn locate(
     changes: &mut [Change],
     moves: &[BranchMove],
 ) {
+    if losses.is_empty() && changes.is_empty() {
+        return;
+    }
     let mut inlined = Inlined::new();
     let (mut in_cursor, mut out_cursor) = (Cursor::new(input), Cursor::new(output));
     let (mut in_doc, mut out_doc) = (PerPosition::new(), PerPosition::new());

@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Rule, RuleReport, has_type};
+use super::{Held, Rule, RuleReport, has_type};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -29,11 +29,11 @@ impl Rule for TupleItems {
         "tuple-items"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        self.untyped_fails || may_hold("prefixItems")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        self.untyped_fails || held.may_hold("prefixItems")
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["items", "type", "maxItems", "anyOf"], add)
     }
 

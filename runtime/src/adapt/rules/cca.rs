@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use super::{Rule, RuleReport, absorb, append_description, is_null_schema, type_names};
+use super::{Held, Rule, RuleReport, absorb, append_description, is_null_schema, type_names};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -411,8 +411,8 @@ impl Rule for CollapseCombiners {
         "collapse-combiners"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        may_hold("anyOf") || may_hold("oneOf") || may_hold("allOf")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("anyOf") || held.may_hold("oneOf") || held.may_hold("allOf")
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::fused::{node_at_root_alone, root_node};
-use super::{NodeRule, Rule, RuleReport, walk_nodes};
+use super::{Held, NodeRule, Rule, RuleReport, walk_nodes};
 use crate::adapt::holds::{ITEMS_LIST, REF_DEFINITIONS};
 use crate::adapt::visit::Path;
 use crate::keys::Keys;
@@ -30,26 +30,26 @@ impl Rule for UpgradeDraft07 {
 
     /// Every form it rewrites is a keyword of its own, or (tuple `items`, a `#/definitions/`
     /// reference) a fact the record keeps of one.
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
+    fn wanted(&self, held: &Held<'_>) -> bool {
         ["$schema", "definitions", "dependencies", "nullable"]
             .iter()
-            .any(|k| may_hold(k))
-            || may_hold(ITEMS_LIST)
-            || may_hold(REF_DEFINITIONS)
+            .any(|k| held.may_hold(k))
+            || held.may_hold(ITEMS_LIST)
+            || held.may_hold(REF_DEFINITIONS)
     }
 
-    fn adds(&self, held: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         // Each 2020-12 form where its draft-07 form was; what `nullable` becomes (a `null`
         // type, branch or enum value).
         let forms: [(bool, &[&str]); 5] = [
-            (held("$schema"), &["$schema"]),
-            (held("definitions"), &["$defs"]),
-            (held(ITEMS_LIST), &["prefixItems", "items"]),
+            (held.may_hold("$schema"), &["$schema"]),
+            (held.may_hold("definitions"), &["$defs"]),
+            (held.may_hold(ITEMS_LIST), &["prefixItems", "items"]),
             (
-                held("dependencies"),
+                held.may_hold("dependencies"),
                 &["dependentRequired", "dependentSchemas"],
             ),
-            (held("nullable"), &["type", "anyOf"]),
+            (held.may_hold("nullable"), &["type", "anyOf"]),
         ];
         for (_, keywords) in forms.iter().filter(|(was, _)| *was) {
             keywords.iter().for_each(|k| add(k));
@@ -57,7 +57,7 @@ impl Rule for UpgradeDraft07 {
         true
     }
 
-    fn at_root_alone(&self, root: &dyn Fn(&str) -> bool, below: &dyn Fn(&str) -> bool) -> bool {
+    fn at_root_alone(&self, root: &Held<'_>, below: &Held<'_>) -> bool {
         node_at_root_alone(self, root, below)
     }
 
@@ -74,8 +74,8 @@ impl NodeRule for UpgradeDraft07 {
     /// Only `nullable` puts a schema below the node: the node wrapped in a union with `null`,
     /// or a `{"type": "null"}` branch added. The other forms move subschemas that were already
     /// below it.
-    fn grows_below(&self, holds: &dyn Fn(&str) -> bool) -> bool {
-        holds("nullable")
+    fn grows_below(&self, held: &Held<'_>) -> bool {
+        held.may_hold("nullable")
     }
 
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {

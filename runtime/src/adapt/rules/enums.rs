@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::{NodeRule, Rule, RuleReport, walk_nodes};
+use super::{Held, NodeRule, Rule, RuleReport, walk_nodes};
 use crate::adapt::visit::Path;
 use crate::keys::Keys;
 
@@ -15,11 +15,11 @@ impl Rule for ConstToEnum {
         "const-to-enum"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        may_hold("const")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("const")
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["enum"], add)
     }
 
@@ -59,11 +59,11 @@ impl Rule for AllConstToEnum {
         "all-const-to-enum"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        may_hold("anyOf") || may_hold("oneOf")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("anyOf") || held.may_hold("oneOf")
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["enum", "type", "description"], add)
     }
 
@@ -167,7 +167,7 @@ impl Rule for InferType {
         "infer-type"
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["type"], add)
     }
 

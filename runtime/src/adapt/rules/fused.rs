@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{Rule, RuleReport};
+use super::{Held, Rule, RuleReport};
 use crate::adapt::visit::{Order, Path, at_root, visit};
 
 /// A rule whose work is done one node at a time, parents before children (its [`Rule::apply`]
@@ -18,11 +18,11 @@ use crate::adapt::visit::{Order, Path, at_root, visit};
 pub(crate) trait NodeRule: Rule {
     /// The rule's work at one node.
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport);
-    /// Whether the rule's work at a node that may hold the keywords `holds(k)` says may put a
+    /// Whether the rule's work at a node that may hold the keywords `held` says may put a
     /// schema below that node (a new subschema, or the node's keywords moved into one), which
     /// the walk then visits. The default: it may.
-    fn grows_below(&self, holds: &dyn Fn(&str) -> bool) -> bool {
-        let _ = holds;
+    fn grows_below(&self, held: &Held<'_>) -> bool {
+        let _ = held;
         true
     }
 }
@@ -37,11 +37,7 @@ pub(crate) fn walk_nodes(rule: &mut dyn NodeRule, schema: &mut Value, report: &m
 /// A node rule's [`Rule::at_root_alone`]: nothing below the root holds what it wants (its
 /// [`Rule::wanted`], asked of the nodes below the root, says no), and its work at the root puts
 /// nothing below it.
-pub(crate) fn node_at_root_alone(
-    rule: &dyn NodeRule,
-    root: &dyn Fn(&str) -> bool,
-    below: &dyn Fn(&str) -> bool,
-) -> bool {
+pub(crate) fn node_at_root_alone(rule: &dyn NodeRule, root: &Held<'_>, below: &Held<'_>) -> bool {
     !rule.wanted(below) && !rule.grows_below(root)
 }
 
@@ -69,11 +65,11 @@ impl Rule for Fused {
         self.name
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        self.rules.iter().any(|r| r.wanted(may_hold))
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        self.rules.iter().any(|r| r.wanted(held))
     }
 
-    fn adds(&self, held: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         self.rules.iter().all(|r| r.adds(held, add))
     }
 
@@ -82,7 +78,7 @@ impl Rule for Fused {
     }
 
     /// Every rule of the group at the root alone.
-    fn at_root_alone(&self, root: &dyn Fn(&str) -> bool, below: &dyn Fn(&str) -> bool) -> bool {
+    fn at_root_alone(&self, root: &Held<'_>, below: &Held<'_>) -> bool {
         self.rules
             .iter()
             .all(|r| node_at_root_alone(r.as_ref(), root, below))

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Rule, RuleReport, absorb, append_description, is_null_schema, json_text};
+use super::{Held, Rule, RuleReport, absorb, append_description, is_null_schema, json_text};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -26,11 +26,11 @@ impl Rule for SnakeCaseKeywords {
         "snake-case-keywords"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        SNAKE.iter().any(|(snake, _)| may_hold(snake))
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        SNAKE.iter().any(|(snake, _)| held.may_hold(snake))
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(
             &[
                 "anyOf",
@@ -65,7 +65,7 @@ impl Rule for BoolSchemas {
         "bool-schemas"
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["not"], add)
     }
 
@@ -111,7 +111,7 @@ impl Rule for GoogleNullable {
         "google-nullable"
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["nullable", "type", "description"], add)
     }
 
@@ -233,11 +233,11 @@ impl Rule for StringEnumsOnly {
         "string-enums-only"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        may_hold("not") || may_hold("enum")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("not") || held.may_hold("enum")
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["description"], add)
     }
 
@@ -302,11 +302,11 @@ impl Rule for OneBranchUnions {
         "one-branch-unions"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        may_hold("anyOf") || may_hold("oneOf")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("anyOf") || held.may_hold("oneOf")
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["description"], add)
     }
 
@@ -383,7 +383,7 @@ impl Rule for EnsureProperties {
         "ensure-properties"
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["properties"], add)
     }
 
@@ -410,7 +410,7 @@ impl Rule for PropertyOrdering {
         "property-ordering"
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["propertyOrdering"], add)
     }
 

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use super::{Rule, RuleReport, merge_siblings};
+use super::{Held, Rule, RuleReport, merge_siblings};
 use crate::adapt::report::{LossKind, Pointer};
 use crate::keys::Keys;
 use crate::walk::{
@@ -142,11 +142,11 @@ impl Rule for InlineRefs {
         "inline-refs"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        may_hold("$ref") || may_hold("$defs") || may_hold("definitions")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("$ref") || held.may_hold("$defs") || held.may_hold("definitions")
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["description", "not"], add)
     }
 

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{NodeRule, Rule, RuleReport, append_description, json_text, spill, walk_nodes};
+use super::{Held, NodeRule, Rule, RuleReport, append_description, json_text, spill, walk_nodes};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, Path, visit};
 use crate::keys::Keys;
@@ -63,11 +63,11 @@ impl Rule for StripKeywords {
         self.name
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        self.keywords.iter().any(|k| may_hold(k))
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        self.keywords.iter().any(|k| held.may_hold(k))
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["description"], add)
     }
 
@@ -98,11 +98,11 @@ impl Rule for StripNode {
         self.rule.name
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        self.rule.keywords.iter().any(|k| may_hold(k))
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        self.rule.keywords.iter().any(|k| held.may_hold(k))
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["description"], add)
     }
 
@@ -163,11 +163,11 @@ impl Rule for DefaultToDescription {
         "default-to-description"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        may_hold("default")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("default")
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["description"], add)
     }
 

@@ -46,6 +46,7 @@ use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
+pub use super::holds::Held;
 use super::report::RuleReport;
 use crate::keys::Keys;
 
@@ -63,28 +64,27 @@ pub trait Rule {
         false
     }
     /// Whether the rule may have anything to do on a document, given which keywords the
-    /// document may hold (`may_hold(k)` is false only when no key anywhere in it is `k`). The
-    /// engine passes over a rule that answers no, without walking the document for it. The
+    /// document may hold (`held.may_hold(k)` is false only when no key anywhere in it is `k`).
+    /// The engine passes over a rule that answers no, without walking the document for it. The
     /// default: always.
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        let _ = may_hold;
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        let _ = held;
         true
     }
     /// Calls `add` with every keyword the rule may write into a document that had it nowhere
     /// (keywords it moves from one node to another need not be named), and returns true; false
     /// (the default) when it cannot say, and the engine looks at the document again before the
-    /// next rule that asks ([`Rule::wanted`]). `held(k)` says, as [`Rule::wanted`]'s
-    /// `may_hold` does, whether the document the rule ran on may have held `k`: a rule whose
-    /// writes depend on what it finds can name only those.
-    fn adds(&self, held: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    /// next rule that asks ([`Rule::wanted`]). `held` says which keywords the document the rule
+    /// ran on may have held: a rule whose writes depend on what it finds can name only those.
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         let _ = (held, add);
         false
     }
     /// Whether the rule, wanted on a document, has work at its root alone, given which
-    /// keywords the root object itself may hold (`root(k)`) and which an object below it may
-    /// hold (`below(k)`): the engine then calls [`Rule::apply_at_root`] instead of
-    /// [`Rule::apply`], and the result must be the same. The default: no.
-    fn at_root_alone(&self, root: &dyn Fn(&str) -> bool, below: &dyn Fn(&str) -> bool) -> bool {
+    /// keywords the root object itself may hold (`root`) and which an object below it may hold
+    /// (`below`): the engine then calls [`Rule::apply_at_root`] instead of [`Rule::apply`], and
+    /// the result must be the same. The default: no.
+    fn at_root_alone(&self, root: &Held<'_>, below: &Held<'_>) -> bool {
         let _ = (root, below);
         false
     }

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Rule, RuleReport, has_type, is_pure_any_of};
+use super::{Held, Rule, RuleReport, has_type, is_pure_any_of};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -66,7 +66,7 @@ impl Rule for CloseObjects {
         "close-objects"
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(
             &[
                 "additionalProperties",

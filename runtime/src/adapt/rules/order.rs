@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{Rule, RuleReport};
+use super::{Held, Rule, RuleReport};
 use crate::adapt::visit::visit_ref;
 use crate::contract::{BranchKind, direct_branch_kind, flatten_branches};
 use crate::keys::Keys;
@@ -31,11 +31,11 @@ impl Rule for StructuredFirst {
         "structured-first"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        may_hold("anyOf") || may_hold("oneOf")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("anyOf") || held.may_hold("oneOf")
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&[], add)
     }
 

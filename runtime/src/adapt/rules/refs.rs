@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Rule, RuleReport, joined_description, merge_siblings};
+use super::{Held, Rule, RuleReport, joined_description, merge_siblings};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -18,11 +18,11 @@ impl Rule for MergeSingleAllOf {
         "merge-single-allof"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        may_hold("allOf")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("allOf")
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["description"], add)
     }
 
@@ -75,11 +75,11 @@ impl Rule for ResolveRefSiblings {
         "resolve-ref-siblings"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        may_hold("$ref")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("$ref")
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["description"], add)
     }
 

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::fused::{node_at_root_alone, root_node};
-use super::{NodeRule, Rule, RuleReport, absorb, type_names, walk_nodes};
+use super::{Held, NodeRule, Rule, RuleReport, absorb, type_names, walk_nodes};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::Path;
 use crate::keys::Keys;
@@ -20,15 +20,15 @@ impl Rule for RemoveSchemaUri {
         "remove-schema-uri"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        may_hold("$schema")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("$schema")
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&[], add)
     }
 
-    fn at_root_alone(&self, root: &dyn Fn(&str) -> bool, below: &dyn Fn(&str) -> bool) -> bool {
+    fn at_root_alone(&self, root: &Held<'_>, below: &Held<'_>) -> bool {
         node_at_root_alone(self, root, below)
     }
 
@@ -44,7 +44,7 @@ impl Rule for RemoveSchemaUri {
 /// Reads and changes only the node's own `$schema` (a string, not a schema): it can run fused
 /// after other node rules.
 impl NodeRule for RemoveSchemaUri {
-    fn grows_below(&self, _: &dyn Fn(&str) -> bool) -> bool {
+    fn grows_below(&self, _: &Held<'_>) -> bool {
         false
     }
 
@@ -92,7 +92,7 @@ impl Rule for ObjectRoot {
         "object-root"
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         // The empty object and the root's `type`. A root union merged moves its branches'
         // keywords into the root (`required`, `description`, united `enum`s are theirs), and
         // the union a property defined twice becomes is collapsed again.
@@ -100,6 +100,15 @@ impl Rule for ObjectRoot {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        // The common root, `type: "object"` without a `$ref`, is already what this rule makes:
+        // answered from its few keys, before the type list is collected.
+        if let Value::Object(map) = schema {
+            if matches!(map.key("type"), Some(Value::String(t)) if t == "object")
+                && !map.has("$ref")
+            {
+                return;
+            }
+        }
         if matches!(schema, Value::Bool(true)) || schema.as_object().is_some_and(Map::is_empty) {
             *schema = json!({"type": "object", "properties": {}});
             report.change("", "the permissive root became the empty object");
@@ -218,7 +227,7 @@ impl Rule for RootCombinators {
         "root-combinators"
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&[], add)
     }
 

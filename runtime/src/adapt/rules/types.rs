@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{NodeRule, Rule, RuleReport, walk_nodes};
+use super::{Held, NodeRule, Rule, RuleReport, walk_nodes};
 use crate::adapt::visit::Path;
 use crate::keys::Keys;
 
@@ -94,7 +94,7 @@ impl Rule for SplitTypeArrays {
         "split-type-arrays"
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["anyOf", "type", "description"], add)
     }
 

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Rule, RuleReport, is_pure_any_of};
+use super::{Held, Rule, RuleReport, is_pure_any_of};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -93,11 +93,11 @@ impl Rule for OneOfToAnyOf {
         "oneof-to-anyof"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        may_hold("oneOf")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("oneOf")
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["anyOf", "allOf"], add)
     }
 
@@ -187,11 +187,11 @@ impl Rule for SpliceNestedAnyOf {
         "splice-nested-anyof"
     }
 
-    fn wanted(&self, may_hold: &dyn Fn(&str) -> bool) -> bool {
-        may_hold("anyOf")
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("anyOf")
     }
 
-    fn adds(&self, _: &dyn Fn(&str) -> bool, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&[], add)
     }
 
