@@ -70,6 +70,11 @@ impl Rule for NullablePropertiesOptional {
         "nullable-properties-optional"
     }
 
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        // It removes `null` and `nullable`; a one-branch union left is merged into its node.
+        super::adds_these(&[], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
@@ -413,6 +418,22 @@ impl Rule for CollapseCombiners {
 
     fn wanted(&self, held: &Held<'_>) -> bool {
         held.may_hold("anyOf") || held.may_hold("oneOf") || held.may_hold("allOf")
+    }
+
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        // What merged objects get (`merge_objects`), enums united, the union a property defined
+        // twice becomes, and the notes of dropped branches in the description.
+        super::adds_these(
+            &[
+                "type",
+                "properties",
+                "required",
+                "description",
+                "enum",
+                "anyOf",
+            ],
+            add,
+        )
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

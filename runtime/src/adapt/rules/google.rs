@@ -489,6 +489,18 @@ impl Rule for OpenApiSchemaFields {
         "openapi-schema-fields"
     }
 
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        // `oneOf` read as `anyOf`, the first of `examples` as `example`, and what it spills in
+        // the description.
+        if held.may_hold("oneOf") {
+            add("anyOf");
+        }
+        if held.may_hold("examples") {
+            add("example");
+        }
+        super::adds_these(&["description"], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Pre, &mut |node, path| {
             let Value::Object(map) = node else { return };

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Rule, RuleReport, has_type};
+use super::{Held, Rule, RuleReport, has_type};
 use crate::keys::Keys;
 use crate::walk::{Step, Walk, pointer, resolve_local};
 
@@ -99,6 +99,11 @@ impl Rule for Typed {
         "typed"
     }
 
+    /// A check: it reads the document and records at most a failure.
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&[], add)
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let walk = Walk::new(schema);
         for (index, (node, place)) in walk.nodes.iter().enumerate() {
@@ -159,6 +164,11 @@ pub struct OpenAiLimits;
 impl Rule for OpenAiLimits {
     fn name(&self) -> &'static str {
         "openai-limits"
+    }
+
+    /// A check: it reads the document and records at most a failure.
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&[], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -259,6 +269,11 @@ pub struct AnthropicStrictCheck;
 impl Rule for AnthropicStrictCheck {
     fn name(&self) -> &'static str {
         "anthropic-strict-check"
+    }
+
+    /// A check: it reads the document and records at most a failure.
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&[], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -386,6 +401,11 @@ impl Rule for AnthropicStrictGate {
 
     fn reads_only(&self) -> bool {
         !self.after
+    }
+
+    /// A check: it reads the document and records at most a failure.
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&[], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
