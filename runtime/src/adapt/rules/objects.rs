@@ -105,7 +105,10 @@ impl Rule for CloseObjects {
             }
             // The required names that are not properties (reported, in order, each once).
             {
-                let props = map["properties"].as_object().expect("ensured");
+                let props = map
+                    .key("properties")
+                    .and_then(Value::as_object)
+                    .expect("ensured");
                 let listed: &[Value] = match map.key("required") {
                     Some(Value::Array(r)) => r,
                     _ => &[],
@@ -132,16 +135,24 @@ impl Rule for CloseObjects {
                 Optional::Keep => {
                     // The original order of `required`, without names that are not properties.
                     if map.has("required") {
-                        let props = map["properties"].as_object().expect("ensured");
-                        let kept: Vec<Value> = match map.key("required") {
-                            Some(Value::Array(r)) => r
-                                .iter()
-                                .filter(|x| x.as_str().is_some_and(|x| props.contains_key(x)))
-                                .cloned()
-                                .collect(),
-                            _ => Vec::new(),
-                        };
-                        map.insert("required".into(), Value::Array(kept));
+                        let props = map
+                            .key("properties")
+                            .and_then(Value::as_object)
+                            .expect("ensured");
+                        let is_property = |x: &Value| x.as_str().is_some_and(|x| props.has(x));
+                        match map.key("required") {
+                            // Every name a property: the list stays as it is.
+                            Some(Value::Array(r)) if r.iter().all(is_property) => {}
+                            listed => {
+                                let kept: Vec<Value> = match listed {
+                                    Some(Value::Array(r)) => {
+                                        r.iter().filter(|x| is_property(x)).cloned().collect()
+                                    }
+                                    _ => Vec::new(),
+                                };
+                                map.insert("required".into(), Value::Array(kept));
+                            }
+                        }
                     }
                 }
                 Optional::NullableRequired => {
