@@ -532,7 +532,7 @@ mod tests {
     use serde_json::json;
 
     use crate::adapt::rules::Xorshift;
-    use crate::adapt::{AdaptSettings, Target};
+    use crate::adapt::{AdaptSettings, RuleReport, Target};
     use crate::catalog::Catalog;
 
     /// Every real tool's schema and every fuzz regression fixture's schema, bundled in the
@@ -726,62 +726,12 @@ mod tests {
         });
     }
 
-    /// What each rule declares it may add is all it adds: after it, the document holds no
-    /// keyword of the vocabulary that it did not hold before or the rule did not name. Every
-    /// rule of every target, on every document, in the order the target runs them.
-    #[test]
-    fn every_rule_adds_only_what_it_declares() {
+    /// Runs every rule of every target (both forms' lists, in the order the target runs them)
+    /// on every document through `apply`, which applies the rule to the document and returns
+    /// its report; a list stops at a failure.
+    fn each_rule_in_order(mut apply: impl FnMut(Target, &mut dyn Rule, &mut Value) -> RuleReport) {
         stacker::grow(256 << 20, || {
             let docs = documents();
-            let mut checked = 0;
-            for &target in Target::ALL {
-                let settings = target.settings();
-                type List = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
-                let lists: [List; 2] = [AdaptSettings::rules, AdaptSettings::relaxed_rules];
-                for list in lists {
-                    let names: Vec<&str> = list(&settings).iter().map(|r| r.name()).collect();
-                    for doc in &docs {
-                        let mut doc = doc.clone();
-                        for (i, mut rule) in list(&settings).into_iter().enumerate() {
-                            let before = Holds::of(&doc);
-                            let mut declared = before;
-                            let declares = rule.adds(&before.held(), &mut |k| declared.add(k));
-                            let mut report = crate::adapt::RuleReport::for_rule(rule.name());
-                            rule.apply(&mut doc, &mut report);
-                            if declares {
-                                let after = Holds::of(&doc);
-                                let extra = after.all() & !declared.all();
-                                let extra: Vec<&str> = (0..VOCABULARY.len())
-                                    .filter(|b| extra & (1 << b) != 0)
-                                    .map(|b| VOCABULARY[b])
-                                    .collect();
-                                assert!(
-                                    extra.is_empty(),
-                                    "{target} {} (rule {i}) added {extra:?}",
-                                    names[i]
-                                );
-                                checked += 1;
-                            }
-                            if report.failure.is_some() {
-                                break;
-                            }
-                        }
-                    }
-                }
-            }
-            assert!(checked > 50_000, "{checked}");
-        });
-    }
-
-    /// Where a rule says its work is at the root alone (asked with the record of a fresh scan,
-    /// as the engine asks it), its work at the root gives what its whole walk gives: the
-    /// document and the report. Every rule of every target, on every document, in the order
-    /// the target runs them.
-    #[test]
-    fn work_at_the_root_alone_is_the_whole_work() {
-        stacker::grow(256 << 20, || {
-            let docs = documents();
-            let mut checked = 0;
             for &target in Target::ALL {
                 let settings = target.settings();
                 type List = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
@@ -790,31 +740,66 @@ mod tests {
                     for doc in &docs {
                         let mut doc = doc.clone();
                         for mut rule in list(&settings) {
-                            let holds = Holds::of(&doc);
-                            let alone = rule.wanted(&holds.held())
-                                && rule.at_root_alone(&holds.held_at_root(), &holds.held_below());
-                            let mut report = crate::adapt::RuleReport::for_rule(rule.name());
-                            if alone {
-                                let mut at_root = doc.clone();
-                                let mut root_report =
-                                    crate::adapt::RuleReport::for_rule(rule.name());
-                                rule.apply_at_root(&mut at_root, &mut root_report);
-                                rule.apply(&mut doc, &mut report);
-                                assert!(at_root == doc, "{target} {}: {doc}", rule.name());
-                                assert_eq!(root_report, report, "{target} {}", rule.name());
-                                checked += 1;
-                            } else {
-                                rule.apply(&mut doc, &mut report);
-                            }
-                            if report.failure.is_some() {
+                            if apply(target, rule.as_mut(), &mut doc).failure.is_some() {
                                 break;
                             }
                         }
                     }
                 }
             }
-            assert!(checked > 1_000, "{checked}");
         });
+    }
+
+    /// What each rule declares it may add is all it adds: after it, the document holds no
+    /// keyword of the vocabulary that it did not hold before or the rule did not name.
+    #[test]
+    fn every_rule_adds_only_what_it_declares() {
+        let mut checked = 0;
+        each_rule_in_order(|target, rule, doc| {
+            let before = Holds::of(doc);
+            let mut declared = before;
+            let declares = rule.adds(&before.held(), &mut |k| declared.add(k));
+            let mut report = RuleReport::for_rule(rule.name());
+            rule.apply(doc, &mut report);
+            if declares {
+                let extra = Holds::of(doc).all() & !declared.all();
+                let extra: Vec<&str> = (0..VOCABULARY.len())
+                    .filter(|b| extra & (1 << b) != 0)
+                    .map(|b| VOCABULARY[b])
+                    .collect();
+                assert!(extra.is_empty(), "{target} {} added {extra:?}", rule.name());
+                checked += 1;
+            }
+            report
+        });
+        assert!(checked > 50_000, "{checked}");
+    }
+
+    /// Where a rule says its work is at the root alone (asked with the record of a fresh scan,
+    /// as the engine asks it), its work at the root gives what its whole walk gives: the
+    /// document and the report.
+    #[test]
+    fn work_at_the_root_alone_is_the_whole_work() {
+        let mut checked = 0;
+        each_rule_in_order(|target, rule, doc| {
+            let holds = Holds::of(doc);
+            let alone = rule.wanted(&holds.held())
+                && rule.at_root_alone(&holds.held_at_root(), &holds.held_below());
+            let mut report = RuleReport::for_rule(rule.name());
+            if alone {
+                let mut at_root = doc.clone();
+                let mut root_report = RuleReport::for_rule(rule.name());
+                rule.apply_at_root(&mut at_root, &mut root_report);
+                rule.apply(doc, &mut report);
+                assert!(at_root == *doc, "{target} {}: {doc}", rule.name());
+                assert_eq!(root_report, report, "{target} {}", rule.name());
+                checked += 1;
+            } else {
+                rule.apply(doc, &mut report);
+            }
+            report
+        });
+        assert!(checked > 1_000, "{checked}");
     }
 
     /// The scan finds a document shallow exactly when the engine's depth count says it is,
