@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Rule, RuleReport, has_type};
+use super::{Held, Rule, RuleReport, has_type};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -39,6 +39,15 @@ pub(crate) fn has_lookaround(pattern: &str) -> bool {
 impl Rule for ResponsesPrepass {
     fn name(&self) -> &'static str {
         "responses-prepass"
+    }
+
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        // `properties: {}` on an object without them; a key pattern with a lookaround joins
+        // `.*` in a union.
+        if held.may_hold("patternProperties") {
+            add("anyOf");
+        }
+        super::adds_these(&["properties"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
