@@ -435,16 +435,13 @@ impl std::fmt::Debug for Held<'_> {
 #[derive(Debug)]
 pub(crate) struct Record {
     holds: Cell<Option<Holds>>,
-    /// Whether rules are asked at all (else every rule runs, as when none is idle).
-    asks: bool,
 }
 
 impl Record {
-    /// A record for a document nothing is known of; with `asks` false, every rule runs.
-    pub(crate) fn new(asks: bool) -> Self {
+    /// A record for a document nothing is known of (scanned when a rule first asks).
+    pub(crate) fn new() -> Self {
         Record {
             holds: Cell::new(None),
-            asks,
         }
     }
 
@@ -452,7 +449,6 @@ impl Record {
     pub(crate) fn known(holds: Holds) -> Self {
         Record {
             holds: Cell::new(Some(holds)),
-            asks: true,
         }
     }
 
@@ -468,7 +464,7 @@ impl Record {
     /// Whether `rule` may have something to do on `schema` (the document is scanned only if
     /// the rule asks about a keyword and nothing is known yet).
     pub(crate) fn wanted(&self, rule: &dyn Rule, schema: &Value) -> bool {
-        if !self.asks || every_rule_runs() {
+        if every_rule_runs() {
             return true;
         }
         rule.wanted(&Held(HeldBy::Scanned(self, schema)))
@@ -478,7 +474,7 @@ impl Record {
     /// the record knows of the root and of the nodes below it (no: nothing is known, or where
     /// each keyword is is not known since the last scan).
     pub(crate) fn at_root_alone(&self, rule: &dyn Rule) -> bool {
-        if !self.asks || every_rule_runs() {
+        if every_rule_runs() {
             return false;
         }
         match self.holds.get() {
@@ -705,9 +701,7 @@ mod tests {
         stacker::grow(256 << 20, || {
             let docs = documents();
             for &target in Target::ALL {
-                // Every target's rules are asked, whether its settings ask them or not.
-                let mut settings = target.settings();
-                settings.pass_over_idle = true;
+                let settings = target.settings();
                 for doc in &docs {
                     let fast = settings.adapt(doc);
                     EVERY_RULE_RUNS.with(|f| f.set(true));

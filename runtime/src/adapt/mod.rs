@@ -109,29 +109,17 @@ fn json_depth(value: &Value) -> usize {
 /// serde_json clones and drops values recursively, so for deeply nested input the work runs on
 /// a stack sized for it (`stacker`). The caller still drops the result on its own stack.
 ///
-/// Where the settings pass over idle rules, the scan of the keywords the input holds is also
-/// what finds it shallow (it stops at [`SHALLOW`]), so that a shallow document is looked at once
-/// before it is copied.
+/// The scan of the keywords the input holds (rules with nothing to act on are passed over,
+/// [`Rule::wanted`]; rules whose work is at the root alone run there, [`Rule::at_root_alone`])
+/// is also what finds it shallow: it stops at [`SHALLOW`], so that a shallow document is looked
+/// at once before it is copied.
 fn engine<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
-    let scanned = if settings.pass_over_idle {
-        match Holds::of_shallow(&input, SHALLOW) {
-            Some(holds) => return adapt_on_this_stack(settings, input, Some(holds)),
-            None => true,
-        }
-    } else {
-        false
-    };
-    // The copy is made on the grown stack: serde_json clones recursively.
-    match (scanned, stack_for(&input)) {
-        (true, _) => {
-            let size = stack_for_depth(json_depth(&input));
-            stacker::grow(size, move || adapt_on_this_stack(settings, input, None))
-        }
-        (false, Some(size)) => {
-            stacker::grow(size, move || adapt_on_this_stack(settings, input, None))
-        }
-        (false, None) => adapt_on_this_stack(settings, input, None),
+    if let Some(holds) = Holds::of_shallow(&input, SHALLOW) {
+        return adapt_on_this_stack(settings, input, Some(holds));
     }
+    // The copy is made on the grown stack: serde_json clones recursively.
+    let size = stack_for_depth(json_depth(&input));
+    stacker::grow(size, move || adapt_on_this_stack(settings, input, None))
 }
 
 /// The stack that serde_json's recursive clone, drop, parse and print of `value` need, when the
@@ -249,7 +237,7 @@ fn adapt_unlocated<'a>(
     let mut out = Value::clone(&input);
     let mut record = match holds {
         Some(holds) => Record::known(holds),
-        None => Record::new(settings.pass_over_idle),
+        None => Record::new(),
     };
     let mut report = shared(&mut out, &mut record);
     let mut bypass = None;
@@ -291,7 +279,7 @@ fn adapt_unlocated<'a>(
                         out = Value::clone(&input);
                         record = match holds {
                             Some(holds) => Record::known(holds),
-                            None => Record::new(settings.pass_over_idle),
+                            None => Record::new(),
                         };
                         report = shared(&mut out, &mut record);
                     } else {

@@ -49,10 +49,6 @@ pub struct AdaptSettings {
     pub budget: Option<StrictBudget>,
     /// The wire format has a `strict` flag.
     pub strict_flag: bool,
-    /// Rules with nothing to act on are passed over ([`Rule::wanted`]) and rules whose work is
-    /// at the root alone run there ([`Rule::at_root_alone`]), by one read-only scan of the
-    /// input's keys that is also its depth check. On for every target (off: every rule walks).
-    pub(crate) pass_over_idle: bool,
     /// The rules both forms start with (run once when a strict attempt is refused early).
     pub(crate) shared: RuleSet,
     /// The strict attempt's rules after the shared ones; `None` for targets that never attempt

@@ -24,7 +24,6 @@ impl AdaptSettings {
             wire: Wire::Anthropic,
             budget: None,
             strict_flag: true,
-            pass_over_idle: true,
             shared,
             strict: None,
             relaxed,

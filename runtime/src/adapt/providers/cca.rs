@@ -27,7 +27,6 @@ impl AdaptSettings {
             budget: None,
             strict_flag: false,
             // As Gemini's: a long pipeline, most of whose rules most tools give nothing to do.
-            pass_over_idle: true,
             shared: no_rules,
             strict: None,
             relaxed: rules,

@@ -28,7 +28,6 @@ impl AdaptSettings {
             strict_flag: false,
             // Long pipelines with many rules that most tools give nothing to do: the scan that finds
             // them pays for itself (`cargo bench -p toolschema --bench adapt`).
-            pass_over_idle: true,
             shared: no_rules,
             strict: None,
             relaxed: gemini,

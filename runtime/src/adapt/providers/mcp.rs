@@ -17,7 +17,6 @@ impl AdaptSettings {
             wire: Wire::Mcp,
             budget: None,
             strict_flag: false,
-            pass_over_idle: true,
             shared: no_rules,
             strict: None,
             relaxed: rules,

@@ -26,7 +26,6 @@ impl AdaptSettings {
             wire: Wire::OpenAiChat,
             budget: None,
             strict_flag: true,
-            pass_over_idle: true,
             shared,
             strict: None,
             relaxed,
