@@ -438,17 +438,11 @@ pub(crate) struct Record {
 }
 
 impl Record {
-    /// A record for a document nothing is known of (scanned when a rule first asks).
-    pub(crate) fn new() -> Self {
+    /// A record for a document scanned already (`Some`: what it holds as it is now), or not
+    /// (`None`: scanned when a rule first asks).
+    pub(crate) fn new(holds: Option<Holds>) -> Self {
         Record {
-            holds: Cell::new(None),
-        }
-    }
-
-    /// A record for a document scanned already (`holds`, of the document as it is now).
-    pub(crate) fn known(holds: Holds) -> Self {
-        Record {
-            holds: Cell::new(Some(holds)),
+            holds: Cell::new(holds),
         }
     }
 

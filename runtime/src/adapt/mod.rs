@@ -235,10 +235,7 @@ fn adapt_unlocated<'a>(
         report
     };
     let mut out = Value::clone(&input);
-    let mut record = match holds {
-        Some(holds) => Record::known(holds),
-        None => Record::new(),
-    };
+    let mut record = Record::new(holds);
     let mut report = shared(&mut out, &mut record);
     let mut bypass = None;
     if let (Some(strict_rules), None) = (settings.strict, &report.failure) {
@@ -277,10 +274,7 @@ fn adapt_unlocated<'a>(
                     if passed {
                         // Refused after rewriting: the relaxed form starts from the input again.
                         out = Value::clone(&input);
-                        record = match holds {
-                            Some(holds) => Record::known(holds),
-                            None => Record::new(),
-                        };
+                        record = Record::new(holds);
                         report = shared(&mut out, &mut record);
                     } else {
                         // Refused by a check, which records nothing but its failure: the
