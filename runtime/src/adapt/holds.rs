@@ -104,8 +104,13 @@ pub(crate) const ITEMS_LIST: &str = "items:[...]";
 /// The fact "a `$ref` whose value starts with `#/definitions/`" (draft-07's definitions).
 pub(crate) const REF_DEFINITIONS: &str = "$ref:#/definitions/";
 
+const ITEMS: u128 = bit_of("items");
+const REF: u128 = bit_of("$ref");
+const ITEMS_LIST_BIT: u128 = bit_of(ITEMS_LIST);
+const REF_DEFINITIONS_BIT: u128 = bit_of(REF_DEFINITIONS);
+
 /// The keywords whose values the scan reads for a fact (the bits of `items` and `$ref`).
-const FACT_SOURCES: u128 = bit_of("items") | bit_of("$ref");
+const FACT_SOURCES: u128 = ITEMS | REF;
 
 /// The bit of a keyword of the vocabulary, at compile time.
 const fn bit_of(keyword: &str) -> u128 {
@@ -141,10 +146,8 @@ fn facts(b: u128, value: &Value) -> u128 {
         return 0;
     }
     match value {
-        Value::Array(_) if b == bit_of("items") => bit_of(ITEMS_LIST),
-        Value::String(r) if b == bit_of("$ref") && r.starts_with("#/definitions/") => {
-            bit_of(REF_DEFINITIONS)
-        }
+        Value::Array(_) if b == ITEMS => ITEMS_LIST_BIT,
+        Value::String(r) if b == REF && r.starts_with("#/definitions/") => REF_DEFINITIONS_BIT,
         _ => 0,
     }
 }

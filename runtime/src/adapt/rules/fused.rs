@@ -18,9 +18,9 @@ use crate::adapt::visit::{Order, Path, at_root, visit};
 pub(crate) trait NodeRule: Rule {
     /// The rule's work at one node.
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport);
-    /// Whether the rule's work at a node that may hold the keywords `held` says may put a
+    /// Whether the rule's work at a node whose keys are among those `held` allows may put a
     /// schema below that node (a new subschema, or the node's keywords moved into one), which
-    /// the walk then visits. The default: it may.
+    /// the walk would then visit. The default: it may.
     fn grows_below(&self, held: &Held<'_>) -> bool {
         let _ = held;
         true
