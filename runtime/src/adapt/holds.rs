@@ -766,6 +766,33 @@ mod tests {
         assert!(checked > 50_000, "{checked}");
     }
 
+    /// The strict OpenAI targets infer types once, in their first stage's last walk (the
+    /// reference infers them again at the start of its second stage): after that walk, on every
+    /// document, a second infer-type walk changes nothing and records nothing.
+    #[test]
+    fn types_are_all_inferred_by_the_first_stage() {
+        use crate::adapt::rules::InferType;
+        let mut checked = 0;
+        each_rule_in_order(|target, rule, doc| {
+            let mut report = RuleReport::for_rule(rule.name());
+            rule.apply(doc, &mut report);
+            if rule.name() == "split-type-arrays, infer-type" && report.failure.is_none() {
+                let mut again = doc.clone();
+                let mut second = RuleReport::for_rule("infer-type");
+                InferType.apply(&mut again, &mut second);
+                assert!(again == *doc, "{target}: {doc}");
+                assert_eq!(
+                    second,
+                    RuleReport::for_rule("infer-type"),
+                    "{target}: {doc}"
+                );
+                checked += 1;
+            }
+            report
+        });
+        assert!(checked > 1_000, "{checked}");
+    }
+
     /// Where a rule says its work is at the root alone (asked with the record of a fresh scan,
     /// as the engine asks it), its work at the root gives what its whole walk gives: the
     /// document and the report.

@@ -7,8 +7,9 @@ use serde_json::Value;
 use super::super::rules::keywords::keep_none;
 use super::super::rules::{
     CloseObjects, ConstToEnum, DefaultToDescription, Fused, InferType, MergeSingleAllOf, NodeRule,
-    OneOfToAnyOf, OpenAiLimits, Optional, ResolveRefSiblings, ResponsesPrepass, RootCombinators,
-    Rule, SpliceNestedAnyOf, SplitTypeArrays, StrictPrecheck, StructuredFirst, TupleItems, Typed,
+    OneOfToAnyOf, Optional, ResolveRefSiblings, ResponsesPrepass, RootCombinators, Rule,
+    SpliceNestedAnyOf, SplitTypeArrays, StrictPrecheck, StructuredFirst, TupleItems,
+    TypedWithinLimits,
 };
 use super::super::settings::{AdaptSettings, NameRule, Wire};
 use super::super::{AdaptOptions, Target};
@@ -210,15 +211,17 @@ fn sanitize(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
 /// objects with every property required (optional ones nullable), nested unions spliced, and
 /// the representability and size checks.
 fn openai_strict_enforce() -> Vec<Box<dyn Rule>> {
+    // The reference starts this stage by inferring types again; here the first stage's last
+    // walk has inferred them at every node as it leaves it (infer-type reads and writes only its
+    // node's own keywords), so a second walk would find nothing to do.
     vec![
-        Box::new(InferType),
         Box::new(OneOfToAnyOf),
         Box::new(CloseObjects {
             optional: Optional::NullableRequired,
         }),
         Box::new(SpliceNestedAnyOf),
         Box::new(StructuredFirst),
-        Box::new(Typed),
-        Box::new(OpenAiLimits),
+        // One walk for the two checks (typed first, as listed).
+        Box::new(TypedWithinLimits),
     ]
 }

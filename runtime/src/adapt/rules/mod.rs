@@ -38,7 +38,9 @@ pub use responses::ResponsesPrepass;
 pub(crate) use responses::has_lookaround as responses_has_lookaround;
 pub use root::{ObjectRoot, RemoveSchemaUri, RootCombinators};
 pub(crate) use strict_checks::AnthropicStrictGate;
-pub use strict_checks::{AnthropicStrictCheck, OpenAiLimits, StrictPrecheck, Typed};
+pub use strict_checks::{
+    AnthropicStrictCheck, OpenAiLimits, StrictPrecheck, Typed, TypedWithinLimits,
+};
 pub use types::SplitTypeArrays;
 pub use unions::{OneOfToAnyOf, SpliceNestedAnyOf};
 
@@ -305,6 +307,14 @@ pub(crate) fn absorb(
         }
     }
     report.lifted(node_at, branch_at, taken);
+}
+
+/// `{"type": "null"}`, copied from one made once: a copy allocates as `json!` does but hashes
+/// nothing.
+pub(crate) fn null_schema() -> Value {
+    static NULL: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    NULL.get_or_init(|| serde_json::json!({"type": "null"}))
+        .clone()
 }
 
 /// `{key: value}`, with `value` moved in (`json!` would copy it through the serializer).

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Held, Rule, RuleReport, has_type, is_pure_any_of};
+use super::{Held, Rule, RuleReport, has_type, is_pure_any_of, null_schema};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -44,16 +44,16 @@ fn nullable(v: Value) -> Value {
     if is_pure_any_of(&v) {
         let mut v = v;
         if let Some(Value::Array(bs)) = v.key_mut("anyOf") {
-            bs.push(json!({"type": "null"}));
+            bs.push(null_schema());
         }
         return v;
     }
     let Value::Object(mut m) = v else { return v };
     let description = m.take_key("description");
-    let mut out = Map::new();
+    let mut out = Map::with_capacity(2);
     out.insert(
         "anyOf".into(),
-        Value::Array(vec![Value::Object(m), json!({"type": "null"})]),
+        Value::Array(vec![Value::Object(m), null_schema()]),
     );
     if let Some(d) = description {
         out.insert("description".into(), d);

@@ -18,6 +18,14 @@ fn is_structured(kind: &BranchKind) -> bool {
     matches!(kind, BranchKind::Structured(_))
 }
 
+/// `{"type": "null"}` and nothing else: never structured, whatever a `$ref` or keyword beside
+/// it would say.
+fn is_bare_null(branch: &Value) -> bool {
+    branch
+        .as_object()
+        .is_some_and(|m| m.len() == 1 && m.key("type").is_some_and(|t| t == "null"))
+}
+
 /// The one structured branch's index, when there is exactly one.
 fn only_structured(mut structured: impl Iterator<Item = usize>) -> Option<usize> {
     match (structured.next(), structured.next()) {
@@ -47,6 +55,11 @@ impl Rule for StructuredFirst {
                 let Some(Value::Array(branches)) = node.key(keyword) else {
                     continue;
                 };
+                // `[T, {"type": "null"}]` (how strict modes make a property nullable): only the
+                // first branch can be structured, and it is first already.
+                if branches.iter().skip(1).all(is_bare_null) {
+                    continue;
+                }
                 // Most unions are of plain branches (`T` or null): their kinds are read directly,
                 // one at a time (nothing collected).
                 let direct = (|| {

@@ -105,51 +105,55 @@ impl Rule for Typed {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        let walk = Walk::new(schema);
-        for (index, (node, place)) in walk.nodes.iter().enumerate() {
-            let at = || pointer(&walk.steps(index));
-            if closing(node, place.step) {
-                continue;
-            }
-            let Some(map) = node.as_object() else {
-                report.fail(at(), "a boolean subschema has no strict form");
+        typed(schema, &Walk::new(schema), report);
+    }
+}
+
+/// [`Typed`]'s check on a walk of `schema`.
+fn typed(schema: &Value, walk: &Walk<'_>, report: &mut RuleReport) {
+    for (index, (node, place)) in walk.nodes.iter().enumerate() {
+        let at = || pointer(&walk.steps(index));
+        if closing(node, place.step) {
+            continue;
+        }
+        let Some(map) = node.as_object() else {
+            report.fail(at(), "a boolean subschema has no strict form");
+            return;
+        };
+        if map.has("allOf") {
+            report.fail(
+                at(),
+                "`allOf` with several schemas is not supported in strict mode",
+            );
+            return;
+        }
+        if let Some(Value::String(r)) = map.key("$ref") {
+            if resolve_local(schema, r).is_none() {
+                report.fail(at(), format!("`$ref: {r}` does not resolve in this schema (external references are never fetched)"));
                 return;
+            }
+        }
+        if !(map.has("type") || map.has("anyOf") || map.has("$ref")) {
+            report.fail(
+                at(),
+                "a node with no type, combinator or `$ref` cannot be enforced in strict mode",
+            );
+            return;
+        }
+        // An enum value of another type than the node's: OpenAI rejects the whole tool.
+        if let (Some(Value::String(t)), Some(Value::Array(values))) =
+            (map.key("type"), map.key("enum"))
+        {
+            let fits = |v: &Value| {
+                let vt = super::value_type(v);
+                vt == t || (t == "number" && vt == "integer")
             };
-            if map.has("allOf") {
+            if let Some(bad) = values.iter().find(|v| !fits(v)) {
                 report.fail(
                     at(),
-                    "`allOf` with several schemas is not supported in strict mode",
+                    format!("the enum value {bad} is not of the node's type `{t}`"),
                 );
                 return;
-            }
-            if let Some(Value::String(r)) = map.key("$ref") {
-                if resolve_local(schema, r).is_none() {
-                    report.fail(at(), format!("`$ref: {r}` does not resolve in this schema (external references are never fetched)"));
-                    return;
-                }
-            }
-            if !(map.has("type") || map.has("anyOf") || map.has("$ref")) {
-                report.fail(
-                    at(),
-                    "a node with no type, combinator or `$ref` cannot be enforced in strict mode",
-                );
-                return;
-            }
-            // An enum value of another type than the node's: OpenAI rejects the whole tool.
-            if let (Some(Value::String(t)), Some(Value::Array(values))) =
-                (map.key("type"), map.key("enum"))
-            {
-                let fits = |v: &Value| {
-                    let vt = super::value_type(v);
-                    vt == t || (t == "number" && vt == "integer")
-                };
-                if let Some(bad) = values.iter().find(|v| !fits(v)) {
-                    report.fail(
-                        at(),
-                        format!("the enum value {bad} is not of the node's type `{t}`"),
-                    );
-                    return;
-                }
             }
         }
     }
@@ -172,12 +176,40 @@ impl Rule for OpenAiLimits {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        within_limits(&Walk::new(schema), report);
+    }
+}
+
+/// [`OpenAiLimits`]'s check on a walk.
+fn within_limits(walk: &Walk<'_>, report: &mut RuleReport) {
+    if let Some((index, reason)) = exceeded_limits(walk, true) {
+        report.fail(
+            index.map(|i| pointer(&walk.steps(i))).unwrap_or_default(),
+            reason,
+        );
+    }
+}
+
+/// [`Typed`] then [`OpenAiLimits`] (when typed passes), on one walk of the document: what the
+/// two give one after the other, without walking it twice.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TypedWithinLimits;
+
+impl Rule for TypedWithinLimits {
+    fn name(&self) -> &'static str {
+        "typed, openai-limits"
+    }
+
+    /// A check: it reads the document and records at most a failure.
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&[], add)
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let walk = Walk::new(schema);
-        if let Some((index, reason)) = exceeded_limits(&walk, true) {
-            report.fail(
-                index.map(|i| pointer(&walk.steps(i))).unwrap_or_default(),
-                reason,
-            );
+        typed(schema, &walk, report);
+        if report.failure.is_none() {
+            within_limits(&walk, report);
         }
     }
 }
