@@ -156,8 +156,9 @@ pub fn is_schema(value: &Value) -> bool {
 impl<'a> Walk<'a> {
     /// Visits every schema node under `root` once, breadth-first.
     pub fn new(root: &'a Value) -> Self {
-        // A real tool's schema has tens of nodes: start there rather than grow from one.
-        let mut nodes = Vec::with_capacity(32);
+        // A real tool's schema has tens of nodes: start there rather than grow from one (16:
+        // small enough for the allocator's per-thread cache, which 32 entries were not).
+        let mut nodes = Vec::with_capacity(16);
         nodes.push((
             root,
             Place {

@@ -267,6 +267,29 @@ fn bit(key: &str) -> Option<u128> {
     (entry != 0 && known == s).then(|| 1u128 << (entry - 1))
 }
 
+/// The bits of a static keyword list's words, `None` when one is outside the vocabulary (it
+/// may be held anywhere): made on a list's first use and kept, a list known by its address and
+/// length as the keyword tables are.
+fn bits_of_list(words: &'static [&'static str]) -> Option<u128> {
+    type Lists = Vec<((usize, usize), Option<u128>)>;
+    static LISTS: std::sync::RwLock<Lists> = std::sync::RwLock::new(Vec::new());
+    /// Past this many lists, the bits are made again at each ask.
+    const KEPT: usize = 64;
+    let id = (words.as_ptr() as usize, words.len());
+    let find = |lists: &Lists| lists.iter().find(|(k, _)| *k == id).map(|(_, b)| *b);
+    if let Some(bits) = find(&LISTS.read().unwrap_or_else(|e| e.into_inner())) {
+        return bits;
+    }
+    let bits = words
+        .iter()
+        .try_fold(0u128, |all, word| bit(word).map(|b| all | b));
+    let mut lists = LISTS.write().unwrap_or_else(|e| e.into_inner());
+    if lists.len() < KEPT && find(&lists).is_none() {
+        lists.push((id, bits));
+    }
+    bits
+}
+
 /// The keywords of the vocabulary a document holds (as keys anywhere in it), and apart from
 /// that, which of them the root object itself holds and which some object below it holds (a
 /// property name, or a key in a non-schema value such as a `default`, counts as below).
@@ -409,6 +432,15 @@ impl Held<'_> {
         match bit(keyword) {
             None => true,
             Some(b) => self.bits() & b != 0,
+        }
+    }
+
+    /// Whether the document may hold any of the `keywords` (what `may_hold` says of any of
+    /// them), answered with the list's bits, found once per list for the process.
+    pub fn may_hold_any(&self, keywords: &'static [&'static str]) -> bool {
+        match bits_of_list(keywords) {
+            None => true,
+            Some(bits) => self.bits() & bits != 0,
         }
     }
 
@@ -855,6 +887,34 @@ mod tests {
             let key = &text[..n];
             assert!(sketch_of(key) == sketch(key.as_bytes()), "{key}");
         }
+    }
+
+    /// A list's answer is what its words' answers give, for every document: lists of the
+    /// vocabulary's words, with a word outside it (then always yes), and the empty list.
+    #[test]
+    fn a_list_may_be_held_when_one_of_its_words_may() {
+        let lists: [&'static [&'static str]; 5] = [
+            &["pattern", "format", "minLength"],
+            &["anyOf", "oneOf"],
+            &["pattern", "x-not-a-keyword"],
+            &[],
+            &["nullable", ITEMS_LIST, REF_DEFINITIONS],
+        ];
+        let docs = documents();
+        let mut yes = 0;
+        for doc in &docs {
+            let holds = Holds::of(doc);
+            for held in [holds.held(), holds.held_at_root(), holds.held_below()] {
+                for list in lists {
+                    let each = list.iter().any(|k| held.may_hold(k));
+                    assert_eq!(held.may_hold_any(list), each, "{list:?}: {doc}");
+                    // Asked again: the kept bits answer the same.
+                    assert_eq!(held.may_hold_any(list), each, "{list:?}: {doc}");
+                    yes += usize::from(each);
+                }
+            }
+        }
+        assert!(yes > docs.len() * 3 && yes < docs.len() * 12, "{yes}");
     }
 
     #[test]

@@ -523,6 +523,8 @@ fn forward(recorded: &str, moves: &[BranchMove]) -> Option<String> {
 struct PerPosition<T> {
     memo: HashMap<usize, T, BuildHasherDefault<IdHasher>>,
     kept: Vec<Pointer>,
+    /// How many answers to make room for at the first.
+    room: usize,
 }
 
 /// Hashes a position's id (the address of its shared node) with one folded multiply: SipHash's
@@ -551,10 +553,27 @@ impl Hasher for IdHasher {
 
 impl<T: Clone> PerPosition<T> {
     fn new() -> Self {
+        Self::with_capacity(1)
+    }
+
+    /// Room for `positions` answers, made when the first is (a report's entries each name a
+    /// few positions; entries at the root name none): the table is not grown from empty one
+    /// doubling at a time.
+    fn with_capacity(positions: usize) -> Self {
         PerPosition {
             memo: HashMap::default(),
             kept: Vec::new(),
+            room: positions,
         }
+    }
+
+    fn keep(&mut self, at: &Pointer, value: T) {
+        if self.kept.capacity() == 0 {
+            self.memo.reserve(self.room);
+            self.kept.reserve(self.room);
+        }
+        self.memo.insert(at.id(), value);
+        self.kept.push(at.clone());
     }
 
     /// The value at `pointer`: `root` at the root, `from_parent(parent's value, position)` below
@@ -592,8 +611,7 @@ impl<T: Clone> PerPosition<T> {
                 }
                 None => {
                     let value = from_text(at.as_str());
-                    self.memo.insert(at.id(), value.clone());
-                    self.kept.push(at.clone());
+                    self.keep(at, value.clone());
                     break value;
                 }
             }
@@ -601,8 +619,7 @@ impl<T: Clone> PerPosition<T> {
         let pending = near[..count].iter().map(|p| p.expect("filled"));
         for p in far.into_iter().rev().chain(pending.rev()) {
             value = from_parent(&value, p);
-            self.memo.insert(p.id(), value.clone());
-            self.kept.push(p.clone());
+            self.keep(p, value.clone());
         }
         value
     }
@@ -648,7 +665,14 @@ pub(crate) fn locate(
     }
     let mut inlined = Inlined::new();
     let (mut in_cursor, mut out_cursor) = (Cursor::new(input), Cursor::new(output));
-    let (mut in_doc, mut out_doc) = (PerPosition::new(), PerPosition::new());
+    // Most entries are a few positions below the root, most of those shared with others.
+    let positions = (losses.len() + changes.len())
+        .saturating_mul(3)
+        .min(1 << 12);
+    let (mut in_doc, mut out_doc) = (
+        PerPosition::with_capacity(positions),
+        PerPosition::with_capacity(positions),
+    );
     let mut place = |recorded: &Pointer, keyword: Option<&str>, epoch: usize| {
         let epoch = epoch.min(moves.len());
         let (before, after) = moves.split_at(epoch);

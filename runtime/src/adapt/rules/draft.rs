@@ -31,11 +31,14 @@ impl Rule for UpgradeDraft07 {
     /// Every form it rewrites is a keyword of its own, or (tuple `items`, a `#/definitions/`
     /// reference) a fact the record keeps of one.
     fn wanted(&self, held: &Held<'_>) -> bool {
-        ["$schema", "definitions", "dependencies", "nullable"]
-            .iter()
-            .any(|k| held.may_hold(k))
-            || held.may_hold(ITEMS_LIST)
-            || held.may_hold(REF_DEFINITIONS)
+        held.may_hold_any(&[
+            "$schema",
+            "definitions",
+            "dependencies",
+            "nullable",
+            ITEMS_LIST,
+            REF_DEFINITIONS,
+        ])
     }
 
     fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {

@@ -64,7 +64,7 @@ impl Rule for StripKeywords {
     }
 
     fn wanted(&self, held: &Held<'_>) -> bool {
-        self.keywords.iter().any(|k| held.may_hold(k))
+        held.may_hold_any(self.keywords)
     }
 
     fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
@@ -99,7 +99,7 @@ impl Rule for StripNode {
     }
 
     fn wanted(&self, held: &Held<'_>) -> bool {
-        self.rule.keywords.iter().any(|k| held.may_hold(k))
+        held.may_hold_any(self.rule.keywords)
     }
 
     fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
