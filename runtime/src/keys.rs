@@ -86,76 +86,56 @@ pub(crate) fn has_type(node: &Map<String, Value>, name: &str) -> bool {
     }
 }
 
-/// For each first byte, the lengths of the `words` that start with it (bit `n` for `n` bytes;
-/// bit 63 for 63 bytes or more): a key whose first byte and length match none is none of them,
-/// found without comparing a string. Usable in `const` context for static tables.
-pub(crate) const fn first_byte_lengths(words: &[&str]) -> [u64; 256] {
-    byte_lengths(words, false)
-}
-
-/// [`first_byte_lengths`] by the last byte.
-const fn last_byte_lengths(words: &[&str]) -> [u64; 256] {
-    byte_lengths(words, true)
-}
-
-const fn byte_lengths(words: &[&str], last: bool) -> [u64; 256] {
+/// For each slot (a mix of a word's first and last bytes), the lengths of the `words` that fall
+/// in it (bit `n` for `n` bytes; bit 63 for 63 bytes or more): a key whose slot and length
+/// match none is none of them, found without comparing a string. Usable in `const` context for
+/// static tables. (By the first byte alone, `type` would pass for a list holding `then`, and
+/// `description` for one holding `definitions`.)
+pub(crate) const fn end_byte_lengths(words: &[&str]) -> [u64; 256] {
     let mut table = [0u64; 256];
     let mut i = 0;
     while i < words.len() {
         let w = words[i].as_bytes();
         if !w.is_empty() {
-            let b = if last { w[w.len() - 1] } else { w[0] };
-            table[b as usize] |= 1 << length_bit(w.len());
+            table[slot(w[0], w[w.len() - 1])] |= 1 << length_bit(w.len());
         }
         i += 1;
     }
     table
 }
 
+/// The slot of a word by its first and last bytes.
+#[inline]
+const fn slot(first: u8, last: u8) -> usize {
+    ((first as usize).wrapping_mul(7) ^ (last as usize).wrapping_mul(13)) & 255
+}
+
 const fn length_bit(len: usize) -> usize {
     if len < 63 { len } else { 63 }
 }
 
-/// Whether `key` may be one of the words `table` was made from ([`first_byte_lengths`]);
+/// Whether `key` may be one of the words `table` was made from ([`end_byte_lengths`]);
 /// `false` is certain. The empty key is never in a table.
 #[inline]
 pub(crate) fn may_be_in(table: &[u64; 256], key: &str) -> bool {
-    match key.as_bytes().first() {
-        Some(&b) => table[b as usize] & (1 << length_bit(key.len())) != 0,
-        None => false,
-    }
-}
-
-/// [`may_be_in`] for the last byte's table ([`last_byte_lengths`]).
-#[inline]
-fn may_end_in(table: &[u64; 256], key: &str) -> bool {
-    match key.as_bytes().last() {
-        Some(&b) => table[b as usize] & (1 << length_bit(key.len())) != 0,
-        None => false,
+    match key.as_bytes() {
+        [] => false,
+        [first, .., last] | [first @ last] => {
+            table[slot(*first, *last)] & (1 << length_bit(key.len())) != 0
+        }
     }
 }
 
 /// A set of keywords (a provider's table), asked many times per document: a key is rejected by
-/// its first byte and length before it is compared with the words.
+/// its first and last bytes and its length before it is compared with the words.
 pub(crate) struct KeywordSet {
     words: &'static [&'static str],
-    tables: &'static Tables,
-}
-
-/// A word list's tables: by first byte and length, and by last byte and length (a key that
-/// passes the first, as `type` does for a list holding `then`, is mostly turned away by the
-/// second before any word is compared).
-struct Tables {
-    first: [u64; 256],
-    last: [u64; 256],
+    table: &'static [u64; 256],
 }
 
 /// Accepts every key: what a word list gets when the cache is full (the look-up is still exact,
 /// only the quick rejection is lost).
-static EVERY_KEY: Tables = Tables {
-    first: [u64::MAX; 256],
-    last: [u64::MAX; 256],
-};
+static EVERY_KEY: [u64; 256] = [u64::MAX; 256];
 
 /// How many word lists get a table of their own.
 const TABLES_KEPT: usize = 64;
@@ -164,8 +144,8 @@ const TABLES_KEPT: usize = 64;
 /// providers' tables are static, so each is made once, not once per adaptation (a 2 KiB table
 /// made, copied and freed on every `adapt` cost more than the walk it speeds up). A list is known
 /// by its address and length, which no other static list shares.
-fn table_of(words: &'static [&'static str]) -> &'static Tables {
-    type Kept = Vec<((usize, usize), &'static Tables)>;
+fn table_of(words: &'static [&'static str]) -> &'static [u64; 256] {
+    type Kept = Vec<((usize, usize), &'static [u64; 256])>;
     static TABLES: std::sync::RwLock<Kept> = std::sync::RwLock::new(Vec::new());
     let id = (words.as_ptr() as usize, words.len());
     let find = |tables: &Kept| tables.iter().find(|(k, _)| *k == id).map(|(_, t)| *t);
@@ -179,10 +159,7 @@ fn table_of(words: &'static [&'static str]) -> &'static Tables {
     if tables.len() >= TABLES_KEPT {
         return &EVERY_KEY;
     }
-    let table: &'static Tables = Box::leak(Box::new(Tables {
-        first: first_byte_lengths(words),
-        last: last_byte_lengths(words),
-    }));
+    let table: &'static [u64; 256] = Box::leak(Box::new(end_byte_lengths(words)));
     tables.push((id, table));
     table
 }
@@ -191,15 +168,14 @@ impl KeywordSet {
     pub(crate) fn new(words: &'static [&'static str]) -> Self {
         KeywordSet {
             words,
-            tables: table_of(words),
+            table: table_of(words),
         }
     }
 
     /// Whether `key` is one of the words.
     #[inline]
     pub(crate) fn contains(&self, key: &str) -> bool {
-        (key.is_empty() || may_be_in(&self.tables.first, key) && may_end_in(&self.tables.last, key))
-            && self.words.contains(&key)
+        (key.is_empty() || may_be_in(self.table, key)) && self.words.contains(&key)
     }
 }
 
@@ -247,13 +223,13 @@ mod tests {
             Box::leak(Box::new(["pattern", "format", "", "x", long, "minLength"]));
         let set = KeywordSet::new(words);
         // Made once per list.
-        assert!(std::ptr::eq(set.tables, KeywordSet::new(words).tables));
+        assert!(std::ptr::eq(set.table, KeywordSet::new(words).table));
         for key in [
             "pattern",
             "patterns",
             "format",
             "formal",
-            // The first byte and length of a word, not its last byte (and the reverse).
+            // A word's first byte and length with another last byte, and the reverse.
             "patterm",
             "qattern",
             "",

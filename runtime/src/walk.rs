@@ -20,14 +20,14 @@ macro_rules! schema_keywords {
         /// Keywords whose value is a map from names to schemas.
         pub const SCHEMA_MAP_KEYWORDS: &[&str] = &[$($map),+];
 
-        /// The keywords above by first byte and length: most keys of a schema (`type`,
+        /// The keywords above by first and last byte and length: most keys of a schema (`type`,
         /// `description`, `required`, ...) are told apart by these alone.
-        const FIRST_BYTE_LENGTHS: [u64; 256] =
-            crate::keys::first_byte_lengths(&[$($one,)+ $($list,)+ $($map,)+]);
+        const END_BYTE_LENGTHS: [u64; 256] =
+            crate::keys::end_byte_lengths(&[$($one,)+ $($list,)+ $($map,)+]);
 
         /// How `key` holds subschemas, if it does (the lists above, matched at once).
         pub(crate) fn holds(key: &str) -> Option<Holds> {
-            if !crate::keys::may_be_in(&FIRST_BYTE_LENGTHS, key) {
+            if !crate::keys::may_be_in(&END_BYTE_LENGTHS, key) {
                 return None;
             }
             // One match; a keyword in two lists (`items`) is taken by its first arm.
@@ -419,10 +419,14 @@ mod tests {
             };
             assert_eq!(holds(key), Some(expected), "{key}");
         }
-        // Same first byte and length as a keyword, or a keyword's prefix: not keywords.
+        // Same first and last bytes and length as a keyword, or a keyword's prefix: not keywords.
         for name in [
             "thee",
             "elsa",
+            "tien",
+            "eose",
+            "type",
+            "description",
             "ifs",
             "i",
             "$def",

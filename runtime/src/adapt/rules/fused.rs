@@ -98,22 +98,34 @@ fn visit_pre(schema: &mut Value, f: &mut dyn FnMut(&mut Value, &Path<'_>)) {
 }
 
 impl Fused {
-    /// The group's rules at each node `walk` visits, each with its own report, absorbed in
-    /// their order.
+    /// The group's rules at each node `walk` visits, each with its own report (the first
+    /// with `report` itself), absorbed in their order.
     fn run(&mut self, schema: &mut Value, report: &mut RuleReport, walk: Walk) {
-        let mut reports: Vec<RuleReport> = self
-            .rules
+        // The first rule records straight into `report` (its entries come first); each other
+        // into a report of its own.
+        let Some((first, rest)) = self.rules.split_first_mut() else {
+            return;
+        };
+        let mut reports: Vec<RuleReport> = rest
             .iter()
             .map(|r| RuleReport {
                 moves_before: report.moves_before + report.moves.len(),
                 ..RuleReport::for_rule(r.name())
             })
             .collect();
+        let (failed_before, moves) = (report.failure.is_some(), report.moves.len());
+        let running = std::mem::replace(&mut report.rule, first.name());
         walk(schema, &mut |node, path| {
-            for (rule, one) in self.rules.iter_mut().zip(reports.iter_mut()) {
+            first.node(node, path, report);
+            for (rule, one) in rest.iter_mut().zip(reports.iter_mut()) {
                 rule.node(node, path, one);
             }
         });
+        debug_assert!(
+            (failed_before || report.failure.is_none()) && report.moves.len() == moves,
+            "a node rule logged a move or failed: it cannot run fused"
+        );
+        report.rule = running;
         for one in reports {
             debug_assert!(
                 one.moves.is_empty() && one.failure.is_none(),

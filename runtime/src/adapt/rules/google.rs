@@ -468,9 +468,9 @@ pub const OPENAPI_SCHEMA_FIELDS: &[&str] = &[
     "maximum",
 ];
 
-/// Whether `key` is one of [`OPENAPI_SCHEMA_FIELDS`] (rejected by first byte and length first).
+/// Whether `key` is one of [`OPENAPI_SCHEMA_FIELDS`] (rejected by first and last byte and length first).
 fn is_openapi_field(key: &str) -> bool {
-    const TABLE: [u64; 256] = crate::keys::first_byte_lengths(OPENAPI_SCHEMA_FIELDS);
+    const TABLE: [u64; 256] = crate::keys::end_byte_lengths(OPENAPI_SCHEMA_FIELDS);
     crate::keys::may_be_in(&TABLE, key) && OPENAPI_SCHEMA_FIELDS.contains(&key)
 }
 
