@@ -97,6 +97,7 @@ const VOCABULARY: &[&str] = &[
     // keywords, and a key spelled like one only makes a rule run that finds nothing.
     ITEMS_LIST,
     REF_DEFINITIONS,
+    BOOL_SCHEMA,
 ];
 
 /// The fact "an `items` whose value is an array" (draft-07's tuple form).
@@ -104,13 +105,65 @@ pub(crate) const ITEMS_LIST: &str = "items:[...]";
 /// The fact "a `$ref` whose value starts with `#/definitions/`" (draft-07's definitions).
 pub(crate) const REF_DEFINITIONS: &str = "$ref:#/definitions/";
 
+/// The fact "a boolean where a subschema stands": `true` or `false` as a property, definition,
+/// union branch or tuple position, or as the value of `not`, `if`, `contains`, ... (the value
+/// of `additionalProperties`, `items` and their unevaluated forms is the keyword's own, not a
+/// subschema to rewrite).
+pub(crate) const BOOL_SCHEMA: &str = "true|false";
+
 const ITEMS: u128 = bit_of("items");
 const REF: u128 = bit_of("$ref");
 const ITEMS_LIST_BIT: u128 = bit_of(ITEMS_LIST);
 const REF_DEFINITIONS_BIT: u128 = bit_of(REF_DEFINITIONS);
+const BOOL_SCHEMA_BIT: u128 = bit_of(BOOL_SCHEMA);
 
-/// The keywords whose values the scan reads for a fact (the bits of `items` and `$ref`).
-const FACT_SOURCES: u128 = ITEMS | REF;
+/// The keywords whose value is a map of subschemas (which may be booleans).
+const SCHEMA_MAPS: u128 = bits_of(&[
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+    "dependencies",
+]);
+
+/// The keywords whose value is a list of subschemas (`items` in its draft-07 tuple form).
+const SCHEMA_LISTS: u128 = bits_of(&[
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "prefixItems",
+    "items",
+    "any_of",
+    "prefix_items",
+]);
+
+/// The keywords whose value is one subschema, and a boolean there is one.
+const ONE_SCHEMA: u128 = bits_of(&[
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "additionalItems",
+    "contentSchema",
+]);
+
+const SUBSCHEMA_HOLDERS: u128 = SCHEMA_MAPS | SCHEMA_LISTS | ONE_SCHEMA;
+
+/// The keywords whose values the scan reads for a fact.
+const FACT_SOURCES: u128 = ITEMS | REF | SUBSCHEMA_HOLDERS;
+
+const fn bits_of(keywords: &[&str]) -> u128 {
+    let mut bits = 0;
+    let mut i = 0;
+    while i < keywords.len() {
+        bits |= bit_of(keywords[i]);
+        i += 1;
+    }
+    bits
+}
 
 /// The bit of a keyword of the vocabulary, at compile time.
 const fn bit_of(keyword: &str) -> u128 {
@@ -145,9 +198,19 @@ fn facts(b: u128, value: &Value) -> u128 {
     if b & FACT_SOURCES == 0 {
         return 0;
     }
+    let bool_among = |found: bool| if found { BOOL_SCHEMA_BIT } else { 0 };
     match value {
-        Value::Array(_) if b == ITEMS => ITEMS_LIST_BIT,
+        Value::Array(items) if b == ITEMS => {
+            ITEMS_LIST_BIT | bool_among(items.iter().any(Value::is_boolean))
+        }
         Value::String(r) if b == REF && r.starts_with("#/definitions/") => REF_DEFINITIONS_BIT,
+        Value::Bool(_) if b & ONE_SCHEMA != 0 => BOOL_SCHEMA_BIT,
+        Value::Array(items) if b & SCHEMA_LISTS != 0 => {
+            bool_among(items.iter().any(Value::is_boolean))
+        }
+        Value::Object(map) if b & SCHEMA_MAPS != 0 => {
+            bool_among(map.values().any(Value::is_boolean))
+        }
         _ => 0,
     }
 }
@@ -442,6 +505,12 @@ impl Held<'_> {
             None => true,
             Some(bits) => self.bits() & bits != 0,
         }
+    }
+
+    /// What is known once the document may hold `keyword` too (a keyword outside the
+    /// vocabulary is always taken to be held).
+    pub(crate) fn and(&self, keyword: &str) -> Held<'static> {
+        Held(HeldBy::Bits(self.bits() | bit(keyword).unwrap_or(0)))
     }
 
     #[inline]
@@ -886,6 +955,35 @@ mod tests {
         for n in 0..text.len() {
             let key = &text[..n];
             assert!(sketch_of(key) == sketch(key.as_bytes()), "{key}");
+        }
+    }
+
+    /// The scan notes a boolean where a subschema stands (what bool-schemas rewrites), and
+    /// not a boolean keyword value.
+    #[test]
+    fn a_boolean_subschema_is_noted_where_it_stands() {
+        let noted = |doc: Value| Holds::of(&doc).held().may_hold(BOOL_SCHEMA);
+        for doc in [
+            json!({"properties": {"a": true}}),
+            json!({"$defs": {"a": false}}),
+            json!({"anyOf": [{"type": "string"}, false]}),
+            json!({"items": [true, {"type": "string"}]}),
+            json!({"prefixItems": [false]}),
+            json!({"prefix_items": [false]}),
+            json!({"not": true}),
+            json!({"properties": {"x": {"if": false}}}),
+            json!({"dependencies": {"a": true}}),
+        ] {
+            assert!(noted(doc.clone()), "{doc}");
+        }
+        for doc in [
+            json!({"additionalProperties": false, "uniqueItems": true}),
+            json!({"items": true, "unevaluatedItems": false}),
+            json!({"items": {"additionalProperties": false}, "not": {"deprecated": true}}),
+            json!({"dependencies": {"a": ["b"]}, "properties": {"a": {"readOnly": true}}}),
+            json!({"default": {"x": true}, "enum": [true, false]}),
+        ] {
+            assert!(!noted(doc.clone()), "{doc}");
         }
     }
 

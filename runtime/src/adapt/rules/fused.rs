@@ -69,8 +69,25 @@ impl Rule for Fused {
         self.rules.iter().any(|r| r.wanted(held))
     }
 
+    /// What the rules add one after the other, each asked with what the document may hold
+    /// after the ones before it: a rule with nothing to act on then adds nothing, as the engine
+    /// passing over it would.
     fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        self.rules.iter().all(|r| r.adds(held, add))
+        let mut now = held.and("");
+        for rule in &self.rules {
+            if !rule.wanted(&now) {
+                continue;
+            }
+            let mut next = now;
+            if !rule.adds(&now, &mut |k| {
+                next = next.and(k);
+                add(k);
+            }) {
+                return false;
+            }
+            now = next;
+        }
+        true
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

@@ -65,6 +65,11 @@ impl Rule for BoolSchemas {
         "bool-schemas"
     }
 
+    /// The scan notes every boolean where a subschema stands.
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold(crate::adapt::holds::BOOL_SCHEMA)
+    }
+
     fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["not"], add)
     }
