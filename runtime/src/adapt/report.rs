@@ -1,6 +1,7 @@
 //! What an adaptation changed, and what it lost: the report is the guarantee that nothing is
 //! lost silently.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Serialize;
@@ -68,8 +69,8 @@ pub struct Change {
     pub at: Option<Pointer>,
     /// The rule that made it ([`crate::adapt::rules::Rule::name`]).
     pub rule: &'static str,
-    /// What it did.
-    pub detail: String,
+    /// What it did (most rules' words are fixed text, kept without a copy).
+    pub detail: Cow<'static, str>,
     /// How many branch moves had been logged when it was recorded (as for [`Loss`]).
     #[serde(skip)]
     pub(crate) epoch: usize,
@@ -164,7 +165,7 @@ impl RuleReport {
     }
 
     /// Records a change, named after the rule running ([`RuleReport::for_rule`]).
-    pub fn change(&mut self, pointer: impl Into<Pointer>, detail: impl Into<String>) {
+    pub fn change(&mut self, pointer: impl Into<Pointer>, detail: impl Into<Cow<'static, str>>) {
         self.changes.push(Change {
             pointer: pointer.into(),
             at: None,

@@ -84,9 +84,10 @@ impl NodeRule for UpgradeDraft07 {
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let Value::Object(map) = node else { return };
         let here = || path.pointer();
-        if let Some(Value::String(uri)) = map.key("$schema") {
+        if let Some(Value::String(uri)) = map.key_mut("$schema") {
             if is_draft07(uri) {
-                map.insert("$schema".into(), json!(DRAFT_2020_12));
+                // In its slot: no key made or hashed.
+                *uri = DRAFT_2020_12.to_owned();
                 report.change(here(), "`$schema` draft-07 → 2020-12");
             }
         }
