@@ -44,7 +44,7 @@ fn join(tokens: &[String]) -> String {
 
 fn child<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
     match node {
-        Value::Object(m) => m.get(token),
+        Value::Object(m) => m.key(token),
         Value::Array(a) => token.parse::<usize>().ok().and_then(|i| a.get(i)),
         _ => None,
     }

@@ -96,14 +96,6 @@ pub fn union_only(schema: &Value) -> Option<(&'static str, &Vec<Value>)> {
     combinator_of(schema)
 }
 
-fn type_names(schema: &Value) -> Vec<&str> {
-    match schema.key("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// The kind of one schema, without looking through `$ref` or nested unions.
 fn direct_kind(schema: &Value) -> BranchKind {
     let Value::Object(map) = schema else {
@@ -123,15 +115,28 @@ fn direct_kind(schema: &Value) -> BranchKind {
             return BranchKind::Structured("array");
         }
     }
-    let types = type_names(schema);
-    if types == ["null"] {
+    // The names `type` lists (its strings), counted without collecting them: `null` alone, or
+    // none at all.
+    let (names, null_alone) = match map.key("type") {
+        Some(Value::String(t)) => (1, t == "null"),
+        Some(Value::Array(ts)) => {
+            let mut names = ts.iter().filter_map(Value::as_str);
+            match (names.next(), names.next()) {
+                (None, _) => (0, false),
+                (Some(only), None) => (1, only == "null"),
+                (Some(_), Some(_)) => (2, false),
+            }
+        }
+        _ => (0, false),
+    };
+    if null_alone {
         return BranchKind::Null;
     }
     let only_null = |v: &Value| match v {
         Value::Array(values) => !values.is_empty() && values.iter().all(Value::is_null),
         _ => false,
     };
-    if types.is_empty()
+    if names == 0
         && (map.key("const").is_some_and(Value::is_null) || map.key("enum").is_some_and(only_null))
     {
         return BranchKind::Null;

@@ -211,7 +211,7 @@ fn check_root(schema: &Value, report: &mut dyn FnMut(Kind, String)) {
     }
     let combinators: Vec<&str> = ["anyOf", "oneOf", "allOf", "not", "enum"]
         .into_iter()
-        .filter(|k| map.contains_key(*k))
+        .filter(|k| map.has(k))
         .collect();
     if !combinators.is_empty() {
         report(

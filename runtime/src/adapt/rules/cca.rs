@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use super::{Held, Rule, RuleReport, absorb, append_description, is_null_schema, type_names};
+use super::{Held, Rule, RuleReport, absorb, append_description, is_null_schema, names_null_alone};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -168,7 +168,7 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
         } else {
             return;
         };
-        let Some(Value::Array(branches)) = map.get(key) else {
+        let Some(Value::Array(branches)) = map.key(key) else {
             unreachable!()
         };
         if branches.is_empty() {
@@ -439,10 +439,7 @@ impl Rule for CollapseCombiners {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            if ["anyOf", "oneOf", "allOf"]
-                .iter()
-                .any(|k| map.contains_key(*k))
-            {
+            if ["anyOf", "oneOf", "allOf"].iter().any(|k| map.has(k)) {
                 collapse(map, &path.text(), report);
             }
         });
@@ -465,12 +462,12 @@ impl Rule for ResidualGate {
             let Some(m) = node.as_object() else { continue };
             let residual = if m.key("type").is_some_and(Value::is_array) {
                 Some("a type array".to_owned())
-            } else if type_names(m) == ["null"] {
+            } else if names_null_alone(m) {
                 Some("`type: \"null\"`".to_owned())
             } else {
                 ["nullable", "anyOf", "oneOf", "allOf", "not"]
                     .iter()
-                    .find(|k| m.contains_key(**k))
+                    .find(|k| m.has(k))
                     .map(|k| format!("`{k}`"))
             };
             if let Some(what) = residual {

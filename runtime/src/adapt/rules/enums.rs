@@ -76,7 +76,7 @@ impl NodeRule for AllConstToEnum {
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let Value::Object(map) = node else { return };
         for key in ["anyOf", "oneOf"] {
-            let Some(Value::Array(branches)) = map.get(key) else {
+            let Some(Value::Array(branches)) = map.key(key) else {
                 continue;
             };
             let all_const = !branches.is_empty()

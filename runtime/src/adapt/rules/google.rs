@@ -290,7 +290,7 @@ impl Rule for StringEnumsOnly {
 fn agrees_with(node: &Map<String, Value>, branch: &Value, key: &str) -> bool {
     branch.as_object().is_some_and(|branch| {
         branch.iter().all(|(k, v)| {
-            k == "description" || k == key || node.get(k).is_none_or(|mine| mine == v)
+            k == "description" || k == key || node.key(k).is_none_or(|mine| mine == v)
         })
     })
 }
@@ -321,7 +321,7 @@ impl Rule for OneBranchUnions {
             // Bounded: each round removes one union from this node.
             for _ in 0..8 {
                 let Some(key) = ["anyOf", "oneOf"].into_iter().find(|k| {
-                    matches!(map.get(*k), Some(Value::Array(bs)) if bs.len() == 1 && bs[0].is_object())
+                    matches!(map.key(k), Some(Value::Array(bs)) if bs.len() == 1 && bs[0].is_object())
                 }) else {
                     return;
                 };

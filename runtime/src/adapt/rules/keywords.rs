@@ -121,7 +121,7 @@ impl NodeRule for StripNode {
             .cloned()
             .collect();
         for key in present {
-            if (self.rule.keep)(&key, &map[&key]) {
+            if (self.rule.keep)(&key, map.key(&key).expect("listed above")) {
                 continue;
             }
             let value = map.shift_remove(&key).expect("listed above");

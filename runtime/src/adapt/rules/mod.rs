@@ -160,6 +160,19 @@ pub(crate) fn run(rule: &mut dyn Rule, mut v: Value) -> (Value, RuleReport) {
 }
 
 /// `type` as a list of names (empty when absent).
+/// Whether `type` names `null` and nothing else (`type_names(node) == ["null"]`, without
+/// collecting the list).
+pub(crate) fn names_null_alone(node: &Map<String, Value>) -> bool {
+    match node.key("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(ts)) => {
+            let mut names = ts.iter().filter_map(Value::as_str);
+            names.next() == Some("null") && names.next().is_none()
+        }
+        _ => false,
+    }
+}
+
 pub(crate) fn type_names(node: &Map<String, Value>) -> Vec<&str> {
     match node.key("type") {
         Some(Value::String(t)) => vec![t.as_str()],
@@ -286,7 +299,7 @@ pub(crate) fn absorb(
             }
             continue;
         }
-        match node.get(&k) {
+        match node.key(&k) {
             None => {
                 taken.push(k.clone());
                 node.insert(k, v);

@@ -147,7 +147,7 @@ impl Rule for ObjectRoot {
         let map = schema.as_object().expect("an object");
         if type_names(map).is_empty() && !map.has("properties") {
             for key in ["anyOf", "oneOf"] {
-                let Some(Value::Array(branches)) = map.get(key) else {
+                let Some(Value::Array(branches)) = map.key(key) else {
                     continue;
                 };
                 let root = before.as_ref().unwrap_or(schema);

@@ -365,7 +365,7 @@ impl Rule for AnthropicStrictCheck {
             }
             let typed = ["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
                 .iter()
-                .any(|k| map.contains_key(*k));
+                .any(|k| map.has(k));
             if !typed
                 && index > 0
                 && place
@@ -410,7 +410,7 @@ fn has_key(value: &Value, keys: &[&str]) -> bool {
     while let Some(v) = stack.pop() {
         match v {
             Value::Object(m) => {
-                if keys.iter().any(|k| m.contains_key(*k)) {
+                if keys.iter().any(|k| m.has(k)) {
                     return true;
                 }
                 stack.extend(m.values());
