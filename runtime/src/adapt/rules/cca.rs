@@ -37,7 +37,7 @@ fn strip_null(v: &mut Value) -> bool {
         }
     }
     for key in ["anyOf", "oneOf"] {
-        let Some(Value::Array(branches)) = m.get_mut(key) else {
+        let Some(Value::Array(branches)) = m.key_mut(key) else {
             continue;
         };
         let before = branches.len();
@@ -493,6 +493,11 @@ impl Rule for MetaValidate {
 
     #[cfg(feature = "validate")]
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        // The yes-or-no answer first (it builds no error); the first error only for a schema
+        // that fails.
+        if jsonschema::meta::is_valid(schema) {
+            return;
+        }
         if let Err(e) = jsonschema::meta::validate(schema) {
             report.fail(
                 e.instance_path().to_string(),
