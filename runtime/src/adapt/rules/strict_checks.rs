@@ -233,8 +233,10 @@ fn exceeded_limits(walk: &Walk<'_>, all: bool) -> Option<(Option<usize>, String)
             deepest = (depth[index], index);
         }
         if let Some(Step::Name(kw, name)) = place.step {
+            // Bytes, as many as the characters or more: counted in characters only when the
+            // bytes pass the limit (below).
             if kw == "properties" || kw == "$defs" {
-                chars += name.chars().count();
+                chars += name.len();
             }
             if kw == "properties" {
                 properties += 1;
@@ -245,13 +247,16 @@ fn exceeded_limits(walk: &Walk<'_>, all: bool) -> Option<(Option<usize>, String)
         }
         if let Some(Value::Array(values)) = node.key("enum") {
             enum_values += values.len();
-            let len: usize = values
-                .iter()
-                .filter_map(Value::as_str)
-                .map(|s| s.chars().count())
-                .sum();
-            chars += len;
-            if values.len() > 250 && values.iter().all(Value::is_string) && len > 15_000 {
+            let strings = || values.iter().filter_map(Value::as_str);
+            let bytes: usize = strings().map(str::len).sum();
+            chars += bytes;
+            let len = || strings().map(|s| s.chars().count()).sum::<usize>();
+            if values.len() > 250
+                && values.iter().all(Value::is_string)
+                && bytes > 15_000
+                && len() > 15_000
+            {
+                let len = len();
                 return Some((
                     Some(index),
                     format!(
@@ -285,12 +290,40 @@ fn exceeded_limits(walk: &Walk<'_>, all: bool) -> Option<(Option<usize>, String)
         ));
     }
     if all && chars > 120_000 {
-        return Some((
-            None,
-            format!("{chars} characters of names and enum values; OpenAI strict allows 120,000"),
-        ));
+        let chars = characters(walk);
+        if chars > 120_000 {
+            return Some((
+                None,
+                format!(
+                    "{chars} characters of names and enum values; OpenAI strict allows 120,000"
+                ),
+            ));
+        }
     }
     None
+}
+
+/// The characters of property names, definition names and string enum values that
+/// [`exceeded_limits`] counts against OpenAI's 120,000.
+fn characters(walk: &Walk<'_>) -> usize {
+    walk.nodes
+        .iter()
+        .map(|(node, place)| {
+            let name = match place.step {
+                Some(Step::Name("properties" | "$defs", name)) => name.chars().count(),
+                _ => 0,
+            };
+            let values = match node.key("enum") {
+                Some(Value::Array(values)) => values
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|s| s.chars().count())
+                    .sum(),
+                _ => 0,
+            };
+            name + values
+        })
+        .sum()
 }
 
 /// Anthropic strict tool use cannot represent recursion, external `$ref`, open maps,
@@ -515,6 +548,43 @@ fn find_cycle(edges: &HashMap<String, Vec<String>>) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// OpenAI's character limits count characters, not bytes: names and enum values of
+    /// two-byte characters pass where their bytes alone would exceed the limit, and fail,
+    /// counted in characters, where the characters do.
+    #[test]
+    fn openai_limits_count_characters() {
+        let object = |count: usize, width: usize| {
+            let properties: serde_json::Map<String, Value> = (0..count)
+                .map(|i| {
+                    let name = format!("{}{i:04}", "é".repeat(width));
+                    (name, json!({"type": "string"}))
+                })
+                .collect();
+            json!({"type": "object", "properties": properties})
+        };
+        let failure = |v: Value| {
+            let mut r = RuleReport::default();
+            OpenAiLimits.apply(&mut v.clone(), &mut r);
+            r.failure.map(|f| f.reason)
+        };
+        // 4,500 names of 24 characters (44 bytes): 108,000 characters, 198,000 bytes.
+        assert_eq!(failure(object(4_500, 20)), None);
+        // 4,500 names of 30 characters: 135,000.
+        let reason = failure(object(4_500, 26)).expect("over the limit");
+        assert!(reason.starts_with("135000 characters"), "{reason}");
+        let string_enum = |count: usize, width: usize| {
+            let values: Vec<Value> = (0..count)
+                .map(|i| json!(format!("{}{i:03}", "é".repeat(width))))
+                .collect();
+            json!({"type": "object", "properties": {"e": {"type": "string", "enum": values}}})
+        };
+        // 300 values of 33 characters (63 bytes): 9,900 characters, 18,900 bytes.
+        assert_eq!(failure(string_enum(300, 30)), None);
+        // 300 values of 63 characters: 18,900.
+        let reason = failure(string_enum(300, 60)).expect("over the limit");
+        assert!(reason.contains("totals 18900 characters"), "{reason}");
+    }
 
     fn fails(rule: &mut dyn Rule, mut v: Value) -> bool {
         let mut r = RuleReport::default();
