@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use toolschema::Target;
-use toolschema::adapt::rules::{OneOfToAnyOf, ResponsesPrepass, Rule, UpgradeDraft07};
+use toolschema::adapt::rules::{InferType, OneOfToAnyOf, ResponsesPrepass, Rule, UpgradeDraft07};
 use toolschema::adapt::{AdaptOptions, AdaptSettings, RuleReport};
 
 fn root() -> PathBuf {
@@ -34,7 +34,8 @@ fn run_rules(rules: Vec<Box<dyn Rule>>, schema: &mut Value) -> RuleReport {
 /// The reference's two strict stages, cut out of our strict attempt (so that the vectors test
 /// the rules we run): `sanitizeSchemaForStrictMode` is what follows `strict-precheck` up to the
 /// first `infer-type` (alone, or the last of rules fused in one walk, named `a, b, infer-type`);
-/// `enforceStrictSchema` is the rest.
+/// `enforceStrictSchema` is the rest (run on a vector's own input after an `infer-type`, as the
+/// reference's second stage starts: see [`ours`]).
 type Rules = Vec<Box<dyn Rule>>;
 
 fn strict_stages() -> (Rules, Rules) {
@@ -102,8 +103,14 @@ fn ours(vector: &Value) -> Result<Value, &'static str> {
             rules.extend(strict_stages().0);
             Ok(stage(rules).0)
         }
+        // The reference's second stage starts by inferring types; our pipeline infers them
+        // once, in the first stage's last walk (a second walk there finds nothing to do:
+        // `types_are_all_inferred_by_the_first_stage`), so a vector that calls the second
+        // stage on its own input gets that inference first.
         "enforceStrictSchema" => {
-            let (schema, ok) = stage(strict_stages().1);
+            let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(InferType)];
+            rules.extend(strict_stages().1);
+            let (schema, ok) = stage(rules);
             Ok(if ok { schema } else { json!({"$throws": true}) })
         }
         "tryEnforceStrictSchema" => {

@@ -507,12 +507,6 @@ impl Held<'_> {
         }
     }
 
-    /// What is known once the document may hold `keyword` too (a keyword outside the
-    /// vocabulary is always taken to be held).
-    pub(crate) fn and(&self, keyword: &str) -> Held<'static> {
-        Held(HeldBy::Bits(self.bits() | bit(keyword).unwrap_or(0)))
-    }
-
     #[inline]
     fn bits(&self) -> u128 {
         match self.0 {

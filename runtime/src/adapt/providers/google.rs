@@ -138,9 +138,15 @@ pub(super) fn google_values(mark_nullable: bool) -> Vec<Box<dyn Rule>> {
                 Box::new(InferType),
             ],
         )),
-        Box::new(GoogleNullable { mark_nullable }),
-        // Removing `null` from an enum can leave values of one type to infer it from.
-        Box::new(InferType),
+        // Removing `null` from an enum can leave values of one type to infer it from: one walk,
+        // inference reading and changing only the node's own `enum` and `type`.
+        Box::new(Fused::new(
+            "google-nullable, infer-type",
+            vec![
+                Box::new(GoogleNullable { mark_nullable }) as Box<dyn NodeRule>,
+                Box::new(InferType),
+            ],
+        )),
     ]
 }
 

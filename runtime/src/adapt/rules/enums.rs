@@ -19,8 +19,12 @@ impl Rule for ConstToEnum {
         held.may_hold("const")
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::adds_these(&["enum"], add)
+    /// An `enum` where a `const` was: none without one.
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        if self.wanted(held) {
+            add("enum");
+        }
+        true
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -63,8 +67,12 @@ impl Rule for AllConstToEnum {
         held.may_hold("anyOf") || held.may_hold("oneOf")
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::adds_these(&["enum", "type", "description"], add)
+    /// Where a union was: none without one.
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        if self.wanted(held) {
+            super::adds_these(&["enum", "type", "description"], add);
+        }
+        true
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

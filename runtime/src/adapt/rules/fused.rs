@@ -6,7 +6,9 @@ use super::{Held, Rule, RuleReport};
 use crate::adapt::visit::{Order, Path, at_root, visit};
 
 /// A rule whose work is done one node at a time, parents before children (its [`Rule::apply`]
-/// is a pre-order walk calling [`NodeRule::node`]), that never fails and logs no branch moves.
+/// is a pre-order walk calling [`NodeRule::node`]), that never fails. Only the first rule of a
+/// fused group may log branch moves: at each node the later rules run after its moves there and
+/// above, and their entries are placed after all of its moves, as when they run after it.
 ///
 /// Rules run one after the other give the same document and report as the same rules fused in
 /// one walk ([`Fused`]) when every rule but the first looks only at its node's own keywords
@@ -69,25 +71,12 @@ impl Rule for Fused {
         self.rules.iter().any(|r| r.wanted(held))
     }
 
-    /// What the rules add one after the other, each asked with what the document may hold
-    /// after the ones before it: a rule with nothing to act on then adds nothing, as the engine
-    /// passing over it would.
+    /// What the rules add, each asked with what the document held before the group (a rule
+    /// whose writes depend on what it finds names only what it may find: nothing an earlier
+    /// rule of the group adds makes a later one write more, which the test of every rule's
+    /// declarations checks for the groups the providers use).
     fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        let mut now = held.and("");
-        for rule in &self.rules {
-            if !rule.wanted(&now) {
-                continue;
-            }
-            let mut next = now;
-            if !rule.adds(&now, &mut |k| {
-                next = next.and(k);
-                add(k);
-            }) {
-                return false;
-            }
-            now = next;
-        }
-        true
+        self.rules.iter().all(|r| r.adds(held, add))
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -130,7 +119,7 @@ impl Fused {
                 ..RuleReport::for_rule(r.name())
             })
             .collect();
-        let (failed_before, moves) = (report.failure.is_some(), report.moves.len());
+        let failed_before = report.failure.is_some();
         let running = std::mem::replace(&mut report.rule, first.name());
         walk(schema, &mut |node, path| {
             first.node(node, path, report);
@@ -139,14 +128,22 @@ impl Fused {
             }
         });
         debug_assert!(
-            (failed_before || report.failure.is_none()) && report.moves.len() == moves,
-            "a node rule logged a move or failed: it cannot run fused"
+            failed_before || report.failure.is_none(),
+            "a node rule failed: it cannot run fused"
         );
         report.rule = running;
+        // The later rules' entries come after every move the first logged (in the sequential
+        // run they are recorded once it has finished; each node's position is the same either
+        // way: the moves that change it are at the node or above, made before it was visited).
+        let epoch = report.moves_before + report.moves.len();
+        for one in &mut reports {
+            one.losses.iter_mut().for_each(|l| l.epoch = epoch);
+            one.changes.iter_mut().for_each(|c| c.epoch = epoch);
+        }
         for one in reports {
             debug_assert!(
                 one.moves.is_empty() && one.failure.is_none(),
-                "a node rule logged a move or failed: it cannot run fused"
+                "a node rule after the first logged a move or failed: it cannot run fused"
             );
             report.absorb(one);
         }
@@ -310,7 +307,7 @@ mod tests {
     #[test]
     fn every_fused_group_equals_its_rules_one_by_one() {
         use crate::adapt::rules::{
-            AllConstToEnum, ConstToEnum, InferType, SplitTypeArrays, StripKeywords,
+            AllConstToEnum, ConstToEnum, GoogleNullable, InferType, SplitTypeArrays, StripKeywords,
         };
         fn strip() -> StripKeywords {
             StripKeywords {
@@ -356,9 +353,42 @@ mod tests {
                     ],
                 )
             },
+            // The first rule logs branch moves (null branches removed, one left merged).
+            || {
+                (
+                    vec![
+                        Box::new(GoogleNullable {
+                            mark_nullable: true,
+                        }),
+                        Box::new(InferType),
+                    ],
+                    vec![
+                        Box::new(GoogleNullable {
+                            mark_nullable: true,
+                        }),
+                        Box::new(InferType),
+                    ],
+                )
+            },
+            || {
+                (
+                    vec![
+                        Box::new(GoogleNullable {
+                            mark_nullable: false,
+                        }),
+                        Box::new(InferType),
+                    ],
+                    vec![
+                        Box::new(GoogleNullable {
+                            mark_nullable: false,
+                        }),
+                        Box::new(InferType),
+                    ],
+                )
+            },
         ];
         let mut generator = Gen(0x5eed_f00d);
-        let mut changed = 0;
+        let (mut changed, mut after_moves) = (0, 0);
         for _ in 0..3_000 {
             let doc = generator.schema(0);
             for group in &groups {
@@ -366,7 +396,11 @@ mod tests {
                 let mut one_by_one = doc.clone();
                 let mut sequential = RuleReport::default();
                 for mut rule in rules {
-                    let mut one = RuleReport::for_rule(rule.name());
+                    // As the engine runs them: after the moves of the rules before.
+                    let mut one = RuleReport {
+                        moves_before: sequential.moves.len(),
+                        ..RuleReport::for_rule(rule.name())
+                    };
                     rule.apply(&mut one_by_one, &mut one);
                     sequential.absorb(one);
                 }
@@ -376,9 +410,14 @@ mod tests {
                 assert_eq!(fused_doc, one_by_one, "{doc}");
                 assert_eq!(fused, sequential, "{doc}");
                 changed += usize::from(fused_doc != doc);
+                // Entries of a later rule placed after the first rule's moves.
+                after_moves += usize::from(
+                    !fused.moves.is_empty() && fused.changes.iter().any(|c| c.epoch > 0),
+                );
             }
         }
         // The documents exercise the rules: most groups change most of them.
         assert!(changed > 3_000, "{changed}");
+        assert!(after_moves > 20, "{after_moves}");
     }
 }

@@ -3,9 +3,12 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Held, Rule, RuleReport, absorb, append_description, is_null_schema, json_text};
+use super::{
+    Held, NodeRule, Rule, RuleReport, absorb, append_description, is_null_schema, json_text,
+    walk_nodes,
+};
 use crate::adapt::report::LossKind;
-use crate::adapt::visit::{Order, visit};
+use crate::adapt::visit::{Order, Path, visit};
 use crate::keys::Keys;
 
 /// python-genai's snake_case keyword names (`any_of`, `additional_properties`, `prefix_items`,
@@ -121,110 +124,115 @@ impl Rule for GoogleNullable {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        walk_nodes(self, schema, report);
+    }
+}
+
+/// One node at a time, parents first; it logs branch moves, so in a fused walk it comes first.
+impl NodeRule for GoogleNullable {
+    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let mark = self.mark_nullable;
-        visit(schema, Order::Pre, &mut |node, path| {
-            let Value::Object(map) = node else { return };
-            let mut nullable = false;
-            if let Some(Value::Array(branches)) = map.key_mut("anyOf") {
-                let before = branches.len();
-                let kept: Vec<usize> = (0..before)
-                    .filter(|i| !is_null_schema(&branches[*i]))
-                    .collect();
-                branches.retain(|b| !is_null_schema(b));
-                if branches.len() != before {
-                    report.moved(&path.text(), "anyOf", kept);
-                    nullable = true;
-                    if branches.is_empty() {
-                        map.take_key("anyOf");
-                    }
-                    // One object branch left is merged into the node; it may itself be a union
-                    // of one: its branch, likewise (bounded; once is the common case).
-                    // A branch that disagrees with the node on a keyword stays a union of one, as
-                    // `OneBranchUnions` leaves it: merging would drop the branch's value, and the
-                    // output would not be a fixed point.
-                    for _ in 0..9 {
-                        match map.key("anyOf") {
-                            Some(Value::Array(bs))
-                                if bs.len() == 1 && agrees_with(map, &bs[0], "anyOf") =>
-                            {
-                                let Some(Value::Array(mut one)) = map.take_key("anyOf") else {
-                                    unreachable!()
-                                };
-                                if let Value::Object(inner) = one.remove(0) {
-                                    absorb(
-                                        map,
-                                        inner,
-                                        &path.text(),
-                                        &format!("{}/anyOf/0", path.text()),
-                                        report,
-                                    );
-                                }
-                            }
-                            _ => break,
-                        }
-                    }
-                }
-            }
-            // After the union: a branch merged into the node may have brought `type: null`.
-            if map.key("type").and_then(Value::as_str) == Some("null") {
-                map.take_key("type");
+        let Value::Object(map) = node else { return };
+        let mut nullable = false;
+        if let Some(Value::Array(branches)) = map.key_mut("anyOf") {
+            let before = branches.len();
+            let kept: Vec<usize> = (0..before)
+                .filter(|i| !is_null_schema(&branches[*i]))
+                .collect();
+            branches.retain(|b| !is_null_schema(b));
+            if branches.len() != before {
+                report.moved(&path.text(), "anyOf", kept);
                 nullable = true;
-                // `enum: [null]` says the same as the nullable flag.
-                if map
-                    .key("enum")
-                    .and_then(Value::as_array)
-                    .is_some_and(|v| v.iter().all(Value::is_null))
-                {
-                    map.take_key("enum");
+                if branches.is_empty() {
+                    map.take_key("anyOf");
                 }
-            }
-            if let Some(Value::Array(types)) = map.key("type") {
-                let names: Vec<String> = types
-                    .iter()
-                    .filter_map(|t| t.as_str().map(str::to_owned))
-                    .collect();
-                let non_null: Vec<&String> = names.iter().filter(|t| *t != "null").collect();
-                if names.len() != non_null.len() {
-                    nullable = true;
-                }
-                match non_null.first() {
-                    Some(first) => {
-                        if non_null.len() > 1 {
-                            report.loss(
-                                path.child("type"),
-                                "type",
-                                LossKind::Collapsed,
-                                format!("`type: {names:?}`: Google takes one type; `{first}` kept"),
-                            );
+                // One object branch left is merged into the node; it may itself be a union
+                // of one: its branch, likewise (bounded; once is the common case).
+                // A branch that disagrees with the node on a keyword stays a union of one, as
+                // `OneBranchUnions` leaves it: merging would drop the branch's value, and the
+                // output would not be a fixed point.
+                for _ in 0..9 {
+                    match map.key("anyOf") {
+                        Some(Value::Array(bs))
+                            if bs.len() == 1 && agrees_with(map, &bs[0], "anyOf") =>
+                        {
+                            let Some(Value::Array(mut one)) = map.take_key("anyOf") else {
+                                unreachable!()
+                            };
+                            if let Value::Object(inner) = one.remove(0) {
+                                absorb(
+                                    map,
+                                    inner,
+                                    &path.text(),
+                                    &format!("{}/anyOf/0", path.text()),
+                                    report,
+                                );
+                            }
                         }
-                        map.insert("type".into(), json!(first));
-                    }
-                    None => {
-                        map.take_key("type");
+                        _ => break,
                     }
                 }
             }
-            if nullable {
-                // `null` among other enum values says the same as the flag (or, without one, is
-                // refused with the rest of the null forms): the enum keeps its other values.
-                if let Some(Value::Array(values)) = map.key_mut("enum") {
-                    if values.iter().any(|v| !v.is_null()) {
-                        values.retain(|v| !v.is_null());
+        }
+        // After the union: a branch merged into the node may have brought `type: null`.
+        if map.key("type").and_then(Value::as_str) == Some("null") {
+            map.take_key("type");
+            nullable = true;
+            // `enum: [null]` says the same as the nullable flag.
+            if map
+                .key("enum")
+                .and_then(Value::as_array)
+                .is_some_and(|v| v.iter().all(Value::is_null))
+            {
+                map.take_key("enum");
+            }
+        }
+        if let Some(Value::Array(types)) = map.key("type") {
+            let names: Vec<String> = types
+                .iter()
+                .filter_map(|t| t.as_str().map(str::to_owned))
+                .collect();
+            let non_null: Vec<&String> = names.iter().filter(|t| *t != "null").collect();
+            if names.len() != non_null.len() {
+                nullable = true;
+            }
+            match non_null.first() {
+                Some(first) => {
+                    if non_null.len() > 1 {
+                        report.loss(
+                            path.child("type"),
+                            "type",
+                            LossKind::Collapsed,
+                            format!("`type: {names:?}`: Google takes one type; `{first}` kept"),
+                        );
                     }
+                    map.insert("type".into(), json!(first));
                 }
-                if mark {
-                    map.insert("nullable".into(), json!(true));
-                    report.change(path.pointer(), "null as `nullable: true`");
-                } else {
-                    report.loss(
-                        path.pointer(),
-                        "type",
-                        LossKind::Collapsed,
-                        "`null` is no longer accepted here (no `nullable` on this wire)",
-                    );
+                None => {
+                    map.take_key("type");
                 }
             }
-        });
+        }
+        if nullable {
+            // `null` among other enum values says the same as the flag (or, without one, is
+            // refused with the rest of the null forms): the enum keeps its other values.
+            if let Some(Value::Array(values)) = map.key_mut("enum") {
+                if values.iter().any(|v| !v.is_null()) {
+                    values.retain(|v| !v.is_null());
+                }
+            }
+            if mark {
+                map.insert("nullable".into(), json!(true));
+                report.change(path.pointer(), "null as `nullable: true`");
+            } else {
+                report.loss(
+                    path.pointer(),
+                    "type",
+                    LossKind::Collapsed,
+                    "`null` is no longer accepted here (no `nullable` on this wire)",
+                );
+            }
+        }
     }
 }
 
