@@ -118,37 +118,22 @@ const REF_DEFINITIONS_BIT: u128 = bit_of(REF_DEFINITIONS);
 const BOOL_SCHEMA_BIT: u128 = bit_of(BOOL_SCHEMA);
 
 /// The keywords whose value is a map of subschemas (which may be booleans).
-const SCHEMA_MAPS: u128 = bits_of(&[
-    "properties",
-    "patternProperties",
-    "dependentSchemas",
-    "$defs",
-    "definitions",
-    "dependencies",
-]);
+const SCHEMA_MAPS: u128 = bits_of(crate::walk::SCHEMA_MAP_KEYWORDS);
 
-/// The keywords whose value is a list of subschemas (`items` in its draft-07 tuple form).
-const SCHEMA_LISTS: u128 = bits_of(&[
-    "anyOf",
-    "oneOf",
-    "allOf",
-    "prefixItems",
-    "items",
-    "any_of",
-    "prefix_items",
-]);
+/// The keywords whose value is a list of subschemas (`items` in its draft-07 tuple form), and
+/// python-genai's snake_case spellings of two of them.
+const SCHEMA_LISTS: u128 =
+    bits_of(crate::walk::SCHEMA_ARRAY_KEYWORDS) | bits_of(&["any_of", "prefix_items"]);
 
-/// The keywords whose value is one subschema, and a boolean there is one.
-const ONE_SCHEMA: u128 = bits_of(&[
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "additionalItems",
-    "contentSchema",
-]);
+/// The keywords whose value is one subschema, where a boolean is one: all of them but those
+/// whose `true`/`false` is the keyword's own value.
+const ONE_SCHEMA: u128 = bits_of(crate::walk::SINGLE_SCHEMA_KEYWORDS)
+    & !bits_of(&[
+        "additionalProperties",
+        "unevaluatedProperties",
+        "items",
+        "unevaluatedItems",
+    ]);
 
 const SUBSCHEMA_HOLDERS: u128 = SCHEMA_MAPS | SCHEMA_LISTS | ONE_SCHEMA;
 

@@ -302,12 +302,27 @@ mod tests {
         }
     }
 
+    /// Google's null handling then type inference, run one by one and fused.
+    fn nullable_then_infer(mark_nullable: bool) -> (Vec<Box<dyn Rule>>, Vec<Box<dyn NodeRule>>) {
+        use crate::adapt::rules::{GoogleNullable, InferType};
+        (
+            vec![
+                Box::new(GoogleNullable { mark_nullable }),
+                Box::new(InferType),
+            ],
+            vec![
+                Box::new(GoogleNullable { mark_nullable }),
+                Box::new(InferType),
+            ],
+        )
+    }
+
     /// Every fused group the providers use gives, on thousands of generated documents, the
     /// document and report of its rules run one after the other.
     #[test]
     fn every_fused_group_equals_its_rules_one_by_one() {
         use crate::adapt::rules::{
-            AllConstToEnum, ConstToEnum, GoogleNullable, InferType, SplitTypeArrays, StripKeywords,
+            AllConstToEnum, ConstToEnum, InferType, SplitTypeArrays, StripKeywords,
         };
         fn strip() -> StripKeywords {
             StripKeywords {
@@ -354,38 +369,8 @@ mod tests {
                 )
             },
             // The first rule logs branch moves (null branches removed, one left merged).
-            || {
-                (
-                    vec![
-                        Box::new(GoogleNullable {
-                            mark_nullable: true,
-                        }),
-                        Box::new(InferType),
-                    ],
-                    vec![
-                        Box::new(GoogleNullable {
-                            mark_nullable: true,
-                        }),
-                        Box::new(InferType),
-                    ],
-                )
-            },
-            || {
-                (
-                    vec![
-                        Box::new(GoogleNullable {
-                            mark_nullable: false,
-                        }),
-                        Box::new(InferType),
-                    ],
-                    vec![
-                        Box::new(GoogleNullable {
-                            mark_nullable: false,
-                        }),
-                        Box::new(InferType),
-                    ],
-                )
-            },
+            || nullable_then_infer(true),
+            || nullable_then_infer(false),
         ];
         let mut generator = Gen(0x5eed_f00d);
         let (mut changed, mut after_moves) = (0, 0);
