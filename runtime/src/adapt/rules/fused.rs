@@ -302,8 +302,11 @@ mod tests {
         }
     }
 
+    /// A group's rules, as run one by one and as fused.
+    type Group = (Vec<Box<dyn Rule>>, Vec<Box<dyn NodeRule>>);
+
     /// Google's null handling then type inference, run one by one and fused.
-    fn nullable_then_infer(mark_nullable: bool) -> (Vec<Box<dyn Rule>>, Vec<Box<dyn NodeRule>>) {
+    fn nullable_then_infer(mark_nullable: bool) -> Group {
         use crate::adapt::rules::{GoogleNullable, InferType};
         (
             vec![
@@ -334,7 +337,6 @@ mod tests {
                 also_keep: vec!["title".into()],
             }
         }
-        type Group = (Vec<Box<dyn Rule>>, Vec<Box<dyn NodeRule>>);
         let groups: Vec<fn() -> Group> = vec![
             || {
                 (
