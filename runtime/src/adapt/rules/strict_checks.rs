@@ -549,6 +549,36 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The two checks on one walk say what they say one after the other (the limits only when
+    /// typed passes): on a document that passes both, fails one, or fails both.
+    #[test]
+    fn typed_within_limits_is_typed_then_the_limits() {
+        let deep = (0..12).fold(
+            json!({"type": "string"}),
+            |inner, _| json!({"type": "object", "properties": {"x": inner}}),
+        );
+        let untyped_deep = (0..12).fold(
+            json!({"description": "no type"}),
+            |inner, _| json!({"type": "object", "properties": {"x": inner}}),
+        );
+        for doc in [
+            json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+            json!({"type": "object", "properties": {"a": {"description": "no type"}}}),
+            json!({"type": "object", "properties": {"e": {"type": "integer", "enum": ["x"]}}}),
+            deep,
+            untyped_deep,
+        ] {
+            let mut one_walk = RuleReport::default();
+            TypedWithinLimits.apply(&mut doc.clone(), &mut one_walk);
+            let mut one_by_one = RuleReport::default();
+            Typed.apply(&mut doc.clone(), &mut one_by_one);
+            if one_by_one.failure.is_none() {
+                OpenAiLimits.apply(&mut doc.clone(), &mut one_by_one);
+            }
+            assert_eq!(one_walk, one_by_one, "{doc}");
+        }
+    }
+
     /// OpenAI's character limits count characters, not bytes: names and enum values of
     /// two-byte characters pass where their bytes alone would exceed the limit, and fail,
     /// counted in characters, where the characters do.
