@@ -137,31 +137,56 @@ pub(crate) struct KeywordSet {
 /// only the quick rejection is lost).
 static EVERY_KEY: [u64; 256] = [u64::MAX; 256];
 
-/// How many word lists get a table of their own.
-const TABLES_KEPT: usize = 64;
+/// Values made once per static word list and kept for the process: the providers' tables are
+/// static, so each is made once, not once per adaptation (a 2 KiB table made, copied and freed on
+/// every `adapt` cost more than the walk it speeds up). A list is known by its address and
+/// length, which no other static list shares. Up to 64 lists are kept.
+pub(crate) struct PerList<T: Copy> {
+    kept: std::sync::RwLock<Vec<((usize, usize), T)>>,
+}
 
-/// The table of a static word list, made on its first use and kept for the process: the
-/// providers' tables are static, so each is made once, not once per adaptation (a 2 KiB table
-/// made, copied and freed on every `adapt` cost more than the walk it speeds up). A list is known
-/// by its address and length, which no other static list shares.
+impl<T: Copy> PerList<T> {
+    const KEPT: usize = 64;
+
+    pub(crate) const fn new() -> Self {
+        PerList {
+            kept: std::sync::RwLock::new(Vec::new()),
+        }
+    }
+
+    /// The value kept for `words`, made by `make` on the list's first use; `None` when the list
+    /// is not kept and there is no room left to keep it (the caller makes or replaces it).
+    pub(crate) fn get(
+        &self,
+        words: &'static [&'static str],
+        make: impl FnOnce() -> T,
+    ) -> Option<T> {
+        let id = (words.as_ptr() as usize, words.len());
+        let find =
+            |kept: &[((usize, usize), T)]| kept.iter().find(|(k, _)| *k == id).map(|(_, v)| *v);
+        if let Some(v) = find(&self.kept.read().unwrap_or_else(|e| e.into_inner())) {
+            return Some(v);
+        }
+        let mut kept = self.kept.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = find(&kept) {
+            return Some(v);
+        }
+        if kept.len() >= Self::KEPT {
+            return None;
+        }
+        let v = make();
+        kept.push((id, v));
+        Some(v)
+    }
+}
+
+/// The table of a static word list, made on its first use and kept ([`PerList`]); past the
+/// lists kept, the table that accepts every key.
 fn table_of(words: &'static [&'static str]) -> &'static [u64; 256] {
-    type Kept = Vec<((usize, usize), &'static [u64; 256])>;
-    static TABLES: std::sync::RwLock<Kept> = std::sync::RwLock::new(Vec::new());
-    let id = (words.as_ptr() as usize, words.len());
-    let find = |tables: &Kept| tables.iter().find(|(k, _)| *k == id).map(|(_, t)| *t);
-    if let Some(t) = find(&TABLES.read().unwrap_or_else(|e| e.into_inner())) {
-        return t;
-    }
-    let mut tables = TABLES.write().unwrap_or_else(|e| e.into_inner());
-    if let Some(t) = find(&tables) {
-        return t;
-    }
-    if tables.len() >= TABLES_KEPT {
-        return &EVERY_KEY;
-    }
-    let table: &'static [u64; 256] = Box::leak(Box::new(end_byte_lengths(words)));
-    tables.push((id, table));
-    table
+    static TABLES: PerList<&'static [u64; 256]> = PerList::new();
+    TABLES
+        .get(words, || Box::leak(Box::new(end_byte_lengths(words))))
+        .unwrap_or(&EVERY_KEY)
 }
 
 impl KeywordSet {
@@ -248,7 +273,7 @@ mod tests {
     /// Past the lists the cache keeps, a list's answers are still exact.
     #[test]
     fn keyword_sets_past_the_cache_answer_as_their_lists_do() {
-        for i in 0..TABLES_KEPT + 8 {
+        for i in 0..PerList::<&'static [u64; 256]>::KEPT + 8 {
             let word: &'static str = Box::leak(format!("w{i}").into_boxed_str());
             let words: &'static [&'static str] = Box::leak(Box::new([word, "format"]));
             let set = KeywordSet::new(words);

@@ -316,26 +316,16 @@ fn bit(key: &str) -> Option<u128> {
 }
 
 /// The bits of a static keyword list's words, `None` when one is outside the vocabulary (it
-/// may be held anywhere): made on a list's first use and kept, a list known by its address and
-/// length as the keyword tables are.
+/// may be held anywhere): made on a list's first use and kept ([`crate::keys::PerList`]), made
+/// again at each ask past the lists kept.
 fn bits_of_list(words: &'static [&'static str]) -> Option<u128> {
-    type Lists = Vec<((usize, usize), Option<u128>)>;
-    static LISTS: std::sync::RwLock<Lists> = std::sync::RwLock::new(Vec::new());
-    /// Past this many lists, the bits are made again at each ask.
-    const KEPT: usize = 64;
-    let id = (words.as_ptr() as usize, words.len());
-    let find = |lists: &Lists| lists.iter().find(|(k, _)| *k == id).map(|(_, b)| *b);
-    if let Some(bits) = find(&LISTS.read().unwrap_or_else(|e| e.into_inner())) {
-        return bits;
-    }
-    let bits = words
-        .iter()
-        .try_fold(0u128, |all, word| bit(word).map(|b| all | b));
-    let mut lists = LISTS.write().unwrap_or_else(|e| e.into_inner());
-    if lists.len() < KEPT && find(&lists).is_none() {
-        lists.push((id, bits));
-    }
-    bits
+    static LISTS: crate::keys::PerList<Option<u128>> = crate::keys::PerList::new();
+    let make = || {
+        words
+            .iter()
+            .try_fold(0u128, |all, word| bit(word).map(|b| all | b))
+    };
+    LISTS.get(words, make).unwrap_or_else(make)
 }
 
 /// The keywords of the vocabulary a document holds (as keys anywhere in it), and apart from
