@@ -628,6 +628,53 @@ mod tests {
         schemas
     }
 
+    /// A thread reuses the rule lists it built for equal settings (`AdaptSettings::with_rules`):
+    /// what every target gives for every fixture, one after the other on one thread, with
+    /// adjusted settings of the same target between them, equals what it gives on a thread of
+    /// its own (whose lists are new). Some rules would carry something from one run into the
+    /// next: the Anthropic strict gate's flag, a kept keyword of the settings before.
+    #[test]
+    fn rule_lists_reused_on_a_thread_give_what_new_ones_give() {
+        let docs = fixtures();
+        for &target in Target::ALL {
+            let variants = [
+                target.settings(),
+                target.settings().keep_keyword("format"),
+                target
+                    .settings()
+                    .with_options(crate::adapt::AdaptOptions::default().openai_conservative(true)),
+                target.settings().without_strict(),
+            ];
+            for (v, settings) in variants.iter().enumerate() {
+                let fresh: Vec<_> = docs
+                    .chunks(16)
+                    .flat_map(|chunk| {
+                        std::thread::scope(|scope| {
+                            let handles: Vec<_> = chunk
+                                .iter()
+                                .map(|doc| scope.spawn(|| settings.adapt(doc)))
+                                .collect();
+                            handles
+                                .into_iter()
+                                .map(|h| h.join().unwrap())
+                                .collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+                for (i, doc) in docs.iter().enumerate() {
+                    // Another variant ran on this thread just before.
+                    let other = &variants[(v + 1 + i) % variants.len()];
+                    drop(other.adapt(doc));
+                    assert_eq!(
+                        settings.adapt(doc),
+                        fresh[i],
+                        "{target}, variant {v}, doc {i}"
+                    );
+                }
+            }
+        }
+    }
+
     /// Schema-like documents built from the keywords rules ask about and write, in every
     /// position (xorshift, deterministic).
     struct Gen(u64);

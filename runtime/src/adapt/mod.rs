@@ -52,11 +52,11 @@ fn no_strict() -> bool {
 /// Runs rules in order on a document, adding to `report`, until one finds it unrepresentable.
 fn run(
     report: &mut RuleReport,
-    rules: Vec<Box<dyn Rule>>,
+    rules: &mut [Box<dyn Rule>],
     schema: &mut Value,
     record: &mut Record,
 ) {
-    for mut rule in rules {
+    for rule in rules {
         if !step(report, rule.as_mut(), schema, record) {
             break;
         }
@@ -229,32 +229,48 @@ fn adapt_unlocated<'a>(
     input: Cow<'a, Value>,
     holds: Option<Holds>,
 ) -> (Adapted<'a>, Vec<report::BranchMove>) {
+    settings.with_rules(|rules| adapt_with(settings, rules, input, holds))
+}
+
+/// [`adapt_unlocated`] with the settings' rule lists.
+fn adapt_with<'a>(
+    settings: &AdaptSettings,
+    rules: &mut settings::Built,
+    input: Cow<'a, Value>,
+    holds: Option<Holds>,
+) -> (Adapted<'a>, Vec<report::BranchMove>) {
     let target = settings.target;
     let strict_flag = |ok: bool| settings.strict_flag.then_some(ok);
-    let shared = |out: &mut Value, record: &mut Record| {
+    let settings::Built {
+        shared: shared_rules,
+        strict: strict_rules,
+        relaxed: relaxed_rules,
+    } = rules;
+    let mut shared = |out: &mut Value, record: &mut Record| {
         let mut report = RuleReport::default();
-        run(&mut report, (settings.shared)(settings), out, record);
+        run(&mut report, shared_rules, out, record);
         report
     };
     let mut out = Value::clone(&input);
     let mut record = Record::new(holds);
     let mut report = shared(&mut out, &mut record);
     let mut bypass = None;
-    if let (Some(strict_rules), None) = (settings.strict, &report.failure) {
+    if let (Some(strict_rules), None) = (strict_rules, &report.failure) {
         if no_strict() {
             bypass = Some("strict mode disabled by TOOLSCHEMA_NO_STRICT".to_owned());
         } else {
-            let mut rules = strict_rules(settings).into_iter().peekable();
+            let checks = strict_rules.iter().take_while(|r| r.reads_only()).count();
+            let (checks, rewrites) = strict_rules.split_at_mut(checks);
             let mut attempt = std::mem::take(&mut report);
             let mut passed = true;
-            while let Some(mut check) = rules.next_if(|r| r.reads_only()) {
+            for check in checks {
                 if !step(&mut attempt, check.as_mut(), &mut out, &mut record) {
                     passed = false;
                     break;
                 }
             }
             if passed {
-                run(&mut attempt, rules.collect(), &mut out, &mut record);
+                run(&mut attempt, rewrites, &mut out, &mut record);
             }
             match attempt.failure.take() {
                 None => {
@@ -288,12 +304,7 @@ fn adapt_unlocated<'a>(
         }
     }
     if report.failure.is_none() {
-        run(
-            &mut report,
-            (settings.relaxed)(settings),
-            &mut out,
-            &mut record,
-        );
+        run(&mut report, relaxed_rules, &mut out, &mut record);
     }
     if let Some(failure) = report.failure.take() {
         // The empty object, as this target sends it (closed and strict where the target is), so

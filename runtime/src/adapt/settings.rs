@@ -3,6 +3,7 @@
 //! built by one constructor per provider (in [`super::providers`]), as schemars'
 //! `SchemaSettings` holds a JSON Schema dialect.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
@@ -13,6 +14,66 @@ use super::{AdaptOptions, Adapted, Target};
 /// The rules of one attempt, built from the settings (so that what a caller adjusts reaches
 /// the rules that use it).
 pub(crate) type RuleSet = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
+
+/// The rule lists of one [`AdaptSettings`], built from it.
+pub(crate) struct Built {
+    /// [`AdaptSettings::shared`]'s rules.
+    pub(crate) shared: Vec<Box<dyn Rule>>,
+    /// [`AdaptSettings::strict`]'s rules, when the settings attempt strict.
+    pub(crate) strict: Option<Vec<Box<dyn Rule>>>,
+    /// [`AdaptSettings::relaxed`]'s rules.
+    pub(crate) relaxed: Vec<Box<dyn Rule>>,
+}
+
+/// What the rule lists are built from: the three rule-set functions and the fields they read.
+struct BuiltFrom {
+    target: Target,
+    shared: RuleSet,
+    strict: Option<RuleSet>,
+    relaxed: RuleSet,
+    options: AdaptOptions,
+    kept_keywords: Vec<String>,
+}
+
+impl BuiltFrom {
+    fn of(settings: &AdaptSettings) -> Self {
+        BuiltFrom {
+            target: settings.target,
+            shared: settings.shared,
+            strict: settings.strict,
+            relaxed: settings.relaxed,
+            options: settings.options,
+            kept_keywords: settings.kept_keywords.clone(),
+        }
+    }
+
+    /// Whether `settings` build the same rules. A function's address may differ between two
+    /// references to it (then the lists are built again), never between different functions.
+    fn builds(&self, settings: &AdaptSettings) -> bool {
+        let same = |a: RuleSet, b: RuleSet| std::ptr::fn_addr_eq(a, b);
+        self.target == settings.target
+            && same(self.shared, settings.shared)
+            && match (self.strict, settings.strict) {
+                (Some(a), Some(b)) => same(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+            && same(self.relaxed, settings.relaxed)
+            && self.options == settings.options
+            && self.kept_keywords == settings.kept_keywords
+    }
+}
+
+/// How many settings' rule lists a thread keeps.
+const KEPT_BUILDS: usize = 8;
+
+thread_local! {
+    /// Rule lists built on this thread, most recently used last. Building a target's list is a
+    /// dozen allocations, as many as the copy of a small tool's schema makes; the rules hold
+    /// nothing from one run to the next (the Anthropic strict gate's flag is set by each run of
+    /// the gate before its second half reads it), so a list is run again as it is.
+    static BUILT: RefCell<Vec<(BuiltFrom, Built)>> = const { RefCell::new(Vec::new()) };
+}
 
 /// No rules (the shared part of a target without a strict attempt).
 pub(crate) fn no_rules(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
@@ -98,6 +159,39 @@ impl AdaptSettings {
     /// Whether the target attempts strict enforcement.
     pub fn wants_strict(&self) -> bool {
         self.strict.is_some()
+    }
+
+    /// Runs `f` with these settings' rule lists: the ones this thread built for equal settings
+    /// before, or new ones. A list is taken out of the thread's store while `f` runs, so that
+    /// an adaptation inside `f` (the per-tool fallback) builds its own.
+    pub(crate) fn with_rules<R>(&self, f: impl FnOnce(&mut Built) -> R) -> R {
+        let kept = BUILT
+            .try_with(|built| {
+                let mut built = built.try_borrow_mut().ok()?;
+                let found = built.iter().rposition(|(from, _)| from.builds(self))?;
+                Some(built.remove(found))
+            })
+            .ok()
+            .flatten();
+        let (from, mut rules) = kept.unwrap_or_else(|| {
+            let rules = Built {
+                shared: (self.shared)(self),
+                strict: self.strict.map(|strict| strict(self)),
+                relaxed: (self.relaxed)(self),
+            };
+            (BuiltFrom::of(self), rules)
+        });
+        let result = f(&mut rules);
+        // A thread being torn down keeps nothing.
+        let _ = BUILT.try_with(|built| {
+            if let Ok(mut built) = built.try_borrow_mut() {
+                if built.len() >= KEPT_BUILDS {
+                    built.remove(0);
+                }
+                built.push((from, rules));
+            }
+        });
+        result
     }
 
     /// The rules of the main attempt (strict when the target wants strict), in order.
