@@ -13,6 +13,7 @@ use std::cell::Cell;
 use serde_json::Value;
 
 use super::rules::Rule;
+use crate::keys::Keys;
 
 /// The keywords recorded (at most 128: one bit each).
 const VOCABULARY: &[&str] = &[
@@ -98,6 +99,8 @@ const VOCABULARY: &[&str] = &[
     ITEMS_LIST,
     REF_DEFINITIONS,
     BOOL_SCHEMA,
+    ARRAY_TYPE,
+    ANY_OF_IN_ANY_OF,
 ];
 
 /// The fact "an `items` whose value is an array" (draft-07's tuple form).
@@ -111,8 +114,26 @@ pub(crate) const REF_DEFINITIONS: &str = "$ref:#/definitions/";
 /// subschema to rewrite).
 pub(crate) const BOOL_SCHEMA: &str = "true|false";
 
+/// The fact "a `type` naming `array`" (`"array"`, or a list of types with it).
+pub(crate) const ARRAY_TYPE: &str = "type:array";
+
+/// The fact "an `anyOf` branch that has an `anyOf` of its own".
+pub(crate) const ANY_OF_IN_ANY_OF: &str = "anyOf:[{anyOf}]";
+
+/// What a rule declares when each `anyOf` it adds stands where no union branch is (at a
+/// property, at `items`) and has for branches schemas the document held (and the null schema):
+/// an `anyOf` in a branch of the new `anyOf` is one the document held already. Not in the
+/// vocabulary (no fact of its own). Declaring `anyOf` itself also notes [`ANY_OF_IN_ANY_OF`]
+/// (the new `anyOf` may stand in a union's branch, or hold one). A rule that writes a
+/// `type: "array"` declares [`ARRAY_TYPE`].
+pub(crate) const ANY_OF_AROUND: &str = "anyOf around held schemas";
+
 const ITEMS: u128 = bit_of("items");
 const REF: u128 = bit_of("$ref");
+const TYPE: u128 = bit_of("type");
+const ANY_OF: u128 = bit_of("anyOf");
+const ARRAY_TYPE_BIT: u128 = bit_of(ARRAY_TYPE);
+const ANY_OF_IN_ANY_OF_BIT: u128 = bit_of(ANY_OF_IN_ANY_OF);
 const ITEMS_LIST_BIT: u128 = bit_of(ITEMS_LIST);
 const REF_DEFINITIONS_BIT: u128 = bit_of(REF_DEFINITIONS);
 const BOOL_SCHEMA_BIT: u128 = bit_of(BOOL_SCHEMA);
@@ -138,7 +159,7 @@ const ONE_SCHEMA: u128 = bits_of(crate::walk::SINGLE_SCHEMA_KEYWORDS)
 const SUBSCHEMA_HOLDERS: u128 = SCHEMA_MAPS | SCHEMA_LISTS | ONE_SCHEMA;
 
 /// The keywords whose values the scan reads for a fact.
-const FACT_SOURCES: u128 = ITEMS | REF | SUBSCHEMA_HOLDERS;
+const FACT_SOURCES: u128 = ITEMS | REF | TYPE | SUBSCHEMA_HOLDERS;
 
 const fn bits_of(keywords: &[&str]) -> u128 {
     let mut bits = 0;
@@ -183,10 +204,31 @@ fn facts(b: u128, value: &Value) -> u128 {
     if b & FACT_SOURCES == 0 {
         return 0;
     }
-    let bool_among = |found: bool| if found { BOOL_SCHEMA_BIT } else { 0 };
+    let fact = |found: bool, bit: u128| if found { bit } else { 0 };
+    let array = |t: &str| t.len() == 5 && t.as_bytes() == b"array";
+    if b == TYPE {
+        return match value {
+            Value::String(t) => fact(array(t), ARRAY_TYPE_BIT),
+            Value::Array(ts) => fact(
+                ts.iter().any(|t| t.as_str().is_some_and(array)),
+                ARRAY_TYPE_BIT,
+            ),
+            _ => 0,
+        };
+    }
+    let bool_among = |found: bool| fact(found, BOOL_SCHEMA_BIT);
     match value {
         Value::Array(items) if b == ITEMS => {
             ITEMS_LIST_BIT | bool_among(items.iter().any(Value::is_boolean))
+        }
+        Value::Array(branches) if b == ANY_OF => {
+            bool_among(branches.iter().any(Value::is_boolean))
+                | fact(
+                    branches
+                        .iter()
+                        .any(|b| b.as_object().is_some_and(|m| m.has("anyOf"))),
+                    ANY_OF_IN_ANY_OF_BIT,
+                )
         }
         Value::String(r) if b == REF && r.starts_with("#/definitions/") => REF_DEFINITIONS_BIT,
         Value::Bool(_) if b & ONE_SCHEMA != 0 => BOOL_SCHEMA_BIT,
@@ -433,12 +475,16 @@ impl Holds {
         }))
     }
 
-    /// Records that the document may now hold `keyword`.
+    /// Records that the document may now hold `keyword` (a new `anyOf` with the fact that it
+    /// may stand in a union's branch or hold one, unless declared as [`ANY_OF_AROUND`]).
     fn add(&mut self, keyword: &str) {
-        if let Some(b) = bit(keyword) {
-            self.root |= b;
-            self.below |= b;
-        }
+        let bits = match keyword {
+            "anyOf" => ANY_OF | ANY_OF_IN_ANY_OF_BIT,
+            ANY_OF_AROUND => ANY_OF,
+            _ => bit(keyword).unwrap_or(0),
+        };
+        self.root |= bits;
+        self.below |= bits;
     }
 
     /// The document was rewritten: where each keyword is is no longer known.
@@ -799,9 +845,40 @@ mod tests {
         ]
     }
 
+    /// Documents where a rule may put an `anyOf` in a union's branch, or a `type: "array"`
+    /// somewhere, that the input did not have as such (the facts the scan notes for
+    /// splice-nested-anyof and tuple-items).
+    fn facts_made_by_rules() -> Vec<Value> {
+        let str_or_null = json!({"anyOf": [{"type": "string"}, {"type": "null"}]});
+        vec![
+            // A single `allOf` branch merged into a union's branch.
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"allOf": [str_or_null]}, {"type": "integer"}]}}}),
+            // A referenced definition put into a union's branch.
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"$ref": "#/$defs/u"}, {"type": "integer"}]}}, "$defs": {"u": str_or_null}}),
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"$ref": "#/$defs/u", "description": "d"}, {"type": "integer"}]}}, "$defs": {"u": str_or_null}}),
+            // `oneOf` in `oneOf`, read as `anyOf`.
+            json!({"type": "object", "properties": {"a": {"oneOf": [{"oneOf": [{"type": "string"}, {"type": "null"}]}, {"type": "integer"}]}}}),
+            // A type list split into a union, inside a union's branch.
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": ["string", "null"]}, {"type": "integer"}]}}}),
+            // An optional property that is a union with more than the union (wrapped whole).
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "integer"}], "enum": ["x", 1]}}}),
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "integer"}], "description": "d"}}, "required": []}),
+            // Tuples, positions that are unions.
+            json!({"type": "object", "properties": {"t": {"type": "array", "prefixItems": [str_or_null, {"type": "integer"}]}}}),
+            json!({"type": "object", "properties": {"t": {"items": [{"type": "string"}], "additionalItems": false}}}),
+            // Arrays whose type is inferred, or comes from a merged branch or a definition.
+            json!({"type": "object", "properties": {"l": {"items": {"type": "string"}}}}),
+            json!({"type": "object", "properties": {"l": {"allOf": [{"type": "array"}]}}}),
+            json!({"type": "object", "properties": {"l": {"$ref": "#/$defs/l"}}, "$defs": {"l": {"type": "array"}}}),
+            json!({"type": "object", "properties": {"l": {"type": ["array", "null"]}}}),
+            json!({"type": "object", "properties": {"l": {"nullable": true, "type": "array"}}}),
+        ]
+    }
+
     fn documents() -> Vec<Value> {
         let mut docs = fixtures();
         docs.extend(at_the_root());
+        docs.extend(facts_made_by_rules());
         let mut generator = Gen(0x0dd5_eed5);
         docs.extend((0..1_500).map(|_| generator.schema(0)));
         docs
@@ -971,6 +1048,39 @@ mod tests {
         for n in 0..text.len() {
             let key = &text[..n];
             assert!(sketch_of(key) == sketch(key.as_bytes()), "{key}");
+        }
+    }
+
+    /// The scan notes a `type` naming `array` and an `anyOf` branch holding an `anyOf`, and
+    /// neither where there is none.
+    #[test]
+    fn an_array_type_and_a_union_in_a_union_are_noted() {
+        let noted = |doc: &Value, fact| Holds::of(doc).held().may_hold(fact);
+        for doc in [
+            json!({"type": "array"}),
+            json!({"properties": {"a": {"type": ["null", "array"]}}}),
+            json!({"$defs": {"a": {"items": {"type": "array"}}}}),
+        ] {
+            assert!(noted(&doc, ARRAY_TYPE), "{doc}");
+        }
+        for doc in [
+            json!({"type": "object", "properties": {"type": {"type": "string"}}}),
+            json!({"enum": ["array"], "type": ["string", "null"]}),
+            json!({"properties": {"array": {"type": "integer"}}}),
+        ] {
+            assert!(!noted(&doc, ARRAY_TYPE), "{doc}");
+        }
+        for doc in [
+            json!({"anyOf": [{"anyOf": [{"type": "string"}]}, {"type": "null"}]}),
+            json!({"properties": {"a": {"anyOf": [{"type": "null"}, {"anyOf": [], "title": "t"}]}}}),
+        ] {
+            assert!(noted(&doc, ANY_OF_IN_ANY_OF), "{doc}");
+        }
+        for doc in [
+            json!({"anyOf": [{"type": "string"}, {"properties": {"anyOf": {"type": "null"}}}]}),
+            json!({"anyOf": [{"oneOf": [{"type": "string"}]}], "properties": {"b": {"anyOf": [{"type": "null"}]}}}),
+        ] {
+            assert!(!noted(&doc, ANY_OF_IN_ANY_OF), "{doc}");
         }
     }
 

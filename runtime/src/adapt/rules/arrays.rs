@@ -30,11 +30,26 @@ impl Rule for TupleItems {
     }
 
     fn wanted(&self, held: &Held<'_>) -> bool {
-        self.untyped_fails || held.may_hold("prefixItems")
+        held.may_hold("prefixItems")
+            || self.untyped_fails && held.may_hold(crate::adapt::holds::ARRAY_TYPE)
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::adds_these(&["items", "type", "maxItems", "anyOf"], add)
+    /// A tuple becomes an array (`type: "array"` where it had no type), its positions the
+    /// branches of an `anyOf` at `items`.
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        if !held.may_hold("prefixItems") {
+            return super::adds_these(&[], add);
+        }
+        super::adds_these(
+            &[
+                "items",
+                "type",
+                crate::adapt::holds::ARRAY_TYPE,
+                "maxItems",
+                super::any_of_around(held),
+            ],
+            add,
+        )
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

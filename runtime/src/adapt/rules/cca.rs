@@ -70,9 +70,9 @@ impl Rule for NullablePropertiesOptional {
         "nullable-properties-optional"
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         // It removes `null` and `nullable`; a one-branch union left is merged into its node.
-        super::adds_these(&[], add)
+        super::moves_and_adds(held, &[], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

@@ -175,8 +175,13 @@ impl Rule for InferType {
         "infer-type"
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::adds_these(&["type"], add)
+    /// `type`, `array` where a node has `items` or `prefixItems`.
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        add("type");
+        if held.may_hold("items") || held.may_hold("prefixItems") {
+            add(crate::adapt::holds::ARRAY_TYPE);
+        }
+        true
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

@@ -119,8 +119,8 @@ impl Rule for GoogleNullable {
         "google-nullable"
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::adds_these(&["nullable", "type", "description"], add)
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::moves_and_adds(held, &["nullable", "type", "description"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -319,8 +319,8 @@ impl Rule for OneBranchUnions {
         held.may_hold("anyOf") || held.may_hold("oneOf")
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::adds_these(&["description"], add)
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::moves_and_adds(held, &["description"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

@@ -146,8 +146,8 @@ impl Rule for InlineRefs {
         held.may_hold("$ref") || held.may_hold("$defs") || held.may_hold("definitions")
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::adds_these(&["description", "not"], add)
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::moves_and_adds(held, &["description", "not"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

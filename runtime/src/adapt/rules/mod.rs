@@ -103,6 +103,30 @@ pub(crate) fn adds_these(keywords: &[&str], add: &mut dyn FnMut(&str)) -> bool {
     true
 }
 
+/// The `anyOf` a rule adds around schemas the document holds, where no union branch stands
+/// (see [`crate::adapt::holds::ANY_OF_AROUND`]).
+pub(crate) fn any_of_around(held: &Held<'_>) -> &'static str {
+    if held.may_hold("anyOf") {
+        "anyOf"
+    } else {
+        crate::adapt::holds::ANY_OF_AROUND
+    }
+}
+
+/// [`adds_these`] for a rule that also moves subschemas to other places (a branch merged into
+/// its node, a definition put where it is referenced): an `anyOf` the document held may then
+/// stand in a union's branch ([`crate::adapt::holds::ANY_OF_IN_ANY_OF`]).
+pub(crate) fn moves_and_adds(
+    held: &Held<'_>,
+    keywords: &[&str],
+    add: &mut dyn FnMut(&str),
+) -> bool {
+    if held.may_hold("anyOf") {
+        add(crate::adapt::holds::ANY_OF_IN_ANY_OF);
+    }
+    adds_these(keywords, add)
+}
+
 /// A [`Rule`] as a `schemars` [`Transform`], keeping its report.
 #[derive(Clone, Debug, Default)]
 pub struct Logged<R> {

@@ -77,13 +77,16 @@ impl Rule for CloseObjects {
         "close-objects"
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+    /// Its `anyOf` wraps an optional property's schema with the null schema: an `anyOf` in
+    /// that wrapper's branch is one the document held already.
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        let wrapper = super::any_of_around(held);
         super::adds_these(
             &[
                 "additionalProperties",
                 "properties",
                 "required",
-                "anyOf",
+                wrapper,
                 "type",
                 "description",
             ],

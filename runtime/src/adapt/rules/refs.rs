@@ -22,8 +22,8 @@ impl Rule for MergeSingleAllOf {
         held.may_hold("allOf")
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::adds_these(&["description"], add)
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::moves_and_adds(held, &["description"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -79,8 +79,8 @@ impl Rule for ResolveRefSiblings {
         held.may_hold("$ref")
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::adds_these(&["description"], add)
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::moves_and_adds(held, &["description"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

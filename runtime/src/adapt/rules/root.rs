@@ -92,11 +92,11 @@ impl Rule for ObjectRoot {
         "object-root"
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         // The empty object and the root's `type`. A root union merged moves its branches'
         // keywords into the root (`required`, `description`, united `enum`s are theirs), and
         // the union a property defined twice becomes is collapsed again.
-        super::adds_these(&["type", "properties"], add)
+        super::moves_and_adds(held, &["type", "properties"], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -227,8 +227,8 @@ impl Rule for RootCombinators {
         "root-combinators"
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::adds_these(&[], add)
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::moves_and_adds(held, &[], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

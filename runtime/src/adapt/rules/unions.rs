@@ -187,8 +187,9 @@ impl Rule for SpliceNestedAnyOf {
         "splice-nested-anyof"
     }
 
+    /// A union with a branch that is a pure `anyOf` has an `anyOf` in an `anyOf` branch.
     fn wanted(&self, held: &Held<'_>) -> bool {
-        held.may_hold("anyOf")
+        held.may_hold(crate::adapt::holds::ANY_OF_IN_ANY_OF)
     }
 
     fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
