@@ -141,6 +141,38 @@ pub(crate) fn each_child<'a>(schema: &'a Value, mut f: impl FnMut(Step<'a>, &'a 
     }
 }
 
+/// Every schema node of `root` once (the nodes [`Walk::new`] lists, depth-first), without
+/// building a list: `f` gets each node, the step that reaches it and what `f` gave for its
+/// parent (`top` for the root), and gives what the node's children get, or `None` to stop.
+/// False when `f` stopped the walk. The stack grows on the heap when it runs low.
+pub(crate) fn each_node<'a, S: Copy>(
+    root: &'a Value,
+    top: S,
+    f: &mut dyn FnMut(&'a Value, Option<Step<'a>>, S) -> Option<S>,
+) -> bool {
+    fn go<'a, S: Copy>(
+        node: &'a Value,
+        step: Option<Step<'a>>,
+        up: S,
+        f: &mut dyn FnMut(&'a Value, Option<Step<'a>>, S) -> Option<S>,
+    ) -> bool {
+        let Some(state) = f(node, step, up) else {
+            return false;
+        };
+        if !matches!(node, Value::Object(m) if !m.is_empty()) {
+            return true;
+        }
+        stacker::maybe_grow(64 * 1024, 1 << 20, || {
+            let mut go_on = true;
+            each_child(node, |step, sub| {
+                go_on = go_on && go(sub, Some(step), state, f);
+            });
+            go_on
+        })
+    }
+    go(root, None, top, f)
+}
+
 /// The direct subschemas of `schema`, with the step that reaches each.
 pub fn children(schema: &Value) -> Vec<(Step<'_>, &Value)> {
     let mut out = Vec::new();

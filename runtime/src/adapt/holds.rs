@@ -636,7 +636,7 @@ fn every_rule_runs() -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
@@ -875,7 +875,9 @@ mod tests {
         ]
     }
 
-    fn documents() -> Vec<Value> {
+    /// The real tools, the fuzz fixtures, documents made for particular rules, and 1,500
+    /// generated documents.
+    pub(crate) fn documents() -> Vec<Value> {
         let mut docs = fixtures();
         docs.extend(at_the_root());
         docs.extend(facts_made_by_rules());

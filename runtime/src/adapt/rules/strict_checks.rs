@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{Held, Rule, RuleReport, has_type};
 use crate::keys::Keys;
-use crate::walk::{Step, Walk, pointer, resolve_local};
+use crate::walk::{Step, Walk, each_node, pointer, resolve_local};
 
 /// OpenAI strict cannot close an open map (`additionalProperties` true or a schema, even `{}`),
 /// `patternProperties`, or an untyped subschema (`true`, `{}`) in a property, item, branch or
@@ -38,55 +38,183 @@ impl Rule for StrictPrecheck {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        let walk = Walk::new(schema);
-        // Fail fast: limits the input already exceeds fail whatever the rewrite does (it never
-        // removes an object level or a property), before any work that grows with them.
-        if let Some((index, reason)) = exceeded_limits(&walk, false) {
+        // Most schemas pass: found without listing the nodes; the breadth-first walk below
+        // finds the first failure (in its order) of one that does not.
+        if !precheck_passes(schema) {
+            precheck_walk(schema, report);
+        }
+    }
+}
+
+/// [`StrictPrecheck`] on a breadth-first walk: the first failure in its order.
+fn precheck_walk(schema: &Value, report: &mut RuleReport) {
+    let walk = Walk::new(schema);
+    // Fail fast: limits the input already exceeds fail whatever the rewrite does (it never
+    // removes an object level or a property), before any work that grows with them.
+    if let Some((index, reason)) = exceeded_limits(&walk, false) {
+        report.fail(
+            index.map(|i| pointer(&walk.steps(i))).unwrap_or_default(),
+            reason,
+        );
+        return;
+    }
+    for (index, (node, place)) in walk.nodes.iter().enumerate() {
+        let at = || pointer(&walk.steps(index));
+        if index > 0 && untyped(node) {
+            let slot = matches!(
+                place.step,
+                Some(
+                    Step::Name("properties" | "$defs", _)
+                        | Step::Keyword("items")
+                        | Step::Index(..)
+                )
+            );
+            if slot {
+                report.fail(at(), "an untyped subschema (`true` or `{}`) has no strict form: strict mode needs a type on every node");
+                return;
+            }
+        }
+        let Some(map) = node.as_object() else {
+            continue;
+        };
+        if map
+            .key("patternProperties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty())
+        {
             report.fail(
-                index.map(|i| pointer(&walk.steps(i))).unwrap_or_default(),
-                reason,
+                at(),
+                "`patternProperties` has no strict form (objects must be closed)",
             );
             return;
         }
-        for (index, (node, place)) in walk.nodes.iter().enumerate() {
-            let at = || pointer(&walk.steps(index));
-            if index > 0 && untyped(node) {
-                let slot = matches!(
-                    place.step,
-                    Some(
-                        Step::Name("properties" | "$defs", _)
-                            | Step::Keyword("items")
-                            | Step::Index(..)
-                    )
-                );
-                if slot {
-                    report.fail(at(), "an untyped subschema (`true` or `{}`) has no strict form: strict mode needs a type on every node");
-                    return;
-                }
+        match map.key("additionalProperties") {
+            Some(Value::Bool(true)) | Some(Value::Object(_)) => {
+                report.fail(at(), "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed");
+                return;
             }
-            let Some(map) = node.as_object() else {
-                continue;
-            };
+            _ => {}
+        }
+    }
+}
+
+/// Whether [`StrictPrecheck`] finds nothing in `schema`: the same tests, node by node and
+/// counted over the whole document, in one depth-first pass.
+fn precheck_passes(schema: &Value) -> bool {
+    let mut tally = Tally::default();
+    each_node(schema, 0usize, &mut |node, step, depth| {
+        let depth = tally.node(node, step, depth, false)?;
+        if step.is_some()
+            && untyped(node)
+            && matches!(
+                step,
+                Some(
+                    Step::Name("properties" | "$defs", _)
+                        | Step::Keyword("items")
+                        | Step::Index(..)
+                )
+            )
+        {
+            return None;
+        }
+        if let Some(map) = node.as_object() {
             if map
                 .key("patternProperties")
                 .and_then(Value::as_object)
                 .is_some_and(|p| !p.is_empty())
+                || matches!(
+                    map.key("additionalProperties"),
+                    Some(Value::Bool(true) | Value::Object(_))
+                )
             {
-                report.fail(
-                    at(),
-                    "`patternProperties` has no strict form (objects must be closed)",
-                );
-                return;
-            }
-            match map.key("additionalProperties") {
-                Some(Value::Bool(true)) | Some(Value::Object(_)) => {
-                    report.fail(at(), "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed");
-                    return;
-                }
-                _ => {}
+                return None;
             }
         }
+        Some(depth)
+    }) && tally.within(false)
+}
+
+/// What [`exceeded_limits`] counts, node by node in any order: `None` from [`Tally::node`] or
+/// false from [`Tally::within`] where a limit may be exceeded (the walk then finds which).
+#[derive(Default)]
+struct Tally {
+    properties: usize,
+    enum_values: usize,
+    bytes: usize,
+}
+
+impl Tally {
+    /// Counts a node reached by `step` below a node at object nesting `depth`; its own nesting,
+    /// or `None` past a limit. `all`: every limit ([`OpenAiLimits`]), or the nesting and the
+    /// property count alone.
+    fn node(
+        &mut self,
+        node: &Value,
+        step: Option<Step<'_>>,
+        depth: usize,
+        all: bool,
+    ) -> Option<usize> {
+        let depth = depth + usize::from(node.as_object().is_some_and(|m| has_type(m, "object")));
+        if depth > 10 {
+            return None;
+        }
+        if let Some(Step::Name(kw, name)) = step {
+            if kw == "properties" || kw == "$defs" {
+                self.bytes += name.len();
+            }
+            if kw == "properties" {
+                self.properties += 1;
+            }
+        }
+        if all {
+            if let Some(Value::Array(values)) = node.key("enum") {
+                self.enum_values += values.len();
+                let bytes: usize = values.iter().filter_map(Value::as_str).map(str::len).sum();
+                self.bytes += bytes;
+                if values.len() > 250 && bytes > 15_000 {
+                    return None;
+                }
+            }
+        }
+        Some(depth)
     }
+
+    /// Whether the whole-document counts are within the limits (bytes stand for characters:
+    /// never fewer).
+    fn within(&self, all: bool) -> bool {
+        self.properties <= 5_000 && (!all || self.enum_values <= 1_000 && self.bytes <= 120_000)
+    }
+}
+
+/// Whether [`typed`] and then [`within_limits`] find nothing in `schema`, in one depth-first
+/// pass.
+fn typed_within_limits_passes(schema: &Value) -> bool {
+    let mut tally = Tally::default();
+    each_node(schema, 0usize, &mut |node, step, depth| {
+        let depth = tally.node(node, step, depth, true)?;
+        if closing(node, step) {
+            return Some(depth);
+        }
+        let map = node.as_object()?;
+        if map.has("allOf") || !(map.has("type") || map.has("anyOf") || map.has("$ref")) {
+            return None;
+        }
+        if let Some(Value::String(r)) = map.key("$ref") {
+            resolve_local(schema, r)?;
+        }
+        if let (Some(Value::String(t)), Some(Value::Array(values))) =
+            (map.key("type"), map.key("enum"))
+        {
+            let fits = |v: &Value| {
+                let vt = super::value_type(v);
+                vt == t || (t == "number" && vt == "integer")
+            };
+            if !values.iter().all(fits) {
+                return None;
+            }
+        }
+        Some(depth)
+    }) && tally.within(true)
 }
 
 /// After the strict rewrite: every node has a `type`, an `anyOf`, or a local `$ref` that
@@ -206,11 +334,20 @@ impl Rule for TypedWithinLimits {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        let walk = Walk::new(schema);
-        typed(schema, &walk, report);
-        if report.failure.is_none() {
-            within_limits(&walk, report);
+        // Most schemas pass: found without listing the nodes; the breadth-first walk finds the
+        // first failure (in its order) of one that does not.
+        if !typed_within_limits_passes(schema) {
+            typed_within_limits_walk(schema, report);
         }
+    }
+}
+
+/// [`TypedWithinLimits`] on a breadth-first walk: the first failure in its order.
+fn typed_within_limits_walk(schema: &Value, report: &mut RuleReport) {
+    let walk = Walk::new(schema);
+    typed(schema, &walk, report);
+    if report.failure.is_none() {
+        within_limits(&walk, report);
     }
 }
 
@@ -548,6 +685,87 @@ fn find_cycle(edges: &HashMap<String, Vec<String>>) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The depth-first verdicts of the OpenAI strict checks are the breadth-first walks': on
+    /// every test document as given, and as each check gets it in the OpenAI strict list (the
+    /// precheck after the shared rules, typed and the limits after the rewrite), and on
+    /// documents at each limit. Where the depth-first pass counts bytes for characters (an enum
+    /// of two-byte characters) it may send a passing document to the walk, never the reverse.
+    #[test]
+    fn the_quick_passes_agree_with_the_walks() {
+        let fails = |walk: fn(&Value, &mut RuleReport), doc: &Value| {
+            let mut report = RuleReport::default();
+            walk(doc, &mut report);
+            report.failure.is_some()
+        };
+        let mut compared = [0usize; 2];
+        let mut failing = [0usize; 2];
+        let mut compare = |doc: &Value, which: usize| {
+            type Quick = fn(&Value) -> bool;
+            type Exact = fn(&Value, &mut RuleReport);
+            let (quick, walk): (Quick, Exact) = match which {
+                0 => (precheck_passes, precheck_walk),
+                _ => (typed_within_limits_passes, typed_within_limits_walk),
+            };
+            let fails = fails(walk, doc);
+            assert_eq!(quick(doc), !fails, "{which}: {doc}");
+            compared[which] += 1;
+            failing[which] += usize::from(fails);
+        };
+        let settings = crate::adapt::AdaptSettings::openai_strict();
+        for doc in crate::adapt::holds::tests::documents() {
+            compare(&doc, 0);
+            compare(&doc, 1);
+            let mut doc = doc;
+            for mut rule in settings.rules() {
+                match rule.name() {
+                    "strict-precheck" => compare(&doc, 0),
+                    "typed, openai-limits" => compare(&doc, 1),
+                    _ => {}
+                }
+                let mut report = RuleReport::default();
+                rule.apply(&mut doc, &mut report);
+                if report.failure.is_some() {
+                    break;
+                }
+            }
+        }
+        let object = |depth: usize| {
+            (0..depth).fold(
+                json!({"type": "string"}),
+                |inner, _| json!({"type": "object", "properties": {"x": inner}}),
+            )
+        };
+        let properties = |n: usize| {
+            let props: serde_json::Map<String, Value> = (0..n)
+                .map(|i| (format!("p{i}"), json!({"type": "string"})))
+                .collect();
+            json!({"type": "object", "properties": props})
+        };
+        let string_enum = |n: usize, value: &str| {
+            let values: Vec<Value> = (0..n).map(|i| json!(format!("{value}{i}"))).collect();
+            json!({"type": "object", "properties": {"e": {"type": "string", "enum": values}}})
+        };
+        for doc in [
+            object(9),
+            object(10),
+            properties(5_000),
+            properties(5_001),
+            string_enum(1_000, "v"),
+            string_enum(1_001, "v"),
+            string_enum(300, &"a".repeat(60)),
+            string_enum(2_000, &"b".repeat(70)),
+        ] {
+            compare(&doc, 0);
+            compare(&doc, 1);
+        }
+        // Two-byte characters: over 15,000 bytes, under 15,000 characters.
+        let doc = string_enum(300, &"é".repeat(40));
+        assert!(!typed_within_limits_passes(&doc));
+        assert!(!fails(typed_within_limits_walk, &doc));
+        assert!(compared.iter().all(|&n| n > 2_000), "{compared:?}");
+        assert!(failing.iter().all(|&n| n > 100), "{failing:?}");
+    }
 
     /// The two checks on one walk say what they say one after the other (the limits only when
     /// typed passes): on a document that passes both, fails one, or fails both.
