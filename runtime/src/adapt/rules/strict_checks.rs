@@ -479,76 +479,119 @@ impl Rule for AnthropicStrictCheck {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        let walk = Walk::new(schema);
-        let mut edges: HashMap<String, Vec<String>> = HashMap::new();
-        for (index, (node, place)) in walk.nodes.iter().enumerate() {
-            let at = || pointer(&walk.steps(index));
-            if closing(node, place.step) {
-                continue;
-            }
-            let Some(map) = node.as_object() else {
-                report.fail(at(), "a boolean subschema has no strict form");
-                return;
-            };
-            if let Some(Value::String(r)) = map.key("$ref") {
-                if !r.starts_with('#') {
-                    report.fail(
-                        at(),
-                        format!("external `$ref: {r}` is not supported in strict mode"),
-                    );
-                    return;
-                }
-                if resolve_local(schema, r).is_none() {
-                    report.fail(at(), format!("`$ref: {r}` does not resolve"));
-                    return;
-                }
-                // The definition (or root) this node sits in refers to `r`.
-                let owner = definition_of(&walk, index);
-                edges.entry(owner).or_default().push(r.clone());
-            }
-            if map
+        // Most schemas pass and have no `$ref`: found without listing the nodes; the
+        // breadth-first walk finds the first failure (in its order) and follows references.
+        if !anthropic_passes_without_refs(schema) {
+            anthropic_walk(schema, report);
+        }
+    }
+}
+
+/// Whether [`AnthropicStrictCheck`] finds nothing in `schema` and there is no `$ref` to follow,
+/// in one depth-first pass: the same tests, node by node.
+fn anthropic_passes_without_refs(schema: &Value) -> bool {
+    each_node(schema, (), &mut |node, step, ()| {
+        if closing(node, step) {
+            return Some(());
+        }
+        let map = node.as_object()?;
+        if map.has("$ref")
+            || map
                 .key("patternProperties")
                 .and_then(Value::as_object)
                 .is_some_and(|p| !p.is_empty())
-            {
-                report.fail(at(), "`patternProperties` is not supported in strict mode");
-                return;
-            }
-            if matches!(
+            || matches!(
                 map.key("additionalProperties"),
                 Some(Value::Bool(true)) | Some(Value::Object(_))
-            ) {
+            )
+        {
+            return None;
+        }
+        if let Some(Value::Array(values)) = map.key("enum") {
+            if values.iter().any(|v| v.is_object() || v.is_array()) {
+                return None;
+            }
+        }
+        let typed = ["type", "anyOf", "oneOf", "allOf", "enum", "const"]
+            .iter()
+            .any(|k| map.has(k));
+        let slot = step.is_some_and(|s| !matches!(s, Step::Keyword("not")));
+        (typed || !slot).then_some(())
+    })
+}
+
+/// [`AnthropicStrictCheck`] on a breadth-first walk: the first failure in its order, then
+/// recursion through `$ref`s.
+fn anthropic_walk(schema: &Value, report: &mut RuleReport) {
+    let walk = Walk::new(schema);
+    let mut edges: HashMap<String, Vec<String>> = HashMap::new();
+    for (index, (node, place)) in walk.nodes.iter().enumerate() {
+        let at = || pointer(&walk.steps(index));
+        if closing(node, place.step) {
+            continue;
+        }
+        let Some(map) = node.as_object() else {
+            report.fail(at(), "a boolean subschema has no strict form");
+            return;
+        };
+        if let Some(Value::String(r)) = map.key("$ref") {
+            if !r.starts_with('#') {
                 report.fail(
                     at(),
-                    "`additionalProperties` other than false is not supported in strict mode",
+                    format!("external `$ref: {r}` is not supported in strict mode"),
                 );
                 return;
             }
-            if let Some(Value::Array(values)) = map.key("enum") {
-                if values.iter().any(|v| v.is_object() || v.is_array()) {
-                    report.fail(
-                        at(),
-                        "an enum of objects or arrays is not supported in strict mode",
-                    );
-                    return;
-                }
+            if resolve_local(schema, r).is_none() {
+                report.fail(at(), format!("`$ref: {r}` does not resolve"));
+                return;
             }
-            let typed = ["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
-                .iter()
-                .any(|k| map.has(k));
-            if !typed
-                && index > 0
-                && place
-                    .step
-                    .is_some_and(|s| !matches!(s, Step::Keyword("not")))
-            {
-                report.fail(at(), "an untyped node has no strict form");
+            // The definition (or root) this node sits in refers to `r`.
+            let owner = definition_of(&walk, index);
+            edges.entry(owner).or_default().push(r.clone());
+        }
+        if map
+            .key("patternProperties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty())
+        {
+            report.fail(at(), "`patternProperties` is not supported in strict mode");
+            return;
+        }
+        if matches!(
+            map.key("additionalProperties"),
+            Some(Value::Bool(true)) | Some(Value::Object(_))
+        ) {
+            report.fail(
+                at(),
+                "`additionalProperties` other than false is not supported in strict mode",
+            );
+            return;
+        }
+        if let Some(Value::Array(values)) = map.key("enum") {
+            if values.iter().any(|v| v.is_object() || v.is_array()) {
+                report.fail(
+                    at(),
+                    "an enum of objects or arrays is not supported in strict mode",
+                );
                 return;
             }
         }
-        if let Some(cycle) = find_cycle(&edges) {
-            report.fail("", format!("recursive schemas are not supported in strict mode (`{cycle}` refers back to itself)"));
+        let typed = ["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
+            .iter()
+            .any(|k| map.has(k));
+        if !typed
+            && index > 0
+            && place
+                .step
+                .is_some_and(|s| !matches!(s, Step::Keyword("not")))
+        {
+            report.fail(at(), "an untyped node has no strict form");
+            return;
         }
+    }
+    if let Some(cycle) = find_cycle(&edges) {
+        report.fail("", format!("recursive schemas are not supported in strict mode (`{cycle}` refers back to itself)"));
     }
 }
 
@@ -575,21 +618,17 @@ impl AnthropicStrictGate {
 }
 
 /// Whether some object anywhere in `value` has one of `keys` (names included: conservative).
+/// Recursive, on a stack grown on the heap when it runs low.
 fn has_key(value: &Value, keys: &[&str]) -> bool {
-    let mut stack = vec![value];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(m) => {
-                if keys.iter().any(|k| m.has(k)) {
-                    return true;
-                }
-                stack.extend(m.values());
-            }
-            Value::Array(a) => stack.extend(a),
-            _ => {}
+    let below = |v: &Value| matches!(v, Value::Object(_) | Value::Array(_)) && has_key(v, keys);
+    match value {
+        Value::Object(m) => {
+            keys.iter().any(|k| m.has(k))
+                || stacker::maybe_grow(64 * 1024, 1 << 20, || m.values().any(below))
         }
+        Value::Array(a) => stacker::maybe_grow(64 * 1024, 1 << 20, || a.iter().any(below)),
+        _ => false,
     }
-    false
 }
 
 impl Rule for AnthropicStrictGate {
@@ -686,47 +725,73 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// The depth-first verdicts of the OpenAI strict checks are the breadth-first walks': on
-    /// every test document as given, and as each check gets it in the OpenAI strict list (the
-    /// precheck after the shared rules, typed and the limits after the rewrite), and on
-    /// documents at each limit. Where the depth-first pass counts bytes for characters (an enum
-    /// of two-byte characters) it may send a passing document to the walk, never the reverse.
+    /// The depth-first verdicts of the checks (OpenAI strict's precheck, typed and limits;
+    /// Anthropic strict's check) are their breadth-first
+    /// walks': on every test document as given, and as each check gets it in its target's list
+    /// (the precheck after the shared rules, the others after the rewrite), and on documents at
+    /// each limit. Where the depth-first pass counts bytes for characters (an enum of two-byte
+    /// characters) it may send a passing document to the walk, never the reverse.
     #[test]
     fn the_quick_passes_agree_with_the_walks() {
-        let fails = |walk: fn(&Value, &mut RuleReport), doc: &Value| {
+        type Quick = fn(&Value) -> bool;
+        type Exact = fn(&Value, &mut RuleReport);
+        let checks: [(&str, Quick, Exact); 3] = [
+            ("strict-precheck", precheck_passes, precheck_walk),
+            (
+                "typed, openai-limits",
+                typed_within_limits_passes,
+                typed_within_limits_walk,
+            ),
+            (
+                "anthropic-strict-check",
+                anthropic_passes_without_refs,
+                anthropic_walk,
+            ),
+        ];
+        let fails = |walk: Exact, doc: &Value| {
             let mut report = RuleReport::default();
             walk(doc, &mut report);
             report.failure.is_some()
         };
-        let mut compared = [0usize; 2];
-        let mut failing = [0usize; 2];
+        let mut compared = [0usize; 3];
+        let mut failing = [0usize; 3];
         let mut compare = |doc: &Value, which: usize| {
-            type Quick = fn(&Value) -> bool;
-            type Exact = fn(&Value, &mut RuleReport);
-            let (quick, walk): (Quick, Exact) = match which {
-                0 => (precheck_passes, precheck_walk),
-                _ => (typed_within_limits_passes, typed_within_limits_walk),
-            };
+            let (_, quick, walk) = checks[which];
             let fails = fails(walk, doc);
-            assert_eq!(quick(doc), !fails, "{which}: {doc}");
+            let quick = quick(doc);
+            if which == 2 && !fails && !quick {
+                // A `$ref` to follow: the walk decides.
+                assert!(doc.to_string().contains("$ref"), "{doc}");
+            } else {
+                assert_eq!(quick, !fails, "{}: {doc}", checks[which].0);
+            }
             compared[which] += 1;
             failing[which] += usize::from(fails);
         };
-        let settings = crate::adapt::AdaptSettings::openai_strict();
+        let lists = [
+            crate::adapt::AdaptSettings::openai_strict(),
+            crate::adapt::AdaptSettings::anthropic_strict(),
+        ];
         for doc in crate::adapt::holds::tests::documents() {
-            compare(&doc, 0);
-            compare(&doc, 1);
-            let mut doc = doc;
-            for mut rule in settings.rules() {
-                match rule.name() {
-                    "strict-precheck" => compare(&doc, 0),
-                    "typed, openai-limits" => compare(&doc, 1),
-                    _ => {}
-                }
-                let mut report = RuleReport::default();
-                rule.apply(&mut doc, &mut report);
-                if report.failure.is_some() {
-                    break;
+            for which in 0..checks.len() {
+                compare(&doc, which);
+            }
+            for settings in &lists {
+                let mut doc = doc.clone();
+                for mut rule in settings.rules() {
+                    // The gate runs the check before the rewrite.
+                    let name = match rule.name() {
+                        "anthropic-strict-gate" => "anthropic-strict-check",
+                        name => name,
+                    };
+                    if let Some(which) = checks.iter().position(|c| c.0 == name) {
+                        compare(&doc, which);
+                    }
+                    let mut report = RuleReport::default();
+                    rule.apply(&mut doc, &mut report);
+                    if report.failure.is_some() {
+                        break;
+                    }
                 }
             }
         }
@@ -755,9 +820,16 @@ mod tests {
             string_enum(1_001, "v"),
             string_enum(300, &"a".repeat(60)),
             string_enum(2_000, &"b".repeat(70)),
+            json!({"type": "object", "properties": {"e": {"enum": [[1], 2]}}}),
+            json!({"type": "object", "properties": {"e": {"type": "object", "enum": [{"a": 1}]}}}),
+            json!({"type": "object", "properties": {"u": {"description": "untyped"}}}),
+            json!({"type": "object", "properties": {"n": {"type": "string", "not": {}}}}),
+            json!({"type": "object", "properties": {"b": true}}),
+            json!({"type": "object", "properties": {"r": {"$ref": "https://example.com/s"}}}),
         ] {
-            compare(&doc, 0);
-            compare(&doc, 1);
+            for which in 0..checks.len() {
+                compare(&doc, which);
+            }
         }
         // Two-byte characters: over 15,000 bytes, under 15,000 characters.
         let doc = string_enum(300, &"é".repeat(40));
