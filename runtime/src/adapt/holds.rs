@@ -101,6 +101,8 @@ const VOCABULARY: &[&str] = &[
     BOOL_SCHEMA,
     ARRAY_TYPE,
     ANY_OF_IN_ANY_OF,
+    TYPE_LIST,
+    UNION_PAST_NULL,
 ];
 
 /// The fact "an `items` whose value is an array" (draft-07's tuple form).
@@ -120,18 +122,30 @@ pub(crate) const ARRAY_TYPE: &str = "type:array";
 /// The fact "an `anyOf` branch that has an `anyOf` of its own".
 pub(crate) const ANY_OF_IN_ANY_OF: &str = "anyOf:[{anyOf}]";
 
+/// The fact "a `type` whose value is a list".
+pub(crate) const TYPE_LIST: &str = "type:[...]";
+
+/// The fact "an `anyOf` or `oneOf` with a branch after its first that is not the null schema
+/// alone" (a union that is more than `[T, {"type": "null"}]`).
+pub(crate) const UNION_PAST_NULL: &str = "anyOf|oneOf:[T, U]";
+
 /// What a rule declares when each `anyOf` it adds stands where no union branch is (at a
-/// property, at `items`) and has for branches schemas the document held (and the null schema):
-/// an `anyOf` in a branch of the new `anyOf` is one the document held already. Not in the
-/// vocabulary (no fact of its own). Declaring `anyOf` itself also notes [`ANY_OF_IN_ANY_OF`]
-/// (the new `anyOf` may stand in a union's branch, or hold one). A rule that writes a
-/// `type: "array"` declares [`ARRAY_TYPE`].
+/// property, at `items`) and has for branches schemas the document held and at most the null
+/// schema after them: an `anyOf` in a branch of the new `anyOf` is one the document held
+/// already, and the new union is `[T, {"type": "null"}]` (a rule whose new union has other
+/// branches declares [`UNION_PAST_NULL`] too). Not in the vocabulary (no fact of its own).
+/// Declaring `anyOf` itself also notes [`ANY_OF_IN_ANY_OF`] and [`UNION_PAST_NULL`], and
+/// `oneOf` the latter. A rule that writes a `type: "array"` declares [`ARRAY_TYPE`], one that
+/// writes a list of types [`TYPE_LIST`].
 pub(crate) const ANY_OF_AROUND: &str = "anyOf around held schemas";
 
 const ITEMS: u128 = bit_of("items");
 const REF: u128 = bit_of("$ref");
 const TYPE: u128 = bit_of("type");
 const ANY_OF: u128 = bit_of("anyOf");
+const ONE_OF: u128 = bit_of("oneOf");
+const TYPE_LIST_BIT: u128 = bit_of(TYPE_LIST);
+const UNION_PAST_NULL_BIT: u128 = bit_of(UNION_PAST_NULL);
 const ARRAY_TYPE_BIT: u128 = bit_of(ARRAY_TYPE);
 const ANY_OF_IN_ANY_OF_BIT: u128 = bit_of(ANY_OF_IN_ANY_OF);
 const ITEMS_LIST_BIT: u128 = bit_of(ITEMS_LIST);
@@ -209,26 +223,44 @@ fn facts(b: u128, value: &Value) -> u128 {
     if b == TYPE {
         return match value {
             Value::String(t) => fact(array(t), ARRAY_TYPE_BIT),
-            Value::Array(ts) => fact(
-                ts.iter().any(|t| t.as_str().is_some_and(array)),
-                ARRAY_TYPE_BIT,
-            ),
+            Value::Array(ts) => {
+                TYPE_LIST_BIT
+                    | fact(
+                        ts.iter().any(|t| t.as_str().is_some_and(array)),
+                        ARRAY_TYPE_BIT,
+                    )
+            }
             _ => 0,
         };
     }
     let bool_among = |found: bool| fact(found, BOOL_SCHEMA_BIT);
+    // Past the first branch, anything but `{"type": "null"}` alone.
+    let past_null = |branches: &[Value]| {
+        let bare_null = |b: &Value| {
+            b.as_object()
+                .is_some_and(|m| m.len() == 1 && m.key("type").is_some_and(|t| t == "null"))
+        };
+        fact(
+            branches.iter().skip(1).any(|b| !bare_null(b)),
+            UNION_PAST_NULL_BIT,
+        )
+    };
     match value {
         Value::Array(items) if b == ITEMS => {
             ITEMS_LIST_BIT | bool_among(items.iter().any(Value::is_boolean))
         }
         Value::Array(branches) if b == ANY_OF => {
             bool_among(branches.iter().any(Value::is_boolean))
+                | past_null(branches)
                 | fact(
                     branches
                         .iter()
                         .any(|b| b.as_object().is_some_and(|m| m.has("anyOf"))),
                     ANY_OF_IN_ANY_OF_BIT,
                 )
+        }
+        Value::Array(branches) if b == ONE_OF => {
+            bool_among(branches.iter().any(Value::is_boolean)) | past_null(branches)
         }
         Value::String(r) if b == REF && r.starts_with("#/definitions/") => REF_DEFINITIONS_BIT,
         Value::Bool(_) if b & ONE_SCHEMA != 0 => BOOL_SCHEMA_BIT,
@@ -475,11 +507,13 @@ impl Holds {
         }))
     }
 
-    /// Records that the document may now hold `keyword` (a new `anyOf` with the fact that it
-    /// may stand in a union's branch or hold one, unless declared as [`ANY_OF_AROUND`]).
+    /// Records that the document may now hold `keyword` (a new `anyOf` with the facts that it
+    /// may stand in a union's branch or hold one and be more than `[T, null]`, unless declared
+    /// as [`ANY_OF_AROUND`]; a new `oneOf` with the latter).
     fn add(&mut self, keyword: &str) {
         let bits = match keyword {
-            "anyOf" => ANY_OF | ANY_OF_IN_ANY_OF_BIT,
+            "anyOf" => ANY_OF | ANY_OF_IN_ANY_OF_BIT | UNION_PAST_NULL_BIT,
+            "oneOf" => ONE_OF | UNION_PAST_NULL_BIT,
             ANY_OF_AROUND => ANY_OF,
             _ => bit(keyword).unwrap_or(0),
         };
@@ -872,6 +906,11 @@ pub(crate) mod tests {
             json!({"type": "object", "properties": {"l": {"$ref": "#/$defs/l"}}, "$defs": {"l": {"type": "array"}}}),
             json!({"type": "object", "properties": {"l": {"type": ["array", "null"]}}}),
             json!({"type": "object", "properties": {"l": {"nullable": true, "type": "array"}}}),
+            // Unions of a schema and the null schema, and a structured branch after a null one.
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}], "nullable": true}}}),
+            json!({"type": "object", "properties": {"a": {"oneOf": [{"type": "object", "properties": {}}, {"type": "null"}]}}}),
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "null"}, {"type": "object", "properties": {"x": {"type": "string"}}}]}}}),
+            json!({"type": "object", "properties": {"a": {"type": ["object", "null"], "properties": {"x": {"type": ["string", "integer"]}}}}}),
         ]
     }
 
@@ -947,6 +986,7 @@ pub(crate) mod tests {
             let mut declared = before;
             let declares = rule.adds(&before.held(), &mut |k| declared.add(k));
             let mut report = RuleReport::for_rule(rule.name());
+            let was = doc.clone();
             rule.apply(doc, &mut report);
             if declares {
                 let extra = Holds::of(doc).all() & !declared.all();
@@ -954,7 +994,11 @@ pub(crate) mod tests {
                     .filter(|b| extra & (1 << b) != 0)
                     .map(|b| VOCABULARY[b])
                     .collect();
-                assert!(extra.is_empty(), "{target} {} added {extra:?}", rule.name());
+                assert!(
+                    extra.is_empty(),
+                    "{target} {} added {extra:?}: {was} -> {doc}",
+                    rule.name()
+                );
                 checked += 1;
             }
             report

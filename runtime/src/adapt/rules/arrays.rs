@@ -47,6 +47,7 @@ impl Rule for TupleItems {
                 crate::adapt::holds::ARRAY_TYPE,
                 "maxItems",
                 super::any_of_around(held),
+                crate::adapt::holds::UNION_PAST_NULL,
             ],
             add,
         )

@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::fused::{node_at_root_alone, root_node};
 use super::{Held, NodeRule, Rule, RuleReport, walk_nodes};
-use crate::adapt::holds::{ITEMS_LIST, REF_DEFINITIONS};
+use crate::adapt::holds::{ITEMS_LIST, REF_DEFINITIONS, TYPE_LIST};
 use crate::adapt::visit::Path;
 use crate::keys::Keys;
 
@@ -52,7 +52,7 @@ impl Rule for UpgradeDraft07 {
                 held.may_hold("dependencies"),
                 &["dependentRequired", "dependentSchemas"],
             ),
-            (held.may_hold("nullable"), &["type", "anyOf"]),
+            (held.may_hold("nullable"), &["type", TYPE_LIST, "anyOf"]),
         ];
         for (_, keywords) in forms.iter().filter(|(was, _)| *was) {
             keywords.iter().for_each(|k| add(k));

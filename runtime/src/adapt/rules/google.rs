@@ -119,7 +119,12 @@ impl Rule for GoogleNullable {
         "google-nullable"
     }
 
+    /// A null branch it rewrites (`{"type": "null"}` → `{"nullable": true}`) is no longer the
+    /// null schema alone.
     fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        if held.may_hold("anyOf") || held.may_hold("oneOf") {
+            add(crate::adapt::holds::UNION_PAST_NULL);
+        }
         super::moves_and_adds(held, &["nullable", "type", "description"], add)
     }
 

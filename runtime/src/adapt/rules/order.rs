@@ -39,8 +39,9 @@ impl Rule for StructuredFirst {
         "structured-first"
     }
 
+    /// A union of `[T, {"type": "null"}]` has its only structured branch first.
     fn wanted(&self, held: &Held<'_>) -> bool {
-        held.may_hold("anyOf") || held.may_hold("oneOf")
+        held.may_hold(crate::adapt::holds::UNION_PAST_NULL)
     }
 
     fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {

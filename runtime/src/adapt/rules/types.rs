@@ -94,7 +94,14 @@ impl Rule for SplitTypeArrays {
         "split-type-arrays"
     }
 
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold(crate::adapt::holds::TYPE_LIST)
+    }
+
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        if !self.wanted(held) {
+            return super::adds_these(&[], add);
+        }
         super::adds_these(&["anyOf", "type", "description"], add)
     }
 
