@@ -72,13 +72,16 @@ fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(TupleItems::default()),
         Box::new(after_rewrite),
         Box::new(OneOfToAnyOf),
-        Box::new(strip_keywords(
-            settings,
-            "strip-unsupported",
-            ANTHROPIC_STRICT_STRIP,
-            "not supported by Anthropic strict tool use",
-            anthropic_keeps,
-        )),
+        Box::new(
+            strip_keywords(
+                settings,
+                "strip-unsupported",
+                ANTHROPIC_STRICT_STRIP,
+                "not supported by Anthropic strict tool use",
+                anthropic_keeps,
+            )
+            .node_rule(),
+        ),
         Box::new(CloseObjects {
             optional: Optional::Keep,
         }),

@@ -105,13 +105,16 @@ const GOOGLE_STRIP: &[&str] = &[
 ];
 
 pub(super) fn google_strip(settings: &AdaptSettings) -> Box<dyn Rule> {
-    Box::new(strip_keywords(
-        settings,
-        "strip-google-unsupported",
-        GOOGLE_STRIP,
-        "Google's schema rejects it",
-        keep_none,
-    ))
+    Box::new(
+        strip_keywords(
+            settings,
+            "strip-google-unsupported",
+            GOOGLE_STRIP,
+            "Google's schema rejects it",
+            keep_none,
+        )
+        .node_rule(),
+    )
 }
 
 /// Google's wire: no top-level combinators, camelCase keywords, object schemas only.
@@ -156,8 +159,14 @@ fn google_suffix() -> Vec<Box<dyn Rule>> {
     vec![
         Box::new(InlineRefs::default()),
         Box::new(OneBranchUnions),
-        Box::new(EnsureProperties),
-        Box::new(PropertyOrdering),
+        // One walk: the ordering reads only its node's own `type` and property names.
+        Box::new(Fused::new(
+            "ensure-properties, property-ordering",
+            vec![
+                Box::new(EnsureProperties) as Box<dyn NodeRule>,
+                Box::new(PropertyOrdering),
+            ],
+        )),
         Box::new(StructuredFirst),
     ]
 }

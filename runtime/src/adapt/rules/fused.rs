@@ -370,6 +370,13 @@ mod tests {
                     ],
                 )
             },
+            || {
+                use crate::adapt::rules::{EnsureProperties, PropertyOrdering};
+                (
+                    vec![Box::new(EnsureProperties), Box::new(PropertyOrdering)],
+                    vec![Box::new(EnsureProperties), Box::new(PropertyOrdering)],
+                )
+            },
             // The first rule logs branch moves (null branches removed, one left merged).
             || nullable_then_infer(true),
             || nullable_then_infer(false),

@@ -406,15 +406,19 @@ impl Rule for EnsureProperties {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        visit(schema, Order::Pre, &mut |node, path| {
-            let Value::Object(map) = node else { return };
-            if map.key("type").and_then(Value::as_str) == Some("object")
-                && !map.key("properties").is_some_and(Value::is_object)
-            {
-                map.insert("properties".into(), json!({}));
-                report.change(path.pointer(), "`properties: {}` added");
-            }
-        });
+        walk_nodes(self, schema, report);
+    }
+}
+
+impl NodeRule for EnsureProperties {
+    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
+        let Value::Object(map) = node else { return };
+        if map.key("type").and_then(Value::as_str) == Some("object")
+            && !map.key("properties").is_some_and(Value::is_object)
+        {
+            map.insert("properties".into(), json!({}));
+            report.change(path.pointer(), "`properties: {}` added");
+        }
     }
 }
 
@@ -433,23 +437,32 @@ impl Rule for PropertyOrdering {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        visit(schema, Order::Pre, &mut |node, path| {
-            let Value::Object(map) = node else { return };
-            if map.has("propertyOrdering")
-                || map.key("type").and_then(Value::as_str) != Some("object")
-            {
-                return;
-            }
-            let Some(Value::Object(props)) = map.key("properties") else {
-                return;
-            };
-            if props.len() < 2 {
-                return;
-            }
-            let names: Vec<Value> = props.keys().map(|k| json!(k)).collect();
-            map.insert("propertyOrdering".into(), Value::Array(names));
-            report.change(path.pointer(), "`propertyOrdering` as declared");
-        });
+        walk_nodes(self, schema, report);
+    }
+}
+
+/// Reads its node's own `type` and the names of its `properties` (not the schemas), and
+/// writes `propertyOrdering`, which holds no schema.
+impl NodeRule for PropertyOrdering {
+    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
+        let Value::Object(map) = node else { return };
+        if map.has("propertyOrdering") || map.key("type").and_then(Value::as_str) != Some("object")
+        {
+            return;
+        }
+        let Some(Value::Object(props)) = map.key("properties") else {
+            return;
+        };
+        if props.len() < 2 {
+            return;
+        }
+        let names: Vec<Value> = props.keys().map(|k| json!(k)).collect();
+        map.insert("propertyOrdering".into(), Value::Array(names));
+        report.change(path.pointer(), "`propertyOrdering` as declared");
+    }
+
+    fn grows_below(&self, _: &Held<'_>) -> bool {
+        false
     }
 }
 
