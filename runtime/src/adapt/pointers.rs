@@ -631,11 +631,42 @@ fn resolve<'a>(
     doc: &'a Value,
     pointer: &Pointer,
 ) -> Option<&'a Value> {
+    // Most positions are a few links below the root: stepped down to directly, which costs a
+    // bounded number of look-ups and no table.
+    if let Some(node) = resolve_near(doc, pointer) {
+        return node;
+    }
     found.get(
         pointer,
         Some(doc),
         |parent, p| parent.and_then(|n| step(n, p.last_escaped().expect("not the root"))),
         |text| text.split('/').skip(1).try_fold(doc, step),
+    )
+}
+
+/// The positions [`resolve_near`] steps down to directly: at most this many links deep.
+const NEAR: usize = 6;
+
+/// The node `pointer` names in `doc` (`Some(None)`: none), found by stepping down from the root
+/// when the pointer is a chain of at most [`NEAR`] links; `None` for any other pointer.
+fn resolve_near<'a>(doc: &'a Value, pointer: &Pointer) -> Option<Option<&'a Value>> {
+    let mut tokens: [&str; NEAR] = [""; NEAR];
+    let mut count = 0;
+    let mut at = pointer;
+    while !at.is_root() {
+        let (parent, token) = at.link()?;
+        if count == NEAR {
+            return None;
+        }
+        tokens[count] = token;
+        count += 1;
+        at = parent;
+    }
+    Some(
+        tokens[..count]
+            .iter()
+            .rev()
+            .try_fold(doc, |node, token| step(node, token)),
     )
 }
 
@@ -836,6 +867,50 @@ fn mix(hash: u128, token: &str) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A position resolved by stepping down from the root is the one the memo finds: for
+    /// chains of every length around the limit, escaped names, indices, missing positions and
+    /// positions given as text (which only the memo takes).
+    #[test]
+    fn near_positions_resolve_as_the_memo_does() {
+        let doc = serde_json::json!({"properties": {"a/b": {"anyOf": [{"properties": {"c~d": {"items": {"properties": {"e": {"properties": {"f": {"type": "string"}}}}}}}}]}}});
+        let tokens = [
+            "properties",
+            "a/b",
+            "anyOf",
+            "0",
+            "properties",
+            "c~d",
+            "items",
+            "properties",
+            "e",
+            "properties",
+            "f",
+        ];
+        let mut memo = PerPosition::new();
+        for len in 0..=tokens.len() {
+            let chain = tokens[..len]
+                .iter()
+                .fold(Pointer::root(), |p, t| p.child(t));
+            let missing = chain.child("nowhere");
+            for p in [&chain, &missing, &Pointer::parse(chain.as_str())] {
+                let mut fresh = PerPosition::new();
+                let by_memo = fresh.get(
+                    p,
+                    Some(&doc),
+                    |parent, q| {
+                        parent.and_then(|n| step(n, q.last_escaped().expect("not the root")))
+                    },
+                    |text| text.split('/').skip(1).try_fold(&doc, step),
+                );
+                assert_eq!(resolve(&mut memo, &doc, p), by_memo, "{p}");
+                if let Some(near) = resolve_near(&doc, p) {
+                    assert_eq!(near, by_memo, "{p}");
+                }
+            }
+            assert_eq!(resolve_near(&doc, &chain).is_some(), len <= NEAR, "{len}");
+        }
+    }
 
     /// Ids spread over the hash (nearby and aligned addresses differ), and any other key mixes in
     /// every byte in order.
