@@ -234,14 +234,11 @@ fn facts(b: u128, value: &Value) -> u128 {
         };
     }
     let bool_among = |found: bool| fact(found, BOOL_SCHEMA_BIT);
-    // Past the first branch, anything but `{"type": "null"}` alone.
+    // Past the first branch, anything but `{"type": "null"}` alone (what structured-first
+    // passes over).
     let past_null = |branches: &[Value]| {
-        let bare_null = |b: &Value| {
-            b.as_object()
-                .is_some_and(|m| m.len() == 1 && m.key("type").is_some_and(|t| t == "null"))
-        };
         fact(
-            branches.iter().skip(1).any(|b| !bare_null(b)),
+            !branches.iter().skip(1).all(super::rules::is_bare_null),
             UNION_PAST_NULL_BIT,
         )
     };
@@ -879,9 +876,10 @@ pub(crate) mod tests {
         ]
     }
 
-    /// Documents where a rule may put an `anyOf` in a union's branch, or a `type: "array"`
-    /// somewhere, that the input did not have as such (the facts the scan notes for
-    /// splice-nested-anyof and tuple-items).
+    /// Documents where a rule may make a fact the scan notes that the input did not have as
+    /// such: an `anyOf` in a union's branch (splice-nested-anyof), a `type: "array"`
+    /// (tuple-items), a list of types (split-type-arrays), a union past `[T, null]`
+    /// (structured-first).
     fn facts_made_by_rules() -> Vec<Value> {
         let str_or_null = json!({"anyOf": [{"type": "string"}, {"type": "null"}]});
         vec![

@@ -33,6 +33,7 @@ pub use inline::InlineRefs;
 pub use keywords::{DefaultToDescription, StripKeywords};
 pub use objects::{CloseObjects, Optional};
 pub use order::StructuredFirst;
+pub(crate) use order::is_bare_null;
 pub use refs::{MergeSingleAllOf, ResolveRefSiblings};
 pub use responses::ResponsesPrepass;
 pub(crate) use responses::has_lookaround as responses_has_lookaround;

@@ -20,7 +20,7 @@ fn is_structured(kind: &BranchKind) -> bool {
 
 /// `{"type": "null"}` and nothing else: never structured, whatever a `$ref` or keyword beside
 /// it would say.
-fn is_bare_null(branch: &Value) -> bool {
+pub(crate) fn is_bare_null(branch: &Value) -> bool {
     branch
         .as_object()
         .is_some_and(|m| m.len() == 1 && m.key("type").is_some_and(|t| t == "null"))

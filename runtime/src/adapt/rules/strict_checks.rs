@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::{Held, Rule, RuleReport, has_type};
 use crate::keys::Keys;
@@ -59,41 +59,9 @@ fn precheck_walk(schema: &Value, report: &mut RuleReport) {
         return;
     }
     for (index, (node, place)) in walk.nodes.iter().enumerate() {
-        let at = || pointer(&walk.steps(index));
-        if index > 0 && untyped(node) {
-            let slot = matches!(
-                place.step,
-                Some(
-                    Step::Name("properties" | "$defs", _)
-                        | Step::Keyword("items")
-                        | Step::Index(..)
-                )
-            );
-            if slot {
-                report.fail(at(), "an untyped subschema (`true` or `{}`) has no strict form: strict mode needs a type on every node");
-                return;
-            }
-        }
-        let Some(map) = node.as_object() else {
-            continue;
-        };
-        if map
-            .key("patternProperties")
-            .and_then(Value::as_object)
-            .is_some_and(|p| !p.is_empty())
-        {
-            report.fail(
-                at(),
-                "`patternProperties` has no strict form (objects must be closed)",
-            );
+        if let Some(why) = precheck_refusal(node, place.step) {
+            report.fail(pointer(&walk.steps(index)), why);
             return;
-        }
-        match map.key("additionalProperties") {
-            Some(Value::Bool(true)) | Some(Value::Object(_)) => {
-                report.fail(at(), "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed");
-                return;
-            }
-            _ => {}
         }
     }
 }
@@ -104,34 +72,36 @@ fn precheck_passes(schema: &Value) -> bool {
     let mut tally = Tally::default();
     each_node(schema, 0usize, &mut |node, step, depth| {
         let depth = tally.node(node, step, depth, false)?;
-        if step.is_some()
-            && untyped(node)
-            && matches!(
-                step,
-                Some(
-                    Step::Name("properties" | "$defs", _)
-                        | Step::Keyword("items")
-                        | Step::Index(..)
-                )
-            )
-        {
-            return None;
-        }
-        if let Some(map) = node.as_object() {
-            if map
-                .key("patternProperties")
-                .and_then(Value::as_object)
-                .is_some_and(|p| !p.is_empty())
-                || matches!(
-                    map.key("additionalProperties"),
-                    Some(Value::Bool(true) | Value::Object(_))
-                )
-            {
-                return None;
-            }
-        }
-        Some(depth)
+        precheck_refusal(node, step).is_none().then_some(depth)
     }) && tally.within(false)
+}
+
+/// What [`StrictPrecheck`] refuses in one node reached by `step` (`None` for the root), apart
+/// from the limits: an untyped subschema where a schema stands, `patternProperties`, an open map.
+fn precheck_refusal(node: &Value, step: Option<Step<'_>>) -> Option<&'static str> {
+    let slot = matches!(
+        step,
+        Some(Step::Name("properties" | "$defs", _) | Step::Keyword("items") | Step::Index(..))
+    );
+    if slot && untyped(node) {
+        return Some(
+            "an untyped subschema (`true` or `{}`) has no strict form: strict mode needs a type on every node",
+        );
+    }
+    let map = node.as_object()?;
+    if map
+        .key("patternProperties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty())
+    {
+        return Some("`patternProperties` has no strict form (objects must be closed)");
+    }
+    match map.key("additionalProperties") {
+        Some(Value::Bool(true) | Value::Object(_)) => Some(
+            "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed",
+        ),
+        _ => None,
+    }
 }
 
 /// What [`exceeded_limits`] counts, node by node in any order: `None` from [`Tally::node`] or
@@ -192,28 +162,7 @@ fn typed_within_limits_passes(schema: &Value) -> bool {
     let mut tally = Tally::default();
     each_node(schema, 0usize, &mut |node, step, depth| {
         let depth = tally.node(node, step, depth, true)?;
-        if closing(node, step) {
-            return Some(depth);
-        }
-        let map = node.as_object()?;
-        if map.has("allOf") || !(map.has("type") || map.has("anyOf") || map.has("$ref")) {
-            return None;
-        }
-        if let Some(Value::String(r)) = map.key("$ref") {
-            resolve_local(schema, r)?;
-        }
-        if let (Some(Value::String(t)), Some(Value::Array(values))) =
-            (map.key("type"), map.key("enum"))
-        {
-            let fits = |v: &Value| {
-                let vt = super::value_type(v);
-                vt == t || (t == "number" && vt == "integer")
-            };
-            if !values.iter().all(fits) {
-                return None;
-            }
-        }
-        Some(depth)
+        typed_refusal(schema, node, step).is_none().then_some(depth)
     }) && tally.within(true)
 }
 
@@ -240,51 +189,50 @@ impl Rule for Typed {
 /// [`Typed`]'s check on a walk of `schema`.
 fn typed(schema: &Value, walk: &Walk<'_>, report: &mut RuleReport) {
     for (index, (node, place)) in walk.nodes.iter().enumerate() {
-        let at = || pointer(&walk.steps(index));
-        if closing(node, place.step) {
-            continue;
-        }
-        let Some(map) = node.as_object() else {
-            report.fail(at(), "a boolean subschema has no strict form");
+        if let Some(why) = typed_refusal(schema, node, place.step) {
+            report.fail(pointer(&walk.steps(index)), why);
             return;
-        };
-        if map.has("allOf") {
-            report.fail(
-                at(),
-                "`allOf` with several schemas is not supported in strict mode",
-            );
-            return;
-        }
-        if let Some(Value::String(r)) = map.key("$ref") {
-            if resolve_local(schema, r).is_none() {
-                report.fail(at(), format!("`$ref: {r}` does not resolve in this schema (external references are never fetched)"));
-                return;
-            }
-        }
-        if !(map.has("type") || map.has("anyOf") || map.has("$ref")) {
-            report.fail(
-                at(),
-                "a node with no type, combinator or `$ref` cannot be enforced in strict mode",
-            );
-            return;
-        }
-        // An enum value of another type than the node's: OpenAI rejects the whole tool.
-        if let (Some(Value::String(t)), Some(Value::Array(values))) =
-            (map.key("type"), map.key("enum"))
-        {
-            let fits = |v: &Value| {
-                let vt = super::value_type(v);
-                vt == t || (t == "number" && vt == "integer")
-            };
-            if let Some(bad) = values.iter().find(|v| !fits(v)) {
-                report.fail(
-                    at(),
-                    format!("the enum value {bad} is not of the node's type `{t}`"),
-                );
-                return;
-            }
         }
     }
+}
+
+/// What [`Typed`] refuses in one node of `schema` reached by `step`.
+fn typed_refusal(schema: &Value, node: &Value, step: Option<Step<'_>>) -> Option<String> {
+    if closing(node, step) {
+        return None;
+    }
+    let Some(map) = node.as_object() else {
+        return Some("a boolean subschema has no strict form".into());
+    };
+    if map.has("allOf") {
+        return Some("`allOf` with several schemas is not supported in strict mode".into());
+    }
+    if let Some(Value::String(r)) = map.key("$ref") {
+        if resolve_local(schema, r).is_none() {
+            return Some(format!(
+                "`$ref: {r}` does not resolve in this schema (external references are never fetched)"
+            ));
+        }
+    }
+    if !(map.has("type") || map.has("anyOf") || map.has("$ref")) {
+        return Some(
+            "a node with no type, combinator or `$ref` cannot be enforced in strict mode".into(),
+        );
+    }
+    // An enum value of another type than the node's: OpenAI rejects the whole tool.
+    if let (Some(Value::String(t)), Some(Value::Array(values))) = (map.key("type"), map.key("enum"))
+    {
+        let fits = |v: &Value| {
+            let vt = super::value_type(v);
+            vt == t || (t == "number" && vt == "integer")
+        };
+        if let Some(bad) = values.iter().find(|v| !fits(v)) {
+            return Some(format!(
+                "the enum value {bad} is not of the node's type `{t}`"
+            ));
+        }
+    }
+    None
 }
 
 /// OpenAI's documented strict limits: 5000 object properties in all, 10 levels of nesting, 1000
@@ -495,29 +443,37 @@ fn anthropic_passes_without_refs(schema: &Value) -> bool {
             return Some(());
         }
         let map = node.as_object()?;
-        if map.has("$ref")
-            || map
-                .key("patternProperties")
-                .and_then(Value::as_object)
-                .is_some_and(|p| !p.is_empty())
-            || matches!(
-                map.key("additionalProperties"),
-                Some(Value::Bool(true)) | Some(Value::Object(_))
-            )
-        {
-            return None;
-        }
-        if let Some(Value::Array(values)) = map.key("enum") {
-            if values.iter().any(|v| v.is_object() || v.is_array()) {
-                return None;
-            }
-        }
-        let typed = ["type", "anyOf", "oneOf", "allOf", "enum", "const"]
-            .iter()
-            .any(|k| map.has(k));
-        let slot = step.is_some_and(|s| !matches!(s, Step::Keyword("not")));
-        (typed || !slot).then_some(())
+        (!map.has("$ref") && anthropic_refusal(map, step).is_none()).then_some(())
     })
+}
+
+/// What [`AnthropicStrictCheck`] refuses in one object reached by `step`, apart from its
+/// `$ref`: `patternProperties`, an open map, an enum of objects or arrays, no type where a
+/// schema stands.
+fn anthropic_refusal(map: &Map<String, Value>, step: Option<Step<'_>>) -> Option<&'static str> {
+    if map
+        .key("patternProperties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty())
+    {
+        return Some("`patternProperties` is not supported in strict mode");
+    }
+    if matches!(
+        map.key("additionalProperties"),
+        Some(Value::Bool(true)) | Some(Value::Object(_))
+    ) {
+        return Some("`additionalProperties` other than false is not supported in strict mode");
+    }
+    if let Some(Value::Array(values)) = map.key("enum") {
+        if values.iter().any(|v| v.is_object() || v.is_array()) {
+            return Some("an enum of objects or arrays is not supported in strict mode");
+        }
+    }
+    let typed = ["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
+        .iter()
+        .any(|k| map.has(k));
+    let slot = step.is_some_and(|s| !matches!(s, Step::Keyword("not")));
+    (!typed && slot).then_some("an untyped node has no strict form")
 }
 
 /// [`AnthropicStrictCheck`] on a breadth-first walk: the first failure in its order, then
@@ -550,43 +506,8 @@ fn anthropic_walk(schema: &Value, report: &mut RuleReport) {
             let owner = definition_of(&walk, index);
             edges.entry(owner).or_default().push(r.clone());
         }
-        if map
-            .key("patternProperties")
-            .and_then(Value::as_object)
-            .is_some_and(|p| !p.is_empty())
-        {
-            report.fail(at(), "`patternProperties` is not supported in strict mode");
-            return;
-        }
-        if matches!(
-            map.key("additionalProperties"),
-            Some(Value::Bool(true)) | Some(Value::Object(_))
-        ) {
-            report.fail(
-                at(),
-                "`additionalProperties` other than false is not supported in strict mode",
-            );
-            return;
-        }
-        if let Some(Value::Array(values)) = map.key("enum") {
-            if values.iter().any(|v| v.is_object() || v.is_array()) {
-                report.fail(
-                    at(),
-                    "an enum of objects or arrays is not supported in strict mode",
-                );
-                return;
-            }
-        }
-        let typed = ["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
-            .iter()
-            .any(|k| map.has(k));
-        if !typed
-            && index > 0
-            && place
-                .step
-                .is_some_and(|s| !matches!(s, Step::Keyword("not")))
-        {
-            report.fail(at(), "an untyped node has no strict form");
+        if let Some(why) = anthropic_refusal(map, place.step) {
+            report.fail(at(), why);
             return;
         }
     }
