@@ -103,6 +103,8 @@ const VOCABULARY: &[&str] = &[
     ANY_OF_IN_ANY_OF,
     TYPE_LIST,
     UNION_PAST_NULL,
+    TYPE_NULL,
+    UNTYPED,
 ];
 
 /// The fact "an `items` whose value is an array" (draft-07's tuple form).
@@ -129,6 +131,15 @@ pub(crate) const TYPE_LIST: &str = "type:[...]";
 /// alone" (a union that is more than `[T, {"type": "null"}]`).
 pub(crate) const UNION_PAST_NULL: &str = "anyOf|oneOf:[T, U]";
 
+/// The fact "a `type` that is the string `null`" (a list naming `null` is [`TYPE_LIST`]).
+pub(crate) const TYPE_NULL: &str = "type:null";
+
+/// The fact "an object with no `type`, `anyOf`, `oneOf`, `allOf` or `$ref` that has
+/// `properties`, `items`, `prefixItems`, `enum` or `const`" (a node infer-type may give a
+/// type). A rule that takes one of the former keywords away from such a node, or gives it one
+/// of the latter, declares it.
+pub(crate) const UNTYPED: &str = "{untyped}";
+
 /// What a rule declares when each `anyOf` it adds stands where no union branch is (at a
 /// property, at `items`) and has for branches schemas the document held and at most the null
 /// schema after them: an `anyOf` in a branch of the new `anyOf` is one the document held
@@ -151,6 +162,13 @@ const ANY_OF_IN_ANY_OF_BIT: u128 = bit_of(ANY_OF_IN_ANY_OF);
 const ITEMS_LIST_BIT: u128 = bit_of(ITEMS_LIST);
 const REF_DEFINITIONS_BIT: u128 = bit_of(REF_DEFINITIONS);
 const BOOL_SCHEMA_BIT: u128 = bit_of(BOOL_SCHEMA);
+const TYPE_NULL_BIT: u128 = bit_of(TYPE_NULL);
+const UNTYPED_BIT: u128 = bit_of(UNTYPED);
+
+/// The keys that give a node its type, or leave it to its branches or its target.
+const TYPED_BY: u128 = TYPE | ANY_OF | ONE_OF | bits_of(&["allOf", "$ref"]);
+/// The keys infer-type reads a type from.
+const TYPE_CUES: u128 = bits_of(&["properties", "items", "prefixItems", "enum", "const"]);
 
 /// The keywords whose value is a map of subschemas (which may be booleans).
 const SCHEMA_MAPS: u128 = bits_of(crate::walk::SCHEMA_MAP_KEYWORDS);
@@ -222,7 +240,9 @@ fn facts(b: u128, value: &Value) -> u128 {
     let array = |t: &str| t.len() == 5 && t.as_bytes() == b"array";
     if b == TYPE {
         return match value {
-            Value::String(t) => fact(array(t), ARRAY_TYPE_BIT),
+            Value::String(t) => {
+                fact(array(t), ARRAY_TYPE_BIT) | fact(t.as_str() == "null", TYPE_NULL_BIT)
+            }
             Value::Array(ts) => {
                 TYPE_LIST_BIT
                     | fact(
@@ -420,6 +440,9 @@ fn own_keys(map: &serde_json::Map<String, Value>) -> u128 {
         if let Some(b) = bit(key) {
             bits |= b | facts(b, v);
         }
+    }
+    if bits & TYPED_BY == 0 && bits & TYPE_CUES != 0 {
+        bits |= UNTYPED_BIT;
     }
     bits
 }
@@ -909,6 +932,22 @@ pub(crate) mod tests {
             json!({"type": "object", "properties": {"a": {"oneOf": [{"type": "object", "properties": {}}, {"type": "null"}]}}}),
             json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "null"}, {"type": "object", "properties": {"x": {"type": "string"}}}]}}}),
             json!({"type": "object", "properties": {"a": {"type": ["object", "null"], "properties": {"x": {"type": ["string", "integer"]}}}}}),
+            // Nodes left untyped: a union, an `allOf` or a `$ref` taken away or merged into a
+            // node with an enum, `items` or `properties` and no type of its own; a `null` type
+            // taken away; a snake_case tuple renamed.
+            json!({"type": "object", "properties": {"a": {"allOf": [{"description": "d"}], "enum": ["x"]}}}),
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/d", "enum": ["x"]}}, "$defs": {"d": {"description": "d"}}}),
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"description": "d"}], "enum": ["x", "y"]}}}),
+            json!({"type": "object", "properties": {"a": {"oneOf": [{"description": "d"}, {"type": "null"}], "items": {"type": "string"}}}}),
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "null"}], "enum": ["x", null]}}}),
+            json!({"type": "object", "properties": {"a": {"type": "null", "properties": {}}}}),
+            json!({"type": "object", "properties": {"a": {"type": ["null"], "items": {"type": "string"}}}}),
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"const": "x"}, {"const": 1}]}}}),
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"const": null}, {"const": null}]}}}),
+            json!({"type": "object", "properties": {"a": {"prefix_items": [{"type": "string"}]}}}),
+            json!({"anyOf": [{"type": "object", "properties": {"x": {"type": "string", "enum": ["a"]}}}, {"type": "object", "properties": {"x": {"type": "integer", "enum": [1]}}}]}),
+            // `null` types written: an enum of `null` alone typed, a wrapped optional property.
+            json!({"type": "object", "properties": {"a": {"enum": [null]}, "b": {"type": "string"}}, "required": ["a"]}),
         ]
     }
 
@@ -979,6 +1018,8 @@ pub(crate) mod tests {
     #[test]
     fn every_rule_adds_only_what_it_declares() {
         let mut checked = 0;
+        // The first document for each rule and keyword it added undeclared.
+        let mut undeclared = std::collections::BTreeMap::new();
         each_rule_in_order(|target, rule, doc| {
             let before = Holds::of(doc);
             let mut declared = before;
@@ -988,20 +1029,46 @@ pub(crate) mod tests {
             rule.apply(doc, &mut report);
             if declares {
                 let extra = Holds::of(doc).all() & !declared.all();
-                let extra: Vec<&str> = (0..VOCABULARY.len())
-                    .filter(|b| extra & (1 << b) != 0)
-                    .map(|b| VOCABULARY[b])
-                    .collect();
-                assert!(
-                    extra.is_empty(),
-                    "{target} {} added {extra:?}: {was} -> {doc}",
-                    rule.name()
-                );
+                for b in (0..VOCABULARY.len()).filter(|b| extra & (1 << b) != 0) {
+                    undeclared
+                        .entry((rule.name(), VOCABULARY[b]))
+                        .or_insert_with(|| format!("{target}: {was} -> {doc}"));
+                }
                 checked += 1;
             }
             report
         });
+        assert!(
+            undeclared.is_empty(),
+            "added, not declared: {:#?}",
+            undeclared
+        );
         assert!(checked > 50_000, "{checked}");
+    }
+
+    /// root-combinators declares nothing it adds because object-root, before it in every list
+    /// that has it, has made the root `type: "object"`: taking the root's union away cannot
+    /// leave it untyped.
+    #[test]
+    fn object_root_comes_before_root_combinators() {
+        let mut lists = 0;
+        for &target in Target::ALL {
+            let settings = target.settings();
+            type List = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
+            let each: [List; 2] = [AdaptSettings::rules, AdaptSettings::relaxed_rules];
+            for list in each {
+                let names: Vec<&str> = list(&settings).iter().map(|r| r.name()).collect();
+                let at = |name| names.iter().position(|n| *n == name);
+                if let Some(combinators) = at("root-combinators") {
+                    assert!(
+                        at("object-root").is_some_and(|root| root < combinators),
+                        "{target}: {names:?}"
+                    );
+                    lists += 1;
+                }
+            }
+        }
+        assert!(lists >= 8, "{lists}");
     }
 
     /// The strict OpenAI targets infer types once, in their first stage's last walk (the
@@ -1125,6 +1192,44 @@ pub(crate) mod tests {
             json!({"anyOf": [{"oneOf": [{"type": "string"}]}], "properties": {"b": {"anyOf": [{"type": "null"}]}}}),
         ] {
             assert!(!noted(&doc, ANY_OF_IN_ANY_OF), "{doc}");
+        }
+    }
+
+    /// The scan notes a node infer-type may type (no `type`, union, `allOf` or `$ref`, and a
+    /// keyword a type is read from) and a `type: "null"`, and neither where there is none.
+    #[test]
+    fn an_untyped_node_and_a_null_type_are_noted() {
+        let noted = |doc: &Value, fact| Holds::of(doc).held().may_hold(fact);
+        for doc in [
+            json!({"properties": {}}),
+            json!({"type": "object", "properties": {"a": {"enum": ["x"]}}}),
+            json!({"type": "object", "properties": {"a": {"const": 1, "description": "d"}}}),
+            json!({"type": "array", "items": {"items": {"type": "string"}}}),
+            json!({"$defs": {"t": {"prefixItems": []}}}),
+        ] {
+            assert!(noted(&doc, UNTYPED), "{doc}");
+        }
+        for doc in [
+            json!({"type": "object", "properties": {"a": {"type": "string", "enum": ["x"]}}}),
+            json!({"anyOf": [{"type": "string"}], "enum": ["x"]}),
+            json!({"oneOf": [], "items": {}, "properties": {"a": {"allOf": [], "const": 1}}}),
+            json!({"$ref": "#/$defs/a", "enum": ["x"], "$defs": {"a": {"type": "string"}}}),
+            json!({"type": "object", "properties": {"a": {"description": "no type, no cue"}}}),
+        ] {
+            assert!(!noted(&doc, UNTYPED), "{doc}");
+        }
+        for doc in [
+            json!({"type": "null"}),
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+        ] {
+            assert!(noted(&doc, TYPE_NULL), "{doc}");
+        }
+        for doc in [
+            json!({"type": ["string", "null"]}),
+            json!({"enum": [null], "type": "string"}),
+            json!({"properties": {"null": {"type": "string"}}}),
+        ] {
+            assert!(!noted(&doc, TYPE_NULL), "{doc}");
         }
     }
 

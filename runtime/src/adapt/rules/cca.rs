@@ -70,6 +70,12 @@ impl Rule for NullablePropertiesOptional {
         "nullable-properties-optional"
     }
 
+    /// The null forms of a property: `nullable`, a list of types, a union, an enum.
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold_any(&["nullable", "anyOf", "oneOf", "enum"])
+            || held.may_hold(crate::adapt::holds::TYPE_LIST)
+    }
+
     fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         // It removes `null` and `nullable`; a one-branch union left is merged into its node.
         super::moves_and_adds(held, &[], add)
@@ -431,6 +437,8 @@ impl Rule for CollapseCombiners {
                 "description",
                 "enum",
                 "anyOf",
+                // A node whose combinator is merged into it may be left untyped.
+                crate::adapt::holds::UNTYPED,
             ],
             add,
         )

@@ -52,7 +52,10 @@ impl Rule for UpgradeDraft07 {
                 held.may_hold("dependencies"),
                 &["dependentRequired", "dependentSchemas"],
             ),
-            (held.may_hold("nullable"), &["type", TYPE_LIST, "anyOf"]),
+            (
+                held.may_hold("nullable"),
+                &["type", TYPE_LIST, "anyOf", crate::adapt::holds::TYPE_NULL],
+            ),
         ];
         for (_, keywords) in forms.iter().filter(|(was, _)| *was) {
             keywords.iter().for_each(|k| add(k));

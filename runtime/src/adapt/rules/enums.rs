@@ -70,7 +70,10 @@ impl Rule for AllConstToEnum {
     /// Where a union was: none without one.
     fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         if self.wanted(held) {
-            super::adds_these(&["enum", "type", "description"], add);
+            // The union taken away may leave the node untyped (an enum of mixed types), or
+            // typed `null` (consts that are all `null`).
+            use crate::adapt::holds::{TYPE_NULL, UNTYPED};
+            super::adds_these(&["enum", "type", TYPE_NULL, UNTYPED, "description"], add);
         }
         true
     }
@@ -175,11 +178,20 @@ impl Rule for InferType {
         "infer-type"
     }
 
-    /// `type`, `array` where a node has `items` or `prefixItems`.
+    /// Only a node the scan found untyped ([`crate::adapt::holds::UNTYPED`]) gets a type.
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold(crate::adapt::holds::UNTYPED)
+    }
+
+    /// `type`, `array` where a node has `items` or `prefixItems`, `null` where an enum or a
+    /// `const` may be only `null`.
     fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         add("type");
         if held.may_hold("items") || held.may_hold("prefixItems") {
             add(crate::adapt::holds::ARRAY_TYPE);
+        }
+        if held.may_hold("enum") || held.may_hold("const") {
+            add(crate::adapt::holds::TYPE_NULL);
         }
         true
     }

@@ -40,6 +40,8 @@ impl Rule for SnakeCaseKeywords {
                 "additionalProperties",
                 "prefixItems",
                 "propertyOrdering",
+                // `prefixItems` where `prefix_items` was, on a node without a type.
+                crate::adapt::holds::UNTYPED,
             ],
             add,
         )
@@ -119,11 +121,22 @@ impl Rule for GoogleNullable {
         "google-nullable"
     }
 
+    /// Null forms: a union (its null branches), a list of types, `type: "null"`.
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        use crate::adapt::holds::{TYPE_LIST, TYPE_NULL};
+        held.may_hold("anyOf") || held.may_hold(TYPE_LIST) || held.may_hold(TYPE_NULL)
+    }
+
     /// A null branch it rewrites (`{"type": "null"}` → `{"nullable": true}`) is no longer the
     /// null schema alone.
     fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        use crate::adapt::holds::{TYPE_LIST, TYPE_NULL, UNION_PAST_NULL, UNTYPED};
         if held.may_hold("anyOf") || held.may_hold("oneOf") {
-            add(crate::adapt::holds::UNION_PAST_NULL);
+            add(UNION_PAST_NULL);
+        }
+        // A `type: "null"` (or a list of `null` alone) taken away leaves a node untyped.
+        if held.may_hold(TYPE_NULL) || held.may_hold(TYPE_LIST) {
+            add(UNTYPED);
         }
         super::moves_and_adds(held, &["nullable", "type", "description"], add)
     }
@@ -529,7 +542,8 @@ impl Rule for OpenApiSchemaFields {
         if held.may_hold("examples") {
             add("example");
         }
-        super::adds_these(&["description"], add)
+        // A node whose `allOf` or `$ref` it removes may be left untyped.
+        super::adds_these(&["description", crate::adapt::holds::UNTYPED], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

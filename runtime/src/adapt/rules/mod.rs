@@ -116,7 +116,9 @@ pub(crate) fn any_of_around(held: &Held<'_>) -> &'static str {
 
 /// [`adds_these`] for a rule that also moves subschemas to other places (a branch merged into
 /// its node, a definition put where it is referenced): an `anyOf` the document held may then
-/// stand in a union's branch ([`crate::adapt::holds::ANY_OF_IN_ANY_OF`]).
+/// stand in a union's branch ([`crate::adapt::holds::ANY_OF_IN_ANY_OF`]), and a node that had
+/// its type from a union, an `allOf` or a `$ref` may be left with none
+/// ([`crate::adapt::holds::UNTYPED`]).
 pub(crate) fn moves_and_adds(
     held: &Held<'_>,
     keywords: &[&str],
@@ -124,6 +126,9 @@ pub(crate) fn moves_and_adds(
 ) -> bool {
     if held.may_hold("anyOf") {
         add(crate::adapt::holds::ANY_OF_IN_ANY_OF);
+    }
+    if held.may_hold_any(&["anyOf", "oneOf", "allOf", "$ref"]) {
+        add(crate::adapt::holds::UNTYPED);
     }
     adds_these(keywords, add)
 }

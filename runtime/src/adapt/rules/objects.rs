@@ -88,6 +88,8 @@ impl Rule for CloseObjects {
                 "required",
                 wrapper,
                 "type",
+                // The wrapper's null branch.
+                crate::adapt::holds::TYPE_NULL,
                 "description",
             ],
             add,

@@ -227,8 +227,15 @@ impl Rule for RootCombinators {
         "root-combinators"
     }
 
-    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::moves_and_adds(held, &[], add)
+    /// Only when the root holds one of its keywords.
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold_any(self.keywords)
+    }
+
+    /// Nothing: it only takes keywords away from the root, which object-root has made
+    /// `type: "object"` before it in every list (so no untyped node is left either).
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&[], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

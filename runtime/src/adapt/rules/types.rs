@@ -102,7 +102,16 @@ impl Rule for SplitTypeArrays {
         if !self.wanted(held) {
             return super::adds_these(&[], add);
         }
-        super::adds_these(&["anyOf", "type", "description"], add)
+        // A `null` in the list becomes a branch of its own.
+        super::adds_these(
+            &[
+                "anyOf",
+                "type",
+                crate::adapt::holds::TYPE_NULL,
+                "description",
+            ],
+            add,
+        )
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
