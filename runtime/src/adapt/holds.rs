@@ -2,9 +2,9 @@
 //! that has nothing to act on ([`Rule::wanted`]) instead of walking the whole document for it.
 //!
 //! The record is a set over a fixed vocabulary (the keywords of JSON Schema 2020-12 and draft-07,
-//! OpenAPI 3.0's and Google's additions, python-genai's snake_case spellings): a key anywhere
-//! in the document counts, a property name too, which can only make a rule run that finds
-//! nothing. A keyword outside the vocabulary is always taken to be there. After a rule runs,
+//! OpenAPI 3.0's and Google's additions, MCP's `x-mcp-header`, python-genai's snake_case
+//! spellings): a key anywhere in the document counts, a property name too, which can only make a
+//! rule run that finds nothing. A keyword outside the vocabulary is always taken to be there. After a rule runs,
 //! the keywords it declares it may add ([`Rule::adds`]) join the set; a rule that declares
 //! nothing makes the engine scan again before the next rule that asks.
 
@@ -89,6 +89,8 @@ const VOCABULARY: &[&str] = &[
     "example",
     "discriminator",
     "propertyOrdering",
+    // MCP's extension (a property sent as an HTTP header), which Google's schema rejects.
+    "x-mcp-header",
     // python-genai's snake_case spellings.
     "any_of",
     "additional_properties",
