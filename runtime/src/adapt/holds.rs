@@ -565,6 +565,11 @@ enum HeldBy<'a> {
 }
 
 impl Held<'_> {
+    /// Nothing known: every keyword may be held.
+    pub(crate) fn anything() -> Held<'static> {
+        Held(HeldBy::Bits(u128::MAX))
+    }
+
     /// Whether the document (or the part) may hold `keyword` as a key somewhere; false only
     /// when it does not.
     #[inline]
@@ -651,6 +656,15 @@ impl Record {
                 rule.at_root_alone(&holds.held_at_root(), &holds.held_below())
             }
             _ => false,
+        }
+    }
+
+    /// What the record knows of the document without scanning it: every keyword may be held
+    /// when it knows nothing (or when every rule is made to run).
+    pub(crate) fn known(&self) -> Held<'static> {
+        match self.holds.get() {
+            Some(holds) if !every_rule_runs() => holds.held(),
+            _ => Held::anything(),
         }
     }
 

@@ -57,7 +57,7 @@ fn run(
     record: &mut Record,
 ) {
     for rule in rules {
-        if !step(report, rule.as_mut(), schema, record) {
+        if !step::<false>(report, rule.as_mut(), schema, record) {
             break;
         }
     }
@@ -65,11 +65,13 @@ fn run(
 
 /// Runs one rule, recording in `report` under the rule's name; false when it failed. A rule
 /// with nothing to act on (by the keywords `record` says the document holds) is passed over.
+/// `TOLD`: the rule is told what the record knows ([`Rule::apply_held`]); the strict attempt's
+/// leading checks are (the one rule that asks is one of them), the other rules are not.
 ///
 /// The rule records straight into `report` (which has no failure yet): what a report of its
 /// own, absorbed after, would hold, in the same order and with the same epochs (the moves logged
 /// before it are the report's), without making and moving one per rule.
-fn step(
+fn step<const TOLD: bool>(
     report: &mut RuleReport,
     rule: &mut dyn Rule,
     schema: &mut Value,
@@ -82,6 +84,8 @@ fn step(
     report.rule = rule.name();
     if record.at_root_alone(rule) {
         rule.apply_at_root(schema, report);
+    } else if TOLD {
+        rule.apply_held(schema, report, &record.known());
     } else {
         rule.apply(schema, report);
     }
@@ -264,7 +268,7 @@ fn adapt_with<'a>(
             let mut attempt = std::mem::take(&mut report);
             let mut passed = true;
             for check in checks {
-                if !step(&mut attempt, check.as_mut(), &mut out, &mut record) {
+                if !step::<true>(&mut attempt, check.as_mut(), &mut out, &mut record) {
                     passed = false;
                     break;
                 }

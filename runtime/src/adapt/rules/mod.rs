@@ -96,6 +96,16 @@ pub trait Rule {
     fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
         self.apply(schema, report);
     }
+    /// [`Rule::apply`], told what the engine knows of the keywords the document may hold
+    /// (everything, when it knows nothing: it does not scan for this); the result must be what
+    /// [`Rule::apply`] gives. For a check that would otherwise search the document for a
+    /// keyword the record can rule out: the engine calls it for a strict attempt's leading
+    /// checks ([`Rule::reads_only`]), and [`Rule::apply`] for every other rule. The default
+    /// applies the rule.
+    fn apply_held(&mut self, schema: &mut Value, report: &mut RuleReport, held: &Held<'_>) {
+        let _ = held;
+        self.apply(schema, report);
+    }
 }
 
 /// [`Rule::adds`] for a rule that writes the keywords `keywords`.

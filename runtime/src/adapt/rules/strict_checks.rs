@@ -571,12 +571,19 @@ impl Rule for AnthropicStrictGate {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        self.apply_held(schema, report, &Held::anything());
+    }
+
+    /// The keys the rewrite acts on are searched for only when the record does not rule them
+    /// out.
+    fn apply_held(&mut self, schema: &mut Value, report: &mut RuleReport, held: &Held<'_>) {
         if self.after {
             if !self.checked.get() {
                 AnthropicStrictCheck.apply(schema, report);
             }
         } else {
-            let unchanged_by_rewrite = !has_key(schema, &["allOf", "prefixItems"]);
+            const REWRITTEN: &[&str] = &["allOf", "prefixItems"];
+            let unchanged_by_rewrite = !held.may_hold_any(REWRITTEN) || !has_key(schema, REWRITTEN);
             self.checked.set(unchanged_by_rewrite);
             if unchanged_by_rewrite {
                 AnthropicStrictCheck.apply(schema, report);
