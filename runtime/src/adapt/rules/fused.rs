@@ -53,12 +53,19 @@ pub(crate) fn root_node(rule: &mut dyn NodeRule, schema: &mut Value, report: &mu
 pub(crate) struct Fused {
     name: &'static str,
     rules: Vec<Box<dyn NodeRule>>,
+    /// The later rules' reports during a run, empty between runs (kept for its allocation: a
+    /// thread's rule lists are reused).
+    reports: Vec<RuleReport>,
 }
 
 impl Fused {
     /// `rules` in one walk, listed as `name` (the rules' names joined, for the rule lists).
     pub(crate) fn new(name: &'static str, rules: Vec<Box<dyn NodeRule>>) -> Self {
-        Fused { name, rules }
+        Fused {
+            name,
+            rules,
+            reports: Vec::new(),
+        }
     }
 }
 
@@ -112,13 +119,13 @@ impl Fused {
         let Some((first, rest)) = self.rules.split_first_mut() else {
             return;
         };
-        let mut reports: Vec<RuleReport> = rest
-            .iter()
-            .map(|r| RuleReport {
-                moves_before: report.moves_before + report.moves.len(),
-                ..RuleReport::for_rule(r.name())
-            })
-            .collect();
+        let reports = &mut self.reports;
+        // Empty unless a run before this one stopped half-way (a panic).
+        reports.clear();
+        reports.extend(rest.iter().map(|r| RuleReport {
+            moves_before: report.moves_before + report.moves.len(),
+            ..RuleReport::for_rule(r.name())
+        }));
         let failed_before = report.failure.is_some();
         let running = std::mem::replace(&mut report.rule, first.name());
         walk(schema, &mut |node, path| {
@@ -136,11 +143,11 @@ impl Fused {
         // run they are recorded once it has finished; each node's position is the same either
         // way: the moves that change it are at the node or above, made before it was visited).
         let epoch = report.moves_before + report.moves.len();
-        for one in &mut reports {
+        for one in reports.iter_mut() {
             one.losses.iter_mut().for_each(|l| l.epoch = epoch);
             one.changes.iter_mut().for_each(|c| c.epoch = epoch);
         }
-        for one in reports {
+        for one in reports.drain(..) {
             debug_assert!(
                 one.moves.is_empty() && one.failure.is_none(),
                 "a node rule after the first logged a move or failed: it cannot run fused"

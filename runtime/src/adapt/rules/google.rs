@@ -568,7 +568,18 @@ impl Rule for OpenApiSchemaFields {
                     map.entry("example").or_insert(first);
                 }
             }
-            let ty = map.key("type").and_then(Value::as_str).map(str::to_owned);
+            // The node's type, kept across the rewrites below without a copy when it is one of
+            // the names of JSON Schema's types (nearly always).
+            let ty: Option<std::borrow::Cow<'static, str>> =
+                map.key("type").and_then(Value::as_str).map(|t| {
+                    const NAMES: [&str; 7] = [
+                        "string", "number", "integer", "boolean", "object", "array", "null",
+                    ];
+                    NAMES.iter().find(|n| **n == t).map_or_else(
+                        || std::borrow::Cow::Owned(t.to_owned()),
+                        |n| std::borrow::Cow::Borrowed(*n),
+                    )
+                });
             if let Some(Value::String(f)) = map.key("format") {
                 if !openapi_format_ok(ty.as_deref(), f) {
                     let f = f.clone();
@@ -635,7 +646,15 @@ impl Rule for OpenApiSchemaFields {
                 super::spill(map, &spilled);
             }
             // Google rejects a `required` name that is not a property ("property is not defined").
-            if map.key("required").is_some_and(Value::is_array) {
+            // Looked up in place; the names are copied only where one is dropped.
+            let stale = |r: &Value| {
+                !r.as_str().is_some_and(|r| {
+                    map.key("properties")
+                        .and_then(Value::as_object)
+                        .is_some_and(|p| p.contains_key(r))
+                })
+            };
+            if matches!(map.key("required"), Some(Value::Array(r)) if r.iter().any(stale)) {
                 let props = map_keys(map.key("properties"));
                 if let Some(Value::Array(required)) = map.key_mut("required") {
                     let before = required.len();
