@@ -29,7 +29,13 @@ fn tokens(pointer: &str) -> Vec<String> {
     pointer
         .split('/')
         .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .map(|t| {
+            if t.contains('~') {
+                t.replace("~1", "/").replace("~0", "~")
+            } else {
+                t.to_owned()
+            }
+        })
         .collect()
 }
 
@@ -777,10 +783,17 @@ pub(crate) fn locate(
 /// Positions are compared by a hash of their tokens, each pointer's hash made from its parent's
 /// once, so that this stays linear in the report however deep its positions are.
 fn went_with_dropped(losses: &mut [Loss]) {
+    // Only spilled keywords are looked at: without one there is nothing to find.
+    if !losses.iter().any(|l| l.kind == LossKind::Spilled) {
+        return;
+    }
     let mut hashes = PerPosition::new();
     let mut dropped: HashMap<u128, Pointer> = HashMap::new();
     for l in losses.iter().filter(|l| l.kind == LossKind::Dropped) {
-        let names_keyword = l.pointer.last_escaped() == Some(escape(&l.keyword).as_str());
+        let names_keyword = match l.pointer.last_escaped() {
+            Some(last) if l.keyword.contains(['~', '/']) => last == escape(&l.keyword),
+            last => last == Some(l.keyword.as_str()),
+        };
         // A definition removed whole (referenced nowhere).
         if names_keyword || matches!(l.keyword.as_str(), "$defs" | "definitions") {
             dropped.insert(token_hash(&mut hashes, &l.pointer), l.pointer.clone());
