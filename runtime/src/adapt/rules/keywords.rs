@@ -139,12 +139,13 @@ impl NodeRule for StripNode {
                 } else {
                     shown
                 };
-                report.loss(
-                    &at,
-                    &key,
-                    LossKind::Dropped,
-                    format!("`{key}: {shown}` removed ({})", self.rule.why),
-                );
+                // "`key: shown` removed (why)", written without the formatter.
+                let why = self.rule.why;
+                let mut detail = String::with_capacity(key.len() + shown.len() + why.len() + 14);
+                for part in ["`", &key, ": ", &shown, "` removed (", why, ")"] {
+                    detail.push_str(part);
+                }
+                report.loss(&at, &key, LossKind::Dropped, detail);
             }
         }
         if !spilled.is_empty() {

@@ -392,10 +392,62 @@ pub(crate) fn append_description(node: &mut Map<String, Value>, text: &str, sepa
 
 /// JSON text of a value, with integral floats printed as integers (`0.0` as `0`).
 pub(crate) fn json_text(v: &Value) -> String {
+    // The common small values written directly, as serde_json writes them (a string needs
+    // escaping only for `"`, `\` and control characters).
+    match v {
+        Value::Bool(b) => return if *b { "true" } else { "false" }.to_owned(),
+        Value::Null => return "null".to_owned(),
+        Value::String(s) if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) => {
+            let mut text = String::with_capacity(s.len() + 2);
+            text.push('"');
+            text.push_str(s);
+            text.push('"');
+            return text;
+        }
+        _ => {}
+    }
     if let Some(f) = v.as_f64() {
         if v.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 {
             return format!("{}", f as i64);
         }
     }
     v.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_text;
+    use serde_json::{Value, json};
+
+    /// The values written directly are written as serde_json writes them: strings with and
+    /// without characters to escape (quotes, backslashes, control characters; non-ASCII, `/`
+    /// and DEL are not escaped), booleans, null; other values go through serde_json, integral
+    /// floats printed as integers.
+    #[test]
+    fn json_text_is_serde_json_s() {
+        let values = [
+            json!(""),
+            json!("plain"),
+            json!("date-time"),
+            json!("^[a-z]+/x$"),
+            json!("quote \" inside"),
+            json!("back\\slash"),
+            json!("tab\there"),
+            json!("line\nbreak"),
+            json!("\u{1}\u{1f}"),
+            json!("del \u{7f} é 日本 🦀"),
+            json!(true),
+            json!(false),
+            json!(null),
+            json!(3),
+            json!(-2.5),
+            json!([1, "a"]),
+            json!({"k": "v"}),
+        ];
+        for v in &values {
+            assert_eq!(json_text(v), v.to_string(), "{v}");
+        }
+        assert_eq!(json_text(&json!(2.0)), "2");
+        assert_eq!(json_text(&Value::from(1e20)), Value::from(1e20).to_string());
+    }
 }
