@@ -11,6 +11,8 @@ mod google;
 mod inline;
 pub(crate) use enums::value_type;
 pub mod keywords;
+#[cfg(feature = "validate")]
+mod meta;
 mod objects;
 mod order;
 mod refs;
