@@ -178,7 +178,8 @@ impl Rule for InferType {
         "infer-type"
     }
 
-    /// Only a node the scan found untyped ([`crate::adapt::holds::UNTYPED`]) gets a type.
+    /// Only a node the scan found untyped (no `type`, union, `allOf` or `$ref`, and a keyword a
+    /// type is read from) gets a type.
     fn wanted(&self, held: &Held<'_>) -> bool {
         held.may_hold(crate::adapt::holds::UNTYPED)
     }
