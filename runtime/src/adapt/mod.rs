@@ -65,8 +65,9 @@ fn run(
 
 /// Runs one rule, recording in `report` under the rule's name; false when it failed. A rule
 /// with nothing to act on (by the keywords `record` says the document holds) is passed over.
-/// `TOLD`: the rule is told what the record knows ([`Rule::apply_held`]); the strict attempt's
-/// leading checks are (the one rule that asks is one of them), the other rules are not.
+/// `TOLD`: the rule is told what the record knows ([`Rule::apply_held`]), as a strict attempt's
+/// leading checks are (the one rule that uses it is such a check); other rules are not, which
+/// keeps their path as short as it was.
 ///
 /// The rule records straight into `report` (which has no failure yet): what a report of its
 /// own, absorbed after, would hold, in the same order and with the same epochs (the moves logged

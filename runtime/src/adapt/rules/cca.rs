@@ -504,7 +504,8 @@ impl Rule for MetaValidate {
         // The yes-or-no answer first (it builds no error); the first error only for a schema
         // that fails.
         // A document without `$schema` (remove-schema-uri runs before) is checked against
-        // 2020-12's meta-schema as one document (`meta.rs`), which accepts what it accepts.
+        // 2020-12's meta-schema read as one document (`meta.rs`), which accepts exactly what the
+        // published meta-schema accepts.
         let valid = if schema.get("$schema").is_some() {
             jsonschema::meta::is_valid(schema)
         } else {

@@ -227,7 +227,7 @@ impl Rule for RootCombinators {
         "root-combinators"
     }
 
-    /// Only when the root holds one of its keywords.
+    /// Only where the document holds one of its keywords (it looks at the root alone).
     fn wanted(&self, held: &Held<'_>) -> bool {
         held.may_hold_any(self.keywords)
     }
