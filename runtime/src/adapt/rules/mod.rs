@@ -392,14 +392,19 @@ pub(crate) fn append_description(node: &mut Map<String, Value>, text: &str, sepa
     }
 }
 
+/// Whether serde_json writes `s` as it is between quotes (it escapes only `"`, `\` and control
+/// characters).
+pub(crate) fn written_as_is(s: &str) -> bool {
+    !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)
+}
+
 /// JSON text of a value, with integral floats printed as integers (`0.0` as `0`).
 pub(crate) fn json_text(v: &Value) -> String {
-    // The common small values written directly, as serde_json writes them (a string needs
-    // escaping only for `"`, `\` and control characters).
+    // The common small values written directly, as serde_json writes them.
     match v {
         Value::Bool(b) => return if *b { "true" } else { "false" }.to_owned(),
         Value::Null => return "null".to_owned(),
-        Value::String(s) if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) => {
+        Value::String(s) if written_as_is(s) => {
             let mut text = String::with_capacity(s.len() + 2);
             text.push('"');
             text.push_str(s);

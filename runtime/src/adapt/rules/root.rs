@@ -61,7 +61,7 @@ impl NodeRule for RemoveSchemaUri {
 /// backslash or control character) is copied in without the serializer.
 fn removed_detail(uri: &Value) -> String {
     match uri {
-        Value::String(s) if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) => {
+        Value::String(s) if super::written_as_is(s) => {
             let mut detail = String::with_capacity(s.len() + 21);
             detail.push_str("`$schema: \"");
             detail.push_str(s);
