@@ -101,7 +101,7 @@ const VOCABULARY: &[&str] = &[
     ITEMS_LIST,
     REF_DEFINITIONS,
     BOOL_SCHEMA,
-    ARRAY_TYPE,
+    ARRAY_NO_ITEMS,
     ANY_OF_IN_ANY_OF,
     TYPE_LIST,
     UNION_PAST_NULL,
@@ -120,8 +120,11 @@ pub(crate) const REF_DEFINITIONS: &str = "$ref:#/definitions/";
 /// subschema to rewrite).
 pub(crate) const BOOL_SCHEMA: &str = "true|false";
 
-/// The fact "a `type` naming `array`" (`"array"`, or a list of types with it).
-pub(crate) const ARRAY_TYPE: &str = "type:array";
+/// The fact "a `type` naming `array` (`"array"`, or a list of types with it) on a node whose
+/// `items` is not a schema object" (absent, a boolean or a draft-07 list: the array strict mode
+/// cannot enforce). A rule that writes a `type` naming `array`, or takes `items` away from such
+/// a node or replaces it, declares it.
+pub(crate) const ARRAY_NO_ITEMS: &str = "{type:array, no items}";
 
 /// The fact "an `anyOf` branch that has an `anyOf` of its own".
 pub(crate) const ANY_OF_IN_ANY_OF: &str = "anyOf:[{anyOf}]";
@@ -148,7 +151,7 @@ pub(crate) const UNTYPED: &str = "{untyped}";
 /// already, and the new union is `[T, {"type": "null"}]` (a rule whose new union has other
 /// branches declares [`UNION_PAST_NULL`] too). Not in the vocabulary (no fact of its own).
 /// Declaring `anyOf` itself also notes [`ANY_OF_IN_ANY_OF`] and [`UNION_PAST_NULL`], and
-/// `oneOf` the latter. A rule that writes a `type: "array"` declares [`ARRAY_TYPE`], one that
+/// `oneOf` the latter. A rule that writes a `type: "array"` declares [`ARRAY_NO_ITEMS`], one that
 /// writes a list of types [`TYPE_LIST`].
 pub(crate) const ANY_OF_AROUND: &str = "anyOf around held schemas";
 
@@ -159,7 +162,7 @@ const ANY_OF: u128 = bit_of("anyOf");
 const ONE_OF: u128 = bit_of("oneOf");
 const TYPE_LIST_BIT: u128 = bit_of(TYPE_LIST);
 const UNION_PAST_NULL_BIT: u128 = bit_of(UNION_PAST_NULL);
-const ARRAY_TYPE_BIT: u128 = bit_of(ARRAY_TYPE);
+const ARRAY_NO_ITEMS_BIT: u128 = bit_of(ARRAY_NO_ITEMS);
 const ANY_OF_IN_ANY_OF_BIT: u128 = bit_of(ANY_OF_IN_ANY_OF);
 const ITEMS_LIST_BIT: u128 = bit_of(ITEMS_LIST);
 const REF_DEFINITIONS_BIT: u128 = bit_of(REF_DEFINITIONS);
@@ -243,13 +246,13 @@ fn facts(b: u128, value: &Value) -> u128 {
     if b == TYPE {
         return match value {
             Value::String(t) => {
-                fact(array(t), ARRAY_TYPE_BIT) | fact(t.as_str() == "null", TYPE_NULL_BIT)
+                fact(array(t), ARRAY_NO_ITEMS_BIT) | fact(t.as_str() == "null", TYPE_NULL_BIT)
             }
             Value::Array(ts) => {
                 TYPE_LIST_BIT
                     | fact(
                         ts.iter().any(|t| t.as_str().is_some_and(array)),
-                        ARRAY_TYPE_BIT,
+                        ARRAY_NO_ITEMS_BIT,
                     )
             }
             _ => 0,
@@ -424,7 +427,7 @@ fn bits_of_list(words: &'static [&'static str]) -> Option<u128> {
 /// The keywords of the vocabulary a document holds (as keys anywhere in it), and apart from
 /// that, which of them the root object itself holds and which some object below it holds (a
 /// property name, or a key in a non-schema value such as a `default`, counts as below).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Holds {
     root: u128,
     below: u128,
@@ -445,6 +448,10 @@ fn own_keys(map: &serde_json::Map<String, Value>) -> u128 {
     }
     if bits & TYPED_BY == 0 && bits & TYPE_CUES != 0 {
         bits |= UNTYPED_BIT;
+    }
+    // `facts` notes a `type` naming `array`; an `items` schema beside it takes the fact back.
+    if bits & ARRAY_NO_ITEMS_BIT != 0 && matches!(map.key("items"), Some(Value::Object(_))) {
+        bits &= !ARRAY_NO_ITEMS_BIT;
     }
     bits
 }
@@ -686,6 +693,16 @@ impl Record {
     pub(crate) fn forget(&mut self) {
         self.holds.set(None);
     }
+
+    /// What the record knows, if anything (the key of a rule list's plans).
+    pub(crate) fn state(&self) -> Option<Holds> {
+        self.holds.get()
+    }
+
+    /// The record as a plan says it is after the rules it ran.
+    pub(crate) fn set(&mut self, holds: Holds) {
+        self.holds.set(Some(holds));
+    }
 }
 
 #[cfg(test)]
@@ -695,13 +712,13 @@ thread_local! {
 }
 
 #[cfg(test)]
-fn every_rule_runs() -> bool {
+pub(crate) fn every_rule_runs() -> bool {
     EVERY_RULE_RUNS.with(Cell::get)
 }
 
 #[cfg(not(test))]
 #[inline(always)]
-fn every_rule_runs() -> bool {
+pub(crate) fn every_rule_runs() -> bool {
     false
 }
 
@@ -943,6 +960,10 @@ pub(crate) mod tests {
             json!({"type": "object", "properties": {"l": {"$ref": "#/$defs/l"}}, "$defs": {"l": {"type": "array"}}}),
             json!({"type": "object", "properties": {"l": {"type": ["array", "null"]}}}),
             json!({"type": "object", "properties": {"l": {"nullable": true, "type": "array"}}}),
+            // An array type that meets an `items` that is no schema in a merge.
+            json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "string"}, "allOf": [{"items": true}]}}}),
+            json!({"type": "object", "properties": {"l": {"items": [{"type": "string"}], "allOf": [{"type": "array", "items": {}}]}}}),
+            json!({"type": "object", "properties": {"l": {"$ref": "#/$defs/l", "items": true}}, "$defs": {"l": {"type": "array", "items": {"type": "string"}}}}),
             // Unions of a schema and the null schema, and a structured branch after a null one.
             json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}], "nullable": true}}}),
             json!({"type": "object", "properties": {"a": {"oneOf": [{"type": "object", "properties": {}}, {"type": "null"}]}}}),
@@ -1178,24 +1199,29 @@ pub(crate) mod tests {
         }
     }
 
-    /// The scan notes a `type` naming `array` and an `anyOf` branch holding an `anyOf`, and
-    /// neither where there is none.
+    /// The scan notes an array type without an `items` schema and an `anyOf` branch holding
+    /// an `anyOf`, and neither where there is none.
     #[test]
-    fn an_array_type_and_a_union_in_a_union_are_noted() {
+    fn an_array_without_items_and_a_union_in_a_union_are_noted() {
         let noted = |doc: &Value, fact| Holds::of(doc).held().may_hold(fact);
         for doc in [
             json!({"type": "array"}),
             json!({"properties": {"a": {"type": ["null", "array"]}}}),
             json!({"$defs": {"a": {"items": {"type": "array"}}}}),
+            json!({"type": "array", "items": true}),
+            json!({"type": "array", "items": [{"type": "string"}]}),
+            json!({"items": {"type": "string"}, "type": "array", "properties": {"a": {"type": "array", "prefixItems": []}}}),
         ] {
-            assert!(noted(&doc, ARRAY_TYPE), "{doc}");
+            assert!(noted(&doc, ARRAY_NO_ITEMS), "{doc}");
         }
         for doc in [
             json!({"type": "object", "properties": {"type": {"type": "string"}}}),
             json!({"enum": ["array"], "type": ["string", "null"]}),
             json!({"properties": {"array": {"type": "integer"}}}),
+            json!({"type": "array", "items": {}}),
+            json!({"items": {"type": "array", "items": {"type": "string"}}, "type": ["array", "null"]}),
         ] {
-            assert!(!noted(&doc, ARRAY_TYPE), "{doc}");
+            assert!(!noted(&doc, ARRAY_NO_ITEMS), "{doc}");
         }
         for doc in [
             json!({"anyOf": [{"anyOf": [{"type": "string"}]}, {"type": "null"}]}),

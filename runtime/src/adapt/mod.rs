@@ -11,6 +11,7 @@
 mod adapted;
 mod convert;
 mod holds;
+mod plan;
 mod pointer;
 mod pointers;
 mod providers;
@@ -32,7 +33,6 @@ pub use convert::{
 };
 use holds::{Holds, Record};
 pub use report::{Change, Loss, LossKind, Pointer, RuleReport, Unrepresentable};
-use rules::Rule;
 pub use settings::{AdaptSettings, NameRule, StrictBudget, Wire};
 pub use target::{Target, UnknownTarget};
 
@@ -47,51 +47,6 @@ fn no_strict() -> bool {
             )
         })
     })
-}
-
-/// Runs rules in order on a document, adding to `report`, until one finds it unrepresentable.
-fn run(
-    report: &mut RuleReport,
-    rules: &mut [Box<dyn Rule>],
-    schema: &mut Value,
-    record: &mut Record,
-) {
-    for rule in rules {
-        if !step::<false>(report, rule.as_mut(), schema, record) {
-            break;
-        }
-    }
-}
-
-/// Runs one rule, recording in `report` under the rule's name; false when it failed. A rule
-/// with nothing to act on (by the keywords `record` says the document holds) is passed over.
-/// `TOLD`: the rule is told what the record knows ([`Rule::apply_held`]), as a strict attempt's
-/// leading checks are (the one rule that uses it is such a check); other rules are not, which
-/// keeps their path as short as it was.
-///
-/// The rule records straight into `report` (which has no failure yet): what a report of its
-/// own, absorbed after, would hold, in the same order and with the same epochs (the moves logged
-/// before it are the report's), without making and moving one per rule.
-fn step<const TOLD: bool>(
-    report: &mut RuleReport,
-    rule: &mut dyn Rule,
-    schema: &mut Value,
-    record: &mut Record,
-) -> bool {
-    debug_assert!(report.failure.is_none() && report.moves_before == 0);
-    if !record.wanted(rule, schema) {
-        return true;
-    }
-    report.rule = rule.name();
-    if record.at_root_alone(rule) {
-        rule.apply_at_root(schema, report);
-    } else if TOLD {
-        rule.apply_held(schema, report, &record.known());
-    } else {
-        rule.apply(schema, report);
-    }
-    record.ran(rule);
-    report.failure.is_none()
 }
 
 /// JSON nesting depth, counted without recursion.
@@ -253,7 +208,7 @@ fn adapt_with<'a>(
     } = rules;
     let mut shared = |out: &mut Value, record: &mut Record| {
         let mut report = RuleReport::default();
-        run(&mut report, shared_rules, out, record);
+        shared_rules.run(&mut report, out, record);
         report
     };
     let mut out = Value::clone(&input);
@@ -264,18 +219,11 @@ fn adapt_with<'a>(
         if no_strict() {
             bypass = Some("strict mode disabled by TOOLSCHEMA_NO_STRICT".to_owned());
         } else {
-            let checks = strict_rules.iter().take_while(|r| r.reads_only()).count();
-            let (checks, rewrites) = strict_rules.split_at_mut(checks);
+            let settings::Strict { checks, rewrites } = strict_rules;
             let mut attempt = std::mem::take(&mut report);
-            let mut passed = true;
-            for check in checks {
-                if !step::<true>(&mut attempt, check.as_mut(), &mut out, &mut record) {
-                    passed = false;
-                    break;
-                }
-            }
+            let passed = plan::run_checks(checks, &mut attempt, &mut out, &mut record);
             if passed {
-                run(&mut attempt, rewrites, &mut out, &mut record);
+                rewrites.run(&mut attempt, &mut out, &mut record);
             }
             match attempt.failure.take() {
                 None => {
@@ -309,7 +257,7 @@ fn adapt_with<'a>(
         }
     }
     if report.failure.is_none() {
-        run(&mut report, relaxed_rules, &mut out, &mut record);
+        relaxed_rules.run(&mut report, &mut out, &mut record);
     }
     if let Some(failure) = report.failure.take() {
         // The empty object, as this target sends it (closed and strict where the target is), so

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
+use super::plan::RuleList;
 use super::rules::Rule;
 use super::{AdaptOptions, Adapted, Target};
 
@@ -18,11 +19,29 @@ pub(crate) type RuleSet = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
 /// The rule lists of one [`AdaptSettings`], built from it.
 pub(crate) struct Built {
     /// [`AdaptSettings::shared`]'s rules.
-    pub(crate) shared: Vec<Box<dyn Rule>>,
+    pub(crate) shared: RuleList,
     /// [`AdaptSettings::strict`]'s rules, when the settings attempt strict.
-    pub(crate) strict: Option<Vec<Box<dyn Rule>>>,
+    pub(crate) strict: Option<Strict>,
     /// [`AdaptSettings::relaxed`]'s rules.
-    pub(crate) relaxed: Vec<Box<dyn Rule>>,
+    pub(crate) relaxed: RuleList,
+}
+
+/// A strict attempt's rules: its leading checks ([`Rule::reads_only`]), run on the shared
+/// rules' output before anything is rewritten, and the rest.
+pub(crate) struct Strict {
+    pub(crate) checks: Vec<Box<dyn Rule>>,
+    pub(crate) rewrites: RuleList,
+}
+
+impl Strict {
+    fn new(mut rules: Vec<Box<dyn Rule>>) -> Self {
+        let checks = rules.iter().take_while(|r| r.reads_only()).count();
+        let rewrites = rules.split_off(checks);
+        Strict {
+            checks: rules,
+            rewrites: RuleList::new(rewrites),
+        }
+    }
 }
 
 /// What the rule lists are built from: the three rule-set functions and the fields they read.
@@ -175,9 +194,9 @@ impl AdaptSettings {
             .flatten();
         let (from, mut rules) = kept.unwrap_or_else(|| {
             let rules = Built {
-                shared: (self.shared)(self),
-                strict: self.strict.map(|strict| strict(self)),
-                relaxed: (self.relaxed)(self),
+                shared: RuleList::new((self.shared)(self)),
+                strict: self.strict.map(|strict| Strict::new(strict(self))),
+                relaxed: RuleList::new((self.relaxed)(self)),
             };
             (BuiltFrom::of(self), rules)
         });

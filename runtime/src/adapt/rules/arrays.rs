@@ -31,7 +31,7 @@ impl Rule for TupleItems {
 
     fn wanted(&self, held: &Held<'_>) -> bool {
         held.may_hold("prefixItems")
-            || self.untyped_fails && held.may_hold(crate::adapt::holds::ARRAY_TYPE)
+            || self.untyped_fails && held.may_hold(crate::adapt::holds::ARRAY_NO_ITEMS)
     }
 
     /// A tuple becomes an array (`type: "array"` where it had no type), its positions the
@@ -44,7 +44,7 @@ impl Rule for TupleItems {
             &[
                 "items",
                 "type",
-                crate::adapt::holds::ARRAY_TYPE,
+                crate::adapt::holds::ARRAY_NO_ITEMS,
                 "maxItems",
                 super::any_of_around(held),
                 crate::adapt::holds::UNION_PAST_NULL,

@@ -189,7 +189,7 @@ impl Rule for InferType {
     fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         add("type");
         if held.may_hold("items") || held.may_hold("prefixItems") {
-            add(crate::adapt::holds::ARRAY_TYPE);
+            add(crate::adapt::holds::ARRAY_NO_ITEMS);
         }
         if held.may_hold("enum") || held.may_hold("const") {
             add(crate::adapt::holds::TYPE_NULL);

@@ -100,13 +100,19 @@ pub trait Rule {
     }
     /// [`Rule::apply`], told what the engine knows of the keywords the document may hold
     /// (everything, when it knows nothing: it does not scan for this); the result must be what
-    /// [`Rule::apply`] gives. For a check that would otherwise search the document for a
+    /// [`Rule::apply`] gives. For a rule that would otherwise search the document for a
     /// keyword the record can rule out: the engine calls it for a strict attempt's leading
-    /// checks ([`Rule::reads_only`]), and [`Rule::apply`] for every other rule. The default
-    /// applies the rule.
+    /// checks ([`Rule::reads_only`]) and for rules that ask ([`Rule::told`]), and
+    /// [`Rule::apply`] for every other rule. The default applies the rule.
     fn apply_held(&mut self, schema: &mut Value, report: &mut RuleReport, held: &Held<'_>) {
         let _ = held;
         self.apply(schema, report);
+    }
+    /// Whether the engine calls [`Rule::apply_held`] for this rule wherever it runs (not only
+    /// as a strict attempt's leading check): for a rule whose work is cheaper when the record
+    /// rules a keyword out. The default: no.
+    fn told(&self) -> bool {
+        false
     }
 }
 
@@ -130,7 +136,8 @@ pub(crate) fn any_of_around(held: &Held<'_>) -> &'static str {
 /// its node, a definition put where it is referenced): an `anyOf` the document held may then
 /// stand in a union's branch ([`crate::adapt::holds::ANY_OF_IN_ANY_OF`]), and a node that had
 /// its type from a union, an `allOf` or a `$ref` may be left with none
-/// ([`crate::adapt::holds::UNTYPED`]).
+/// ([`crate::adapt::holds::UNTYPED`]), or an array type meet a merged `items` that is no
+/// schema ([`crate::adapt::holds::ARRAY_NO_ITEMS`]).
 pub(crate) fn moves_and_adds(
     held: &Held<'_>,
     keywords: &[&str],
@@ -141,6 +148,7 @@ pub(crate) fn moves_and_adds(
     }
     if held.may_hold_any(&["anyOf", "oneOf", "allOf", "$ref"]) {
         add(crate::adapt::holds::UNTYPED);
+        add(crate::adapt::holds::ARRAY_NO_ITEMS);
     }
     adds_these(keywords, add)
 }

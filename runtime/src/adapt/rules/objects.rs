@@ -97,9 +97,22 @@ impl Rule for CloseObjects {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        self.apply_held(schema, report, &Held::anything());
+    }
+
+    fn told(&self) -> bool {
+        true
+    }
+
+    /// Told that the document holds no `$ref`, it does not look for references to answer.
+    fn apply_held(&mut self, schema: &mut Value, report: &mut RuleReport, held: &Held<'_>) {
         let optional = self.optional;
         // Asked while the document is rewritten: the answers for its references, once.
-        let references = reference_answers(schema);
+        let references = if held.may_hold("$ref") {
+            reference_answers(schema)
+        } else {
+            Default::default()
+        };
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
             if !can_be_object(map) {
