@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Held, Rule, RuleReport, has_type, is_pure_any_of, null_schema};
+use super::{Held, Rule, RuleReport, is_pure_any_of, null_schema};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -34,7 +34,9 @@ pub struct CloseObjects {
 /// holding it (`["object", "null"]`), or no `type` but `properties`.
 fn can_be_object(map: &Map<String, Value>) -> bool {
     match map.key("type") {
-        Some(_) => has_type(map, "object"),
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+        Some(_) => false,
         None => map.has("properties"),
     }
 }
@@ -61,13 +63,26 @@ fn nullable(v: Value) -> Value {
             true
         });
     }
-    let mut out = Map::with_capacity(2);
-    out.insert(
-        "anyOf".into(),
+    wrapper(
         Value::Array(vec![Value::Object(m), null_schema()]),
-    );
-    if let Some(d) = description {
-        out.insert("description".into(), d);
+        description,
+    )
+}
+
+/// `{"anyOf": branches, "description": description}` (without a description when there is
+/// none), copied from a prototype: its keys are placed without hashing them, as inserting them
+/// would.
+fn wrapper(branches: Value, description: Option<Value>) -> Value {
+    static PROTOTYPES: std::sync::OnceLock<[Map<String, Value>; 2]> = std::sync::OnceLock::new();
+    let prototypes = PROTOTYPES.get_or_init(|| {
+        let keys = |keys: &[&str]| keys.iter().map(|k| (k.to_string(), Value::Null)).collect();
+        [keys(&["anyOf"]), keys(&["anyOf", "description"])]
+    });
+    let mut out = prototypes[usize::from(description.is_some())].clone();
+    let mut slots = out.values_mut();
+    *slots.next().expect("anyOf") = branches;
+    if let (Some(slot), Some(d)) = (slots.next(), description) {
+        *slot = d;
     }
     Value::Object(out)
 }
@@ -236,6 +251,16 @@ impl Rule for CloseObjects {
                             .all(|(r, k)| r.as_str() == Some(k));
                     let required = match listed {
                         Some(listed) if listed_in_order => listed,
+                        // A few names listed already are moved over (found in order), not copied.
+                        Some(Value::Array(mut old)) if old.len() <= 16 => Value::Array(
+                            props
+                                .keys()
+                                .map(|n| match old.iter_mut().find(|r| r.as_str() == Some(n)) {
+                                    Some(r) => std::mem::take(r),
+                                    None => Value::String(n.clone()),
+                                })
+                                .collect(),
+                        ),
                         _ => Value::Array(props.keys().map(|n| Value::String(n.clone())).collect()),
                     };
                     match map.key_mut("required") {
@@ -356,6 +381,13 @@ mod tests {
         );
         assert_eq!(out["required"], json!(["a", "b"]));
         assert_eq!((r.changes.len(), r.losses.len()), (1, 1), "{r:?}");
+        // Names listed twice, a name that is not a string, one that is not a property: every
+        // property once, in the properties' order.
+        let (out, _) = super::super::run(
+            &mut rule(),
+            json!({"type": "object", "required": ["b", 3, "b", "ghost", "a"], "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}}}),
+        );
+        assert_eq!(out["required"], json!(["a", "b", "c"]));
         for odd in [json!("x"), json!({"a": true}), json!(3)] {
             let (out, _) = super::super::run(
                 &mut rule(),
