@@ -411,6 +411,17 @@ fn bit(key: &str) -> Option<u128> {
     (entry != 0 && known == s).then(|| 1u128 << (entry - 1))
 }
 
+/// The word of the vocabulary that `key` is, kept for the process (a [`crate::adapt::Pointer`]
+/// token refers to it instead of copying it).
+#[inline]
+pub(crate) fn vocabulary_word(key: &str) -> Option<&'static str> {
+    let s = sketch_of(key);
+    let (entry, known) = TABLE[slot(&s, SEED)];
+    let word = (entry != 0 && known == s).then(|| VOCABULARY[usize::from(entry) - 1])?;
+    // A key longer than 16 bytes may share its sketch with a word it is not.
+    (word == key).then_some(word)
+}
+
 /// The bits of a static keyword list's words, `None` when one is outside the vocabulary (it
 /// may be held anywhere): made on a list's first use and kept ([`crate::keys::PerList`]), made
 /// again at each ask past the lists kept.

@@ -38,7 +38,7 @@ enum Repr {
 struct Node {
     parent: Pointer,
     /// The last token, escaped (`~0`, `~1`).
-    escaped: Box<str>,
+    escaped: Token,
     /// The rendered pointer, once read.
     text: OnceLock<String>,
 }
@@ -51,12 +51,15 @@ impl Pointer {
 
     /// The pointer of `token` below this one (`token` unescaped, as the key or index reads).
     pub fn child(&self, token: &str) -> Self {
-        let escaped = if token.contains(['~', '/']) {
-            token.replace('~', "~0").replace('/', "~1").into_boxed_str()
-        } else {
-            token.into()
-        };
-        self.child_escaped(escaped)
+        if token.contains(['~', '/']) {
+            let escaped = token.replace('~', "~0").replace('/', "~1").into_boxed_str();
+            return self.child_escaped(escaped);
+        }
+        // A JSON Schema keyword (most tokens but property names) is referred to, not copied.
+        match super::holds::vocabulary_word(token) {
+            Some(word) => self.below(Token::Static(word)),
+            None => self.child_escaped(token.into()),
+        }
     }
 
     /// The pointer of item `index` below this one.
@@ -65,6 +68,10 @@ impl Pointer {
     }
 
     fn child_escaped(&self, escaped: Box<str>) -> Self {
+        self.below(Token::Owned(escaped))
+    }
+
+    fn below(&self, escaped: Token) -> Self {
         Pointer(Repr::Node(Arc::new(Node {
             parent: self.clone(),
             escaped,
@@ -169,6 +176,22 @@ impl Pointer {
             Repr::Root => 0,
             Repr::Node(n) => Arc::as_ptr(n) as usize,
             Repr::Text(t) => Arc::as_ptr(t) as *const u8 as usize,
+        }
+    }
+}
+
+/// A token as a pointer keeps it: a keyword of the vocabulary by reference, anything else owned.
+enum Token {
+    Static(&'static str),
+    Owned(Box<str>),
+}
+
+impl Deref for Token {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            Token::Static(s) => s,
+            Token::Owned(s) => s,
         }
     }
 }
@@ -303,6 +326,29 @@ mod tests {
         );
         assert_eq!(p.parent().unwrap().last_token(), None);
         assert_eq!(p.last_token(), Some("3"));
+    }
+
+    /// A keyword token is referred to and a name copied; both read as written, and a name
+    /// that shares a keyword's length and first and last eight bytes is not taken for it.
+    #[test]
+    fn keywords_and_names_read_as_written() {
+        for token in [
+            "properties",
+            "additionalProperties",
+            "additionXYZWoperties",
+            "$ref:#/definitions/",
+            "type:array",
+            "",
+            "x",
+        ] {
+            let p = Pointer::root().child("anyOf").child(token);
+            assert_eq!(
+                p.last_token(),
+                Some(token).filter(|t| !t.contains(['~', '/']))
+            );
+            assert_eq!(p.tokens(), ["anyOf", token]);
+            assert_eq!(Pointer::parse(p.as_str()), p);
+        }
     }
 
     #[test]

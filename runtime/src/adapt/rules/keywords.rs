@@ -114,21 +114,23 @@ impl Rule for StripNode {
 impl NodeRule for StripNode {
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let Value::Object(map) = node else { return };
+        let (rule, table) = (&self.rule, &self.table);
+        // Most nodes hold none of the keywords: answered from their keys alone.
+        if !map.keys().any(|k| table.contains(k)) {
+            return;
+        }
         let mut spilled: Vec<(String, Value)> = Vec::new();
-        let present: Vec<String> = map
-            .keys()
-            .filter(|k| self.table.contains(k) && !self.rule.also_keep.contains(k))
-            .cloned()
-            .collect();
-        for key in present {
-            if (self.rule.keep)(&key, map.key(&key).expect("listed above")) {
-                continue;
+        // One pass over the entries, in their order: each keyword removed is reported as it
+        // is taken out (no key copied or hashed to find it again).
+        map.retain(|key, value| {
+            if !table.contains(key) || rule.also_keep.contains(key) || (rule.keep)(key, value) {
+                return true;
             }
-            let value = map.shift_remove(&key).expect("listed above");
-            let at = path.child(&key);
-            if self.rule.spill.contains(&key.as_str()) {
-                report.loss(&at, &key, LossKind::Spilled, format!("`{key}: {}` is not enforced by the provider ({}); it is in the description", json_text(&value), self.rule.why));
-                spilled.push((key, value));
+            let value = std::mem::take(value);
+            let at = path.child(key);
+            if rule.spill.contains(&key.as_str()) {
+                report.loss(&at, key, LossKind::Spilled, format!("`{key}: {}` is not enforced by the provider ({}); it is in the description", json_text(&value), rule.why));
+                spilled.push((key.clone(), value));
             } else {
                 let shown = json_text(&value);
                 let shown = if shown.len() > 80 {
@@ -140,14 +142,15 @@ impl NodeRule for StripNode {
                     shown
                 };
                 // "`key: shown` removed (why)", written without the formatter.
-                let why = self.rule.why;
+                let why = rule.why;
                 let mut detail = String::with_capacity(key.len() + shown.len() + why.len() + 14);
-                for part in ["`", &key, ": ", &shown, "` removed (", why, ")"] {
+                for part in ["`", key, ": ", &shown, "` removed (", why, ")"] {
                     detail.push_str(part);
                 }
-                report.loss(&at, &key, LossKind::Dropped, detail);
+                report.loss(&at, key, LossKind::Dropped, detail);
             }
-        }
+            false
+        });
         if !spilled.is_empty() {
             spill(map, &spilled);
         }
