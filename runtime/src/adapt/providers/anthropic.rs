@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::super::rules::{
-    AnthropicStrictCheck, AnthropicStrictGate, CloseObjects, MergeSingleAllOf, OneOfToAnyOf,
+    AnthropicStrictCheckAtEnd, AnthropicStrictGate, CloseObjects, MergeSingleAllOf, OneOfToAnyOf,
     Optional, RootCombinators, Rule, StructuredFirst, TupleItems,
 };
 use super::super::settings::{AdaptSettings, NameRule, StrictBudget, Wire};
@@ -86,7 +86,11 @@ fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
             optional: Optional::Keep,
         }),
         Box::new(StructuredFirst),
-        Box::new(AnthropicStrictCheck),
+        // Passed over where the strip had nothing to remove: then the check before the
+        // rewrite has seen what this one would.
+        Box::new(AnthropicStrictCheckAtEnd {
+            strip: ANTHROPIC_STRICT_STRIP,
+        }),
     ]);
     rules
 }

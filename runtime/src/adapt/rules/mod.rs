@@ -40,10 +40,10 @@ pub use refs::{MergeSingleAllOf, ResolveRefSiblings};
 pub use responses::ResponsesPrepass;
 pub(crate) use responses::has_lookaround as responses_has_lookaround;
 pub use root::{ObjectRoot, RemoveSchemaUri, RootCombinators};
-pub(crate) use strict_checks::AnthropicStrictGate;
 pub use strict_checks::{
     AnthropicStrictCheck, OpenAiLimits, StrictPrecheck, Typed, TypedWithinLimits,
 };
+pub(crate) use strict_checks::{AnthropicStrictCheckAtEnd, AnthropicStrictGate};
 pub use types::SplitTypeArrays;
 pub use unions::{OneOfToAnyOf, SpliceNestedAnyOf};
 

@@ -435,6 +435,41 @@ impl Rule for AnthropicStrictCheck {
     }
 }
 
+/// [`AnthropicStrictCheck`] at the end of Anthropic's strict rewrite, passed over where the
+/// record shows that the keyword strip before it had nothing to remove (`strip`: its list):
+/// between the gate's check (before the rewrite, or after it) and this one the rules then only
+/// read `oneOf` as `anyOf`, close objects and reorder branches, which makes nothing the check
+/// refuses, so it would find what the gate found: nothing. (Every rule run, the tests compare.)
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AnthropicStrictCheckAtEnd {
+    pub(crate) strip: &'static [&'static str],
+}
+
+impl Rule for AnthropicStrictCheckAtEnd {
+    fn name(&self) -> &'static str {
+        AnthropicStrictCheck.name()
+    }
+
+    /// A check: it reads the document and records at most a failure.
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&[], add)
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        AnthropicStrictCheck.apply(schema, report);
+    }
+
+    fn told(&self) -> bool {
+        true
+    }
+
+    fn apply_held(&mut self, schema: &mut Value, report: &mut RuleReport, held: &Held<'_>) {
+        if held.may_hold_any(self.strip) {
+            AnthropicStrictCheck.apply(schema, report);
+        }
+    }
+}
+
 /// Whether [`AnthropicStrictCheck`] finds nothing in `schema` and there is no `$ref` to follow,
 /// in one depth-first pass: the same tests, node by node.
 fn anthropic_passes_without_refs(schema: &Value) -> bool {
