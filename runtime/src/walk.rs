@@ -154,6 +154,7 @@ pub(crate) fn each_node<'a, S: Copy>(
         node: &'a Value,
         step: Option<Step<'a>>,
         up: S,
+        depth: usize,
         f: &mut dyn FnMut(&'a Value, Option<Step<'a>>, S) -> Option<S>,
     ) -> bool {
         let Some(state) = f(node, step, up) else {
@@ -162,15 +163,22 @@ pub(crate) fn each_node<'a, S: Copy>(
         if !matches!(node, Value::Object(m) if !m.is_empty()) {
             return true;
         }
-        stacker::maybe_grow(64 * 1024, 1 << 20, || {
+        let mut children = || {
             let mut go_on = true;
             each_child(node, |step, sub| {
-                go_on = go_on && go(sub, Some(step), state, f);
+                go_on = go_on && go(sub, Some(step), state, depth + 1, f);
             });
             go_on
-        })
+        };
+        // The stack is looked at every few levels (reading its bounds costs about as much as a
+        // node); the red zone covers the levels in between.
+        if depth % 8 == 0 {
+            stacker::maybe_grow(256 * 1024, 1 << 20, children)
+        } else {
+            children()
+        }
     }
-    go(root, None, top, f)
+    go(root, None, top, 0, f)
 }
 
 /// The direct subschemas of `schema`, with the step that reaches each.
@@ -566,6 +574,14 @@ mod tests {
         let walk = Walk::new(&schema);
         assert_eq!(walk.nodes.len(), 20_001);
         assert_eq!(walk.steps(20_000).len(), 20_000);
+        // The depth-first walk too, the stack grown as it goes down (looked at every few levels).
+        let (mut nodes, mut deepest) = (0, 0);
+        assert!(each_node(&schema, 0usize, &mut |_, _, depth| {
+            nodes += 1;
+            deepest = deepest.max(depth);
+            Some(depth + 1)
+        }));
+        assert_eq!((nodes, deepest), (20_001, 20_000));
         // serde_json's recursive Drop would overflow here; leak the test value instead.
         std::mem::forget(schema);
     }
