@@ -994,6 +994,10 @@ pub(crate) mod tests {
             json!({"type": "object", "properties": {"a": {"anyOf": [{"const": null}, {"const": null}]}}}),
             json!({"type": "object", "properties": {"a": {"prefix_items": [{"type": "string"}]}}}),
             json!({"anyOf": [{"type": "object", "properties": {"x": {"type": "string", "enum": ["a"]}}}, {"type": "object", "properties": {"x": {"type": "integer", "enum": [1]}}}]}),
+            // A `$schema` hidden below a snake_case spelling until it is renamed (the only
+            // keyword of Google's strip list there).
+            json!({"type": "object", "properties": {"a": {"any_of": [{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string"}, {"type": "integer"}]}}}),
+            json!({"type": "object", "additional_properties": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "string"}}),
             // `null` types written: an enum of `null` alone typed, a wrapped optional property.
             json!({"type": "object", "properties": {"a": {"enum": [null]}, "b": {"type": "string"}}, "required": ["a"]}),
         ]

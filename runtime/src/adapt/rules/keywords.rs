@@ -83,6 +83,7 @@ impl StripKeywords {
         StripNode {
             table: KeywordSet::new(self.keywords),
             rule: self,
+            first_removed_unless_under: None,
         }
     }
 }
@@ -91,6 +92,21 @@ impl StripKeywords {
 pub(crate) struct StripNode {
     rule: StripKeywords,
     table: KeywordSet,
+    /// See [`StripNode::first_removed_unless_under`].
+    first_removed_unless_under: Option<&'static [&'static str]>,
+}
+
+impl StripNode {
+    /// Says that the first keyword of the list is one an earlier rule of every list this strip
+    /// is in has removed from every node its walk reached, and that no rule between writes it:
+    /// the strip is then wanted for that keyword only where a node that walk did not reach may
+    /// hold it, one below a key of `hidden` (a spelling a later rule renames into a keyword
+    /// that holds schemas). A document whose only listed keyword was that one is not walked
+    /// again to find nothing.
+    pub(crate) fn first_removed_unless_under(mut self, hidden: &'static [&'static str]) -> Self {
+        self.first_removed_unless_under = Some(hidden);
+        self
+    }
 }
 
 impl Rule for StripNode {
@@ -99,7 +115,15 @@ impl Rule for StripNode {
     }
 
     fn wanted(&self, held: &Held<'_>) -> bool {
-        held.may_hold_any(self.rule.keywords)
+        match (
+            self.first_removed_unless_under,
+            self.rule.keywords.split_first(),
+        ) {
+            (Some(hidden), Some((first, rest))) => {
+                held.may_hold_any(rest) || held.may_hold(first) && held.may_hold_any(hidden)
+            }
+            _ => held.may_hold_any(self.rule.keywords),
+        }
     }
 
     fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
