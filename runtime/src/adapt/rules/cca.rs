@@ -403,7 +403,10 @@ pub(crate) fn merge_objects(
     if req.is_empty() {
         map.take_key("required");
     } else {
-        map.insert("required".into(), json!(req));
+        map.insert(
+            "required".into(),
+            Value::Array(req.into_iter().map(Value::String).collect()),
+        );
     }
 }
 

@@ -121,7 +121,7 @@ impl NodeRule for AllConstToEnum {
             }
             let ty = match types.first() {
                 Some(Some(t)) if types.iter().all(|x| x.as_ref() == Some(t)) => Some(t.clone()),
-                _ => homogeneous_type(&values).map(|t| json!(t)),
+                _ => homogeneous_type(&values).map(Value::from),
             };
             if let Some(t) = ty {
                 map.entry("type").or_insert(t);
@@ -234,7 +234,7 @@ impl NodeRule for InferType {
             return;
         }
         if let Some(t) = homogeneous_type(&values) {
-            map.insert("type".into(), json!(t));
+            map.insert("type".into(), Value::from(t));
             report.change(
                 path.pointer(),
                 format!("`type: \"{t}\"` inferred from the enum or const"),

@@ -224,7 +224,7 @@ impl NodeRule for GoogleNullable {
                             format!("`type: {names:?}`: Google takes one type; `{first}` kept"),
                         );
                     }
-                    map.insert("type".into(), json!(first));
+                    map.insert("type".into(), Value::String((*first).clone()));
                 }
                 None => {
                     map.take_key("type");
@@ -469,7 +469,7 @@ impl NodeRule for PropertyOrdering {
         if props.len() < 2 {
             return;
         }
-        let names: Vec<Value> = props.keys().map(|k| json!(k)).collect();
+        let names: Vec<Value> = props.keys().map(|k| Value::String(k.clone())).collect();
         map.insert("propertyOrdering".into(), Value::Array(names));
         report.change(path.pointer(), "`propertyOrdering` as declared");
     }

@@ -1,6 +1,6 @@
 //! Type arrays as unions, for strict modes that want one type per node.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::{Held, NodeRule, Rule, RuleReport, walk_nodes};
 use crate::adapt::visit::Path;
@@ -85,7 +85,7 @@ fn variant(base: &Map<String, Value>, t: &str) -> Option<Value> {
             return None;
         }
     }
-    v.insert("type".into(), json!(t));
+    v.insert("type".into(), Value::from(t));
     Some(Value::Object(v))
 }
 
@@ -159,6 +159,7 @@ impl NodeRule for SplitTypeArrays {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn splits_and_narrows() {
