@@ -15,7 +15,7 @@ use crate::keys::Keys;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UpgradeDraft07;
 
-const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+pub(super) const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 fn is_draft07(uri: &str) -> bool {
     let uri = uri.trim_end_matches('#');

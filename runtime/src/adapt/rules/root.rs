@@ -65,11 +65,21 @@ impl NodeRule for RemoveSchemaUri {
                 true
             });
             if let Some(uri) = uri {
-                report.change(path.pointer(), removed_detail(&uri));
+                // The URI most published tools carry (and the one the draft-07 upgrade writes):
+                // its words are fixed.
+                if uri == REMOVED_URI {
+                    report.change(path.pointer(), REMOVED_DETAIL);
+                } else {
+                    report.change(path.pointer(), removed_detail(&uri));
+                }
             }
         }
     }
 }
+
+/// The dialect URI of JSON Schema 2020-12, and [`removed_detail`] of it.
+const REMOVED_URI: &str = super::draft::DRAFT_2020_12;
+const REMOVED_DETAIL: &str = "`$schema: \"https://json-schema.org/draft/2020-12/schema\"` removed";
 
 /// "`$schema: <the value as JSON>` removed". A string that JSON writes as it is (no quote,
 /// backslash or control character) is copied in without the serializer.
@@ -287,6 +297,7 @@ mod tests {
         ] {
             assert_eq!(removed_detail(&uri), format!("`$schema: {uri}` removed"));
         }
+        assert_eq!(REMOVED_DETAIL, removed_detail(&json!(REMOVED_URI)));
     }
 
     #[test]
