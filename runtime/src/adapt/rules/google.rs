@@ -611,36 +611,40 @@ impl Rule for OpenApiSchemaFields {
                 );
             }
             // `$ref`/`$defs` are inlined by the next rule.
-            let extra: Vec<String> = map
-                .keys()
-                .filter(|k| !is_openapi_field(k) && *k != "$ref" && *k != "$defs")
-                .cloned()
-                .collect();
+            let extra = |k: &str| !is_openapi_field(k) && k != "$ref" && k != "$defs";
             let mut spilled: Vec<(String, Value)> = Vec::new();
-            for key in extra {
-                let value = map.shift_remove(&key).expect("listed");
-                if super::keywords::HUMAN_READABLE.contains(&key.as_str()) {
-                    report.loss(
-                        path.child(&key),
-                        &key,
-                        LossKind::Spilled,
-                        format!(
-                            "`{key}: {}` is not a `Schema` field; it is in the description",
-                            json_text(&value)
-                        ),
-                    );
-                    spilled.push((key, value));
-                } else {
-                    report.loss(
-                        path.child(&key),
-                        &key,
-                        LossKind::Dropped,
-                        format!(
-                            "`{key}: {}` is not a `Schema` field",
-                            shorten(&json_text(&value))
-                        ),
-                    );
-                }
+            // One pass over the entries, in their order, where there is anything to remove:
+            // each key reported as it is taken out.
+            if map.keys().any(|k| extra(k)) {
+                map.retain(|key, value| {
+                    if !extra(key) {
+                        return true;
+                    }
+                    let value = std::mem::take(value);
+                    if super::keywords::HUMAN_READABLE.contains(&key.as_str()) {
+                        report.loss(
+                            path.child(key),
+                            key,
+                            LossKind::Spilled,
+                            format!(
+                                "`{key}: {}` is not a `Schema` field; it is in the description",
+                                json_text(&value)
+                            ),
+                        );
+                        spilled.push((key.clone(), value));
+                    } else {
+                        report.loss(
+                            path.child(key),
+                            key,
+                            LossKind::Dropped,
+                            format!(
+                                "`{key}: {}` is not a `Schema` field",
+                                shorten(&json_text(&value))
+                            ),
+                        );
+                    }
+                    false
+                });
             }
             if !spilled.is_empty() {
                 super::spill(map, &spilled);
@@ -651,7 +655,7 @@ impl Rule for OpenApiSchemaFields {
                 !r.as_str().is_some_and(|r| {
                     map.key("properties")
                         .and_then(Value::as_object)
-                        .is_some_and(|p| p.contains_key(r))
+                        .is_some_and(|p| p.has(r))
                 })
             };
             if matches!(map.key("required"), Some(Value::Array(r)) if r.iter().any(stale)) {

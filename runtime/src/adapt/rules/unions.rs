@@ -77,8 +77,8 @@ fn exclusive(a: &Value, b: &Value) -> bool {
     };
     let (ra, rb) = (required(ma), required(mb));
     for name in ra.iter().filter(|n| rb.contains(n)) {
-        let pa = ma.key("properties").and_then(|p| p.get(name));
-        let pb = mb.key("properties").and_then(|p| p.get(name));
+        let pa = ma.key("properties").and_then(|p| p.key(name));
+        let pb = mb.key("properties").and_then(|p| p.key(name));
         if let (Some(pa), Some(pb)) = (pa.and_then(values_of), pb.and_then(values_of)) {
             if disjoint(&pa, &pb) {
                 return true;
