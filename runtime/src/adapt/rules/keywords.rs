@@ -156,14 +156,19 @@ impl NodeRule for StripNode {
                 report.loss(&at, key, LossKind::Spilled, format!("`{key}: {}` is not enforced by the provider ({}); it is in the description", json_text(&value), rule.why));
                 spilled.push((key.clone(), value));
             } else {
-                let shown = json_text(&value);
-                let shown = if shown.len() > 80 {
-                    format!(
-                        "{}…",
-                        &shown[..shown.char_indices().nth(80).map_or(shown.len(), |(i, _)| i)]
-                    )
-                } else {
-                    shown
+                // A boolean (`additionalProperties: false`, `uniqueItems: true`) without a copy.
+                let shown: std::borrow::Cow<'_, str> = match &value {
+                    Value::Bool(true) => "true".into(),
+                    Value::Bool(false) => "false".into(),
+                    other => {
+                        let shown = json_text(other);
+                        if shown.len() > 80 {
+                            let end = shown.char_indices().nth(80).map_or(shown.len(), |(i, _)| i);
+                            format!("{}…", &shown[..end]).into()
+                        } else {
+                            shown.into()
+                        }
+                    }
                 };
                 // "`key: shown` removed (why)", written without the formatter.
                 let why = rule.why;
