@@ -1028,17 +1028,23 @@ pub(crate) mod tests {
                     EVERY_RULE_RUNS.with(|f| f.set(true));
                     let every = settings.adapt(doc);
                     EVERY_RULE_RUNS.with(|f| f.set(false));
-                    assert!(fast.schema == every.schema, "{target}: {doc}");
-                    assert_eq!(
-                        (fast.strict, fast.fallback),
-                        (every.strict, every.fallback),
-                        "{target}: {doc}"
-                    );
-                    assert_eq!(fast.losses, every.losses, "{target}: {doc}");
-                    assert_eq!(fast.changes, every.changes, "{target}: {doc}");
+                    assert_same(&fast, &every, &format!("{target}: {doc}"));
                 }
             }
         });
+    }
+
+    /// Two adaptations agree on everything a caller reads: the schema, the strict flag, the
+    /// fallback, and every loss and change with its positions, rule and detail.
+    pub(crate) fn assert_same(
+        a: &crate::adapt::Adapted<'_>,
+        b: &crate::adapt::Adapted<'_>,
+        what: &str,
+    ) {
+        assert!(a.schema == b.schema, "{what}");
+        assert_eq!((a.strict, a.fallback), (b.strict, b.fallback), "{what}");
+        assert_eq!(a.losses, b.losses, "{what}");
+        assert_eq!(a.changes, b.changes, "{what}");
     }
 
     /// Runs every rule of every target (both forms' lists, in the order the target runs them)

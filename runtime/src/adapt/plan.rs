@@ -260,14 +260,8 @@ mod tests {
                     // plans this one made or followed.
                     for _ in 0..2 {
                         let planned = settings.adapt(doc);
-                        assert!(planned.schema == decided.schema, "{target}: {doc}");
-                        assert_eq!(
-                            (planned.strict, planned.fallback),
-                            (decided.strict, decided.fallback),
-                            "{target}: {doc}"
-                        );
-                        assert_eq!(planned.losses, decided.losses, "{target}: {doc}");
-                        assert_eq!(planned.changes, decided.changes, "{target}: {doc}");
+                        let what = format!("{target}: {doc}");
+                        crate::adapt::holds::tests::assert_same(&planned, &decided, &what);
                     }
                 }
                 let followed = REPLAYED.with(std::cell::Cell::get) - before;
