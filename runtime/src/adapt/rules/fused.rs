@@ -48,24 +48,25 @@ pub(crate) fn root_node(rule: &mut dyn NodeRule, schema: &mut Value, report: &mu
     at_root(schema, &mut |node, path| rule.node(node, path, report));
 }
 
-/// [`NodeRule`]s run in one walk, each recording in a report of its own, absorbed in their
-/// order: the entries, their rule names and their order are those of the rules run one by one.
+/// [`NodeRule`]s run in one walk, recording into one report; after the walk the entries the
+/// group made are put in the order of its rules (a stable partition), so that the entries,
+/// their rule names and their order are those of the rules run one by one.
 pub(crate) struct Fused {
     name: &'static str,
     rules: Vec<Box<dyn NodeRule>>,
-    /// The later rules' reports during a run, empty between runs (kept for its allocation: a
-    /// thread's rule lists are reused).
-    reports: Vec<RuleReport>,
 }
 
 impl Fused {
     /// `rules` in one walk, listed as `name` (the rules' names joined, for the rule lists).
+    /// Their names tell their entries apart: no two may be the same.
     pub(crate) fn new(name: &'static str, rules: Vec<Box<dyn NodeRule>>) -> Self {
-        Fused {
-            name,
-            rules,
-            reports: Vec::new(),
+        for (i, rule) in rules.iter().enumerate() {
+            assert!(
+                rules[..i].iter().all(|r| r.name() != rule.name()),
+                "a fused group names each rule once: {name}"
+            );
         }
+        Fused { name, rules }
     }
 }
 
@@ -110,28 +111,38 @@ fn visit_pre(schema: &mut Value, f: &mut dyn FnMut(&mut Value, &Path<'_>)) {
     visit(schema, Order::Pre, f);
 }
 
+/// Where in the group the rule named `rule` is (entries of rules outside the group, made
+/// before it, come first).
+fn rank(rules: &[Box<dyn NodeRule>], rule: &str) -> usize {
+    rules
+        .iter()
+        .position(|r| r.name() == rule)
+        .map_or(0, |i| i + 1)
+}
+
 impl Fused {
-    /// The group's rules at each node `walk` visits, each with its own report (the first
-    /// with `report` itself), absorbed in their order.
+    /// The group's rules at each node `walk` visits, recording into `report` under their own
+    /// names; then the entries made after the first rule's are given the epoch after all of its
+    /// moves and put after its entries, in the group's order.
     fn run(&mut self, schema: &mut Value, report: &mut RuleReport, walk: Walk) {
-        // The first rule records straight into `report` (its entries come first); each other
-        // into a report of its own.
-        let Some((first, rest)) = self.rules.split_first_mut() else {
+        let Some(first) = self.rules.first() else {
             return;
         };
-        let reports = &mut self.reports;
-        // Empty unless a run before this one stopped half-way (a panic).
-        reports.clear();
-        reports.extend(rest.iter().map(|r| RuleReport {
-            moves_before: report.moves_before + report.moves.len(),
-            ..RuleReport::for_rule(r.name())
-        }));
+        let first_name = first.name();
+        let (losses, changes) = (report.losses.len(), report.changes.len());
+        let moves_at_start = report.moves.len();
         let failed_before = report.failure.is_some();
-        let running = std::mem::replace(&mut report.rule, first.name());
+        let running = report.rule;
+        let rules = &mut self.rules;
         walk(schema, &mut |node, path| {
-            first.node(node, path, report);
-            for (rule, one) in rest.iter_mut().zip(reports.iter_mut()) {
-                rule.node(node, path, one);
+            for (i, rule) in rules.iter_mut().enumerate() {
+                report.rule = rule.name();
+                let moves = report.moves.len();
+                rule.node(node, path, report);
+                debug_assert!(
+                    i == 0 || report.moves.len() == moves,
+                    "a node rule after the first logged a move: it cannot run fused"
+                );
             }
         });
         debug_assert!(
@@ -143,16 +154,26 @@ impl Fused {
         // run they are recorded once it has finished; each node's position is the same either
         // way: the moves that change it are at the node or above, made before it was visited).
         let epoch = report.moves_before + report.moves.len();
-        for one in reports.iter_mut() {
-            one.losses.iter_mut().for_each(|l| l.epoch = epoch);
-            one.changes.iter_mut().for_each(|c| c.epoch = epoch);
+        if report.moves.len() > moves_at_start {
+            let later = |rule: &str| rule != first_name;
+            report.losses[losses..]
+                .iter_mut()
+                .filter(|l| later(l.rule))
+                .for_each(|l| l.epoch = epoch);
+            report.changes[changes..]
+                .iter_mut()
+                .filter(|c| later(c.rule))
+                .for_each(|c| c.epoch = epoch);
         }
-        for one in reports.drain(..) {
-            debug_assert!(
-                one.moves.is_empty() && one.failure.is_none(),
-                "a node rule after the first logged a move or failed: it cannot run fused"
-            );
-            report.absorb(one);
+        let rules = &self.rules;
+        let in_order = |names: &mut dyn Iterator<Item = &'static str>| {
+            names.map(|n| rank(rules, n)).is_sorted()
+        };
+        if !in_order(&mut report.losses[losses..].iter().map(|l| l.rule)) {
+            report.losses[losses..].sort_by_key(|l| rank(rules, l.rule));
+        }
+        if !in_order(&mut report.changes[changes..].iter().map(|c| c.rule)) {
+            report.changes[changes..].sort_by_key(|c| rank(rules, c.rule));
         }
     }
 }
