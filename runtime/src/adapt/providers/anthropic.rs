@@ -86,8 +86,8 @@ fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
             optional: Optional::Keep,
         }),
         Box::new(StructuredFirst),
-        // Passed over where the strip had nothing to remove: then the check before the
-        // rewrite has seen what this one would.
+        // Passed over where the strip had nothing to remove or removes no keyword that types
+        // a node (this list removes none): then the gate's check has seen what this one would.
         Box::new(AnthropicStrictCheckAtEnd {
             strip: ANTHROPIC_STRICT_STRIP,
         }),

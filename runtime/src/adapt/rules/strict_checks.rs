@@ -436,10 +436,12 @@ impl Rule for AnthropicStrictCheck {
 }
 
 /// [`AnthropicStrictCheck`] at the end of Anthropic's strict rewrite, passed over where the
-/// record shows that the keyword strip before it had nothing to remove (`strip`: its list):
-/// between the gate's check (before the rewrite, or after it) and this one the rules then only
-/// read `oneOf` as `anyOf`, close objects and reorder branches, which makes nothing the check
-/// refuses, so it would find what the gate found: nothing. (Every rule run, the tests compare.)
+/// record shows that the keyword strip before it had nothing to remove (`strip`: its list), or
+/// where the list holds none of the keywords that give a node its type: between the gate's
+/// check (before the rewrite, or after it) and this one the rules then only read `oneOf` as
+/// `anyOf`, remove keywords that type nothing, close objects and reorder branches, which makes
+/// nothing the check refuses, so it would find what the gate found: nothing. (Every rule run,
+/// the tests compare.)
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct AnthropicStrictCheckAtEnd {
     pub(crate) strip: &'static [&'static str],
@@ -455,20 +457,20 @@ impl Rule for AnthropicStrictCheckAtEnd {
         super::adds_these(&[], add)
     }
 
+    /// Wanted only where the strip had something to remove and may have left a node untyped
+    /// (the engine's test of idle rules runs it everywhere and compares).
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold_any(self.strip) && self.strip.iter().any(|k| TYPING.contains(k))
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         AnthropicStrictCheck.apply(schema, report);
     }
-
-    fn told(&self) -> bool {
-        true
-    }
-
-    fn apply_held(&mut self, schema: &mut Value, report: &mut RuleReport, held: &Held<'_>) {
-        if held.may_hold_any(self.strip) {
-            AnthropicStrictCheck.apply(schema, report);
-        }
-    }
 }
+
+/// The keywords that make a node typed for [`AnthropicStrictCheck`]: a strip that removes one
+/// may leave an untyped node.
+const TYPING: &[&str] = &["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"];
 
 /// Whether [`AnthropicStrictCheck`] finds nothing in `schema` and there is no `$ref` to follow,
 /// in one depth-first pass: the same tests, node by node.
@@ -504,9 +506,7 @@ fn anthropic_refusal(map: &Map<String, Value>, step: Option<Step<'_>>) -> Option
             return Some("an enum of objects or arrays is not supported in strict mode");
         }
     }
-    let typed = ["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
-        .iter()
-        .any(|k| map.has(k));
+    let typed = TYPING.iter().any(|k| map.has(k));
     let slot = step.is_some_and(|s| !matches!(s, Step::Keyword("not")));
     (!typed && slot).then_some("an untyped node has no strict form")
 }
