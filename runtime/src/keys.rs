@@ -76,6 +76,24 @@ impl Keys for Value {
     }
 }
 
+/// `take_key` for a key a few-entry map holds, in one pass over its entries (the small table
+/// rebuilt from the hashes it keeps) instead of hashing the key to remove it; the others keep
+/// their order. `None` when the map does not hold it.
+pub(crate) fn take_in_one_pass(map: &mut Map<String, Value>, k: &str) -> Option<Value> {
+    if !map.has(k) {
+        return None;
+    }
+    let mut taken = None;
+    map.retain(|key, v| {
+        if taken.is_none() && key == k {
+            taken = Some(std::mem::take(v));
+            return false;
+        }
+        true
+    });
+    taken
+}
+
 /// Whether the node's `type` names `name` (as the one type or in the list), without collecting
 /// the list.
 pub(crate) fn has_type(node: &Map<String, Value>, name: &str) -> bool {
@@ -224,7 +242,12 @@ mod tests {
                 let (mut a, mut b) = (doc.clone(), doc.clone());
                 assert_eq!(a.key_mut(k).cloned(), b.get_mut(k).cloned());
                 let expected = b.as_object_mut().and_then(|m| m.shift_remove(k));
+                let mut c = a.clone();
+                if let Some(c) = c.as_object_mut() {
+                    assert_eq!(take_in_one_pass(c, k), expected, "{k}");
+                }
                 assert_eq!(a.take_key(k), expected, "{k}");
+                assert_eq!(a, c, "{k}: taken in one pass as by take_key");
                 assert_eq!(a, b, "{k}");
                 if let (Some(a), Some(b)) = (a.as_object(), b.as_object()) {
                     let order = |m: &Map<String, Value>| m.keys().cloned().collect::<Vec<_>>();

@@ -406,18 +406,23 @@ const TABLE: [(u8, Sketch); SLOTS] = {
 /// The bit of `key`, when it is in the vocabulary (one table look-up, no string comparison).
 #[inline]
 fn bit(key: &str) -> Option<u128> {
+    index(key).map(|i| 1u128 << i)
+}
+
+/// The index in [`VOCABULARY`] of the word whose sketch `key` has (exact for keys of up to 16
+/// bytes, see [`Sketch`]).
+#[inline]
+fn index(key: &str) -> Option<usize> {
     let s = sketch_of(key);
     let (entry, known) = TABLE[slot(&s, SEED)];
-    (entry != 0 && known == s).then(|| 1u128 << (entry - 1))
+    (entry != 0 && known == s).then(|| usize::from(entry) - 1)
 }
 
 /// The word of the vocabulary that `key` is, kept for the process (a [`crate::adapt::Pointer`]
 /// token refers to it instead of copying it).
 #[inline]
 pub(crate) fn vocabulary_word(key: &str) -> Option<&'static str> {
-    let s = sketch_of(key);
-    let (entry, known) = TABLE[slot(&s, SEED)];
-    let word = (entry != 0 && known == s).then(|| VOCABULARY[usize::from(entry) - 1])?;
+    let word = VOCABULARY[index(key)?];
     // A key longer than 16 bytes may share its sketch with a word it is not.
     (word == key).then_some(word)
 }

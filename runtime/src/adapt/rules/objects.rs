@@ -51,18 +51,7 @@ fn nullable(v: Value) -> Value {
         return v;
     }
     let Value::Object(mut m) = v else { return v };
-    // Taken out keeping the others' order: a pass over the few entries (the hash table is
-    // rebuilt from the hashes it keeps) costs less than hashing the key to remove it.
-    let mut description = None;
-    if m.has("description") {
-        m.retain(|k, v| {
-            if description.is_none() && k == "description" {
-                description = Some(std::mem::take(v));
-                return false;
-            }
-            true
-        });
-    }
+    let description = crate::keys::take_in_one_pass(&mut m, "description");
     wrapper(
         Value::Array(vec![Value::Object(m), null_schema()]),
         description,

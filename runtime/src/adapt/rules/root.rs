@@ -50,21 +50,7 @@ impl NodeRule for RemoveSchemaUri {
 
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         if let Value::Object(map) = node {
-            if !map.has("$schema") {
-                return;
-            }
-            // Taken out in one pass over the few entries (the small table rebuilt from the
-            // hashes it keeps), cheaper than hashing the key to remove it; the others keep
-            // their order.
-            let mut uri = None;
-            map.retain(|k, v| {
-                if uri.is_none() && k == "$schema" {
-                    uri = Some(std::mem::take(v));
-                    return false;
-                }
-                true
-            });
-            if let Some(uri) = uri {
+            if let Some(uri) = crate::keys::take_in_one_pass(map, "$schema") {
                 // The URI most published tools carry (and the one the draft-07 upgrade writes):
                 // its words are fixed.
                 if uri == REMOVED_URI {
