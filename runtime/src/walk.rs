@@ -303,12 +303,21 @@ pub fn pointer(steps: &[Step<'_>]) -> String {
 
 fn push_token(out: &mut String, token: &str) {
     out.push('/');
-    out.push_str(&escape(token));
+    out.push_str(&escaped(token));
 }
 
 /// One JSON Pointer reference token, escaped (`~` → `~0`, `/` → `~1`).
 pub fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
+    escaped(token).into_owned()
+}
+
+/// [`escape`] without a copy of a token that needs no escaping (most keys and names).
+pub(crate) fn escaped(token: &str) -> std::borrow::Cow<'_, str> {
+    if token.contains(['~', '/']) {
+        token.replace('~', "~0").replace('/', "~1").into()
+    } else {
+        token.into()
+    }
 }
 
 pub(crate) fn step<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {

@@ -447,9 +447,10 @@ fn bits_of_list(words: &'static [&'static str]) -> Option<u128> {
 pub(crate) struct Holds {
     root: u128,
     below: u128,
-    /// Whether `root` and `below` are as a scan found them: once a rule has rewritten the
-    /// document, a keyword may have moved between the root and a node below it, and both sets
-    /// are taken to be the whole record.
+    /// Whether `root` and `below` are as a scan found them, with what the rules since declared
+    /// added to both: once a rule that may move keys between the root and the nodes below it
+    /// ([`Rule::keeps_root_and_below`]) has rewritten the document, both sets are taken to be
+    /// the whole record.
     split: bool,
 }
 
@@ -698,7 +699,9 @@ impl Record {
         }
         if let Some(holds) = self.holds.get_mut() {
             let before = *holds;
-            holds.unsplit();
+            if !(before.split && rule.keeps_root_and_below(&before.held_at_root())) {
+                holds.unsplit();
+            }
             if !rule.adds(&before.held(), &mut |k| holds.add(k)) {
                 self.forget();
             }
@@ -1077,27 +1080,47 @@ pub(crate) mod tests {
     }
 
     /// What each rule declares it may add is all it adds: after it, the document holds no
-    /// keyword of the vocabulary that it did not hold before or the rule did not name.
+    /// keyword of the vocabulary that it did not hold before or the rule did not name. A rule
+    /// that says it keeps the root's keys and the keys below apart leaves none at the root that
+    /// the root did not hold or the rule did not name, and likewise below.
     #[test]
     fn every_rule_adds_only_what_it_declares() {
-        let mut checked = 0;
-        // The first document for each rule and keyword it added undeclared.
+        let (mut checked, mut kept_apart) = (0, 0);
+        // The first document for each rule and keyword it added undeclared (or moved across,
+        // with the side it moved to).
         let mut undeclared = std::collections::BTreeMap::new();
+        let mut moved = std::collections::BTreeMap::new();
         each_rule_in_order(|target, rule, doc| {
             let before = Holds::of(doc);
             let mut declared = before;
             let declares = rule.adds(&before.held(), &mut |k| declared.add(k));
+            let keeps_apart = rule.keeps_root_and_below(&before.held_at_root());
             let mut report = RuleReport::for_rule(rule.name());
             let was = doc.clone();
             rule.apply(doc, &mut report);
             if declares {
-                let extra = Holds::of(doc).all() & !declared.all();
+                let after = Holds::of(doc);
+                let extra = after.all() & !declared.all();
                 for b in (0..VOCABULARY.len()).filter(|b| extra & (1 << b) != 0) {
                     undeclared
                         .entry((rule.name(), VOCABULARY[b]))
                         .or_insert_with(|| format!("{target}: {was} -> {doc}"));
                 }
                 checked += 1;
+                if keeps_apart && report.failure.is_none() {
+                    let sides = [
+                        ("root", after.root & !declared.root),
+                        ("below", after.below & !declared.below),
+                    ];
+                    for (side, extra) in sides {
+                        for b in (0..VOCABULARY.len()).filter(|b| extra & (1 << b) != 0) {
+                            moved
+                                .entry((rule.name(), VOCABULARY[b], side))
+                                .or_insert_with(|| format!("{target}: {was} -> {doc}"));
+                        }
+                    }
+                    kept_apart += 1;
+                }
             }
             report
         });
@@ -1106,7 +1129,13 @@ pub(crate) mod tests {
             "added, not declared: {:#?}",
             undeclared
         );
+        assert!(
+            moved.is_empty(),
+            "moved across the root, said to keep them apart: {:#?}",
+            moved
+        );
         assert!(checked > 50_000, "{checked}");
+        assert!(kept_apart > 20_000, "{kept_apart}");
     }
 
     /// root-combinators declares nothing it adds because object-root, before it in every list

@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::pointer::Pointer;
 use super::report::{BranchMove, Change, Loss, LossKind};
 use crate::keys::Keys;
-use crate::walk::{Cursor, escape, resolve_local, step};
+use crate::walk::{Cursor, escape, escaped, resolve_local, step};
 
 /// How many `$ref` jumps one mapping may take (a cycle of references ends here).
 const MAX_JUMPS: usize = 32;
@@ -43,7 +43,7 @@ fn join(tokens: &[String]) -> String {
     let mut out = String::new();
     for t in tokens {
         out.push('/');
-        out.push_str(&escape(t));
+        out.push_str(&escaped(t));
     }
     out
 }
@@ -371,10 +371,11 @@ fn in_output(
     cursor: &mut Cursor<'_>,
 ) -> Option<String> {
     let node = match keyword {
-        Some(k) if recorded.ends_with(&format!("/{}", escape(k))) => {
-            &recorded[..recorded.len() - escape(k).len() - 1]
-        }
-        _ => recorded,
+        Some(k) => recorded
+            .strip_suffix(escaped(k).as_ref())
+            .and_then(|r| r.strip_suffix('/'))
+            .unwrap_or(recorded),
+        None => recorded,
     };
     if cursor.get(node).is_some() {
         return Some(node.to_owned());
@@ -680,7 +681,7 @@ fn resolve_near<'a>(doc: &'a Value, pointer: &Pointer) -> Option<Option<&'a Valu
 /// ends in the keyword itself.
 fn node_of(recorded: &Pointer, keyword: Option<&str>) -> Pointer {
     match (keyword, recorded.last_escaped()) {
-        (Some(k), Some(last)) if escape(k) == last => recorded.parent().expect("not the root"),
+        (Some(k), Some(last)) if escaped(k) == last => recorded.parent().expect("not the root"),
         _ => recorded.clone(),
     }
 }

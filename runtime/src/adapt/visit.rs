@@ -177,7 +177,7 @@ impl<'p> Path<'p> {
 fn push_token(out: &mut String, token: &str) {
     out.push('/');
     if token.contains(['~', '/']) {
-        out.push_str(&crate::walk::escape(token));
+        out.push_str(&crate::walk::escaped(token));
     } else {
         out.push_str(token);
     }

@@ -67,6 +67,12 @@ impl Rule for UpgradeDraft07 {
         node_at_root_alone(self, root, below)
     }
 
+    /// Each form is rewritten within its node, but a root `nullable` wraps the root's keywords
+    /// into a union branch below it.
+    fn keeps_root_and_below(&self, root: &Held<'_>) -> bool {
+        !root.may_hold("nullable")
+    }
+
     fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
         root_node(self, schema, report);
     }

@@ -91,6 +91,13 @@ impl Rule for Fused {
         self.run(schema, report, visit_pre);
     }
 
+    /// Every rule of the group keeps them apart (each asked with what the root held before the
+    /// group; a rule whose answer depends on a key an earlier rule of the group writes at the
+    /// root would have to be asked again, and none of the groups' rules is).
+    fn keeps_root_and_below(&self, root: &Held<'_>) -> bool {
+        self.rules.iter().all(|r| r.keeps_root_and_below(root))
+    }
+
     /// Every rule of the group at the root alone.
     fn at_root_alone(&self, root: &Held<'_>, below: &Held<'_>) -> bool {
         self.rules

@@ -418,6 +418,11 @@ impl Rule for EnsureProperties {
         super::adds_these(&["properties"], add)
     }
 
+    /// It writes its own node's `properties`.
+    fn keeps_root_and_below(&self, _: &Held<'_>) -> bool {
+        true
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         walk_nodes(self, schema, report);
     }
@@ -447,6 +452,11 @@ impl Rule for PropertyOrdering {
 
     fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["propertyOrdering"], add)
+    }
+
+    /// It writes its own node's `propertyOrdering`.
+    fn keeps_root_and_below(&self, _: &Held<'_>) -> bool {
+        true
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::fused::{node_at_root_alone, root_node};
 use super::{Held, NodeRule, Rule, RuleReport, append_description, json_text, spill, walk_nodes};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, Path, visit};
@@ -71,6 +72,11 @@ impl Rule for StripKeywords {
         super::adds_these(&["description"], add)
     }
 
+    /// It takes keys away and spills them into the description of their own node.
+    fn keeps_root_and_below(&self, _: &Held<'_>) -> bool {
+        true
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         self.clone().node_rule().apply(schema, report);
     }
@@ -130,12 +136,33 @@ impl Rule for StripNode {
         super::adds_these(&["description"], add)
     }
 
+    /// It takes keys away and spills them into the description of their own node.
+    fn keeps_root_and_below(&self, _: &Held<'_>) -> bool {
+        true
+    }
+
+    /// Where no node below the root holds a keyword it wants: the root's keywords alone (most
+    /// published tools hold Google's `additionalProperties: false` at the root and nowhere else).
+    fn at_root_alone(&self, root: &Held<'_>, below: &Held<'_>) -> bool {
+        node_at_root_alone(self, root, below)
+    }
+
+    fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        root_node(self, schema, report);
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         walk_nodes(self, schema, report);
     }
 }
 
+/// Takes its node's keywords away (a removed keyword may be a schema, which is then not
+/// visited); what it spills goes into the node's own description. Nothing is put below.
 impl NodeRule for StripNode {
+    fn grows_below(&self, _: &Held<'_>) -> bool {
+        false
+    }
+
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let Value::Object(map) = node else { return };
         let (rule, table) = (&self.rule, &self.table);

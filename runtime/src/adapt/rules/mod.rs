@@ -98,6 +98,18 @@ pub trait Rule {
     fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
         self.apply(schema, report);
     }
+    /// Whether the rule, run on a document whose root object may hold what `root` allows,
+    /// keeps the root's keys and the keys below it apart: every key it leaves at the root
+    /// object was there or is one it declares ([`Rule::adds`]), and every key it leaves in an
+    /// object below the root was below it or is declared (a key it moves within a node, or
+    /// between two nodes below the root, stays on its side). The engine then goes on knowing
+    /// which keywords the root holds and which the nodes below it, so that a later rule can
+    /// still be run at the root alone ([`Rule::at_root_alone`]). The default: it may move keys
+    /// across.
+    fn keeps_root_and_below(&self, root: &Held<'_>) -> bool {
+        let _ = root;
+        false
+    }
     /// [`Rule::apply`], told what the engine knows of the keywords the document may hold
     /// (everything, when it knows nothing: it does not scan for this); the result must be what
     /// [`Rule::apply`] gives. For a rule that would otherwise search the document for a

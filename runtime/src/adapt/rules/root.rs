@@ -28,6 +28,11 @@ impl Rule for RemoveSchemaUri {
         super::adds_these(&[], add)
     }
 
+    /// It only takes keys away.
+    fn keeps_root_and_below(&self, _: &Held<'_>) -> bool {
+        true
+    }
+
     fn at_root_alone(&self, root: &Held<'_>, below: &Held<'_>) -> bool {
         node_at_root_alone(self, root, below)
     }
@@ -107,6 +112,13 @@ impl Rule for ObjectRoot {
         // keywords into the root (`required`, `description`, united `enum`s are theirs), and
         // the union a property defined twice becomes is collapsed again.
         super::moves_and_adds(held, &["type", "properties"], add)
+    }
+
+    /// A root `$ref` replaced by its target, or a root union merged, brings keys from below
+    /// up to the root; otherwise it only writes the root's `type` and `properties` (a
+    /// permissive root replaced by the empty object had no keys).
+    fn keeps_root_and_below(&self, root: &Held<'_>) -> bool {
+        !root.may_hold_any(&["$ref", "anyOf", "oneOf"])
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
@@ -246,6 +258,11 @@ impl Rule for RootCombinators {
     /// `type: "object"` before it in every list (so no untyped node is left either).
     fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&[], add)
+    }
+
+    /// It only takes keys away.
+    fn keeps_root_and_below(&self, _: &Held<'_>) -> bool {
+        true
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
