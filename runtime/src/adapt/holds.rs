@@ -106,6 +106,7 @@ const VOCABULARY: &[&str] = &[
     TYPE_LIST,
     UNION_PAST_NULL,
     TYPE_NULL,
+    TYPE_OBJECT,
     UNTYPED,
 ];
 
@@ -139,6 +140,11 @@ pub(crate) const UNION_PAST_NULL: &str = "anyOf|oneOf:[T, U]";
 /// The fact "a `type` that is the string `null`" (a list naming `null` is [`TYPE_LIST`]).
 pub(crate) const TYPE_NULL: &str = "type:null";
 
+/// The fact "a `type` that is the string `object`" (a list naming `object` is [`TYPE_LIST`]).
+/// Declaring `type` declares it too: only a rule that makes an existing `type` the string
+/// `object` (a list narrowed to it) names it.
+pub(crate) const TYPE_OBJECT: &str = "type:object";
+
 /// The fact "an object with no `type`, `anyOf`, `oneOf`, `allOf` or `$ref` that has
 /// `properties`, `items`, `prefixItems`, `enum` or `const`" (a node infer-type may give a
 /// type). A rule that takes one of the former keywords away from such a node, or gives it one
@@ -168,6 +174,7 @@ const ITEMS_LIST_BIT: u128 = bit_of(ITEMS_LIST);
 const REF_DEFINITIONS_BIT: u128 = bit_of(REF_DEFINITIONS);
 const BOOL_SCHEMA_BIT: u128 = bit_of(BOOL_SCHEMA);
 const TYPE_NULL_BIT: u128 = bit_of(TYPE_NULL);
+const TYPE_OBJECT_BIT: u128 = bit_of(TYPE_OBJECT);
 const UNTYPED_BIT: u128 = bit_of(UNTYPED);
 
 /// The keys that give a node its type, or leave it to its branches or its target.
@@ -246,7 +253,9 @@ fn facts(b: u128, value: &Value) -> u128 {
     if b == TYPE {
         return match value {
             Value::String(t) => {
-                fact(array(t), ARRAY_NO_ITEMS_BIT) | fact(t.as_str() == "null", TYPE_NULL_BIT)
+                fact(array(t), ARRAY_NO_ITEMS_BIT)
+                    | fact(t.as_str() == "null", TYPE_NULL_BIT)
+                    | fact(t.as_str() == "object", TYPE_OBJECT_BIT)
             }
             Value::Array(ts) => {
                 TYPE_LIST_BIT
@@ -561,10 +570,23 @@ impl Holds {
             "anyOf" => ANY_OF | ANY_OF_IN_ANY_OF_BIT | UNION_PAST_NULL_BIT,
             "oneOf" => ONE_OF | UNION_PAST_NULL_BIT,
             ANY_OF_AROUND => ANY_OF,
+            "type" => TYPE | TYPE_OBJECT_BIT,
             _ => bit(keyword).unwrap_or(0),
         };
         self.root |= bits;
         self.below |= bits;
+    }
+
+    /// Records that the root object may now hold `keyword` (as [`Holds::add`] does, at the
+    /// root alone).
+    fn add_at_root(&mut self, keyword: &str) {
+        let mut one = Holds {
+            root: 0,
+            below: 0,
+            split: true,
+        };
+        one.add(keyword);
+        self.root |= one.root;
     }
 
     /// The document was rewritten: where each keyword is is no longer known.
@@ -704,7 +726,9 @@ impl Record {
             }
             if !rule.adds(&before.held(), &mut |k| holds.add(k)) {
                 self.forget();
+                return;
             }
+            rule.adds_at_root(&before.held(), &mut |k| holds.add_at_root(k));
         }
     }
 
@@ -1094,6 +1118,7 @@ pub(crate) mod tests {
             let before = Holds::of(doc);
             let mut declared = before;
             let declares = rule.adds(&before.held(), &mut |k| declared.add(k));
+            rule.adds_at_root(&before.held(), &mut |k| declared.add_at_root(k));
             let keeps_apart = rule.keeps_root_and_below(&before.held_at_root());
             let mut report = RuleReport::for_rule(rule.name());
             let was = doc.clone();
@@ -1295,7 +1320,7 @@ pub(crate) mod tests {
     /// The scan notes a node infer-type may type (no `type`, union, `allOf` or `$ref`, and a
     /// keyword a type is read from) and a `type: "null"`, and neither where there is none.
     #[test]
-    fn an_untyped_node_and_a_null_type_are_noted() {
+    fn an_untyped_node_a_null_type_and_an_object_type_are_noted() {
         let noted = |doc: &Value, fact| Holds::of(doc).held().may_hold(fact);
         for doc in [
             json!({"properties": {}}),
@@ -1327,6 +1352,24 @@ pub(crate) mod tests {
             json!({"properties": {"null": {"type": "string"}}}),
         ] {
             assert!(!noted(&doc, TYPE_NULL), "{doc}");
+        }
+        // An object type where it is the string: at the root or below, as the record keeps it.
+        let root_and_below = |doc: &Value| {
+            let holds = Holds::of(doc);
+            let bit = |held: Held<'_>| held.may_hold(TYPE_OBJECT);
+            (bit(holds.held_at_root()), bit(holds.held_below()))
+        };
+        assert_eq!(root_and_below(&json!({"type": "object"})), (true, false));
+        assert_eq!(
+            root_and_below(&json!({"properties": {"a": {"type": "object"}}})),
+            (false, true)
+        );
+        for doc in [
+            json!({"type": ["object", "null"]}),
+            json!({"type": "string", "enum": ["object"]}),
+            json!({"properties": {"object": {"type": "string"}}}),
+        ] {
+            assert_eq!(root_and_below(&doc), (false, false), "{doc}");
         }
     }
 

@@ -414,6 +414,11 @@ impl Rule for EnsureProperties {
         "ensure-properties"
     }
 
+    /// Only where a `type` is the string `object`.
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold(crate::adapt::holds::TYPE_OBJECT)
+    }
+
     fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
         super::adds_these(&["properties"], add)
     }
@@ -428,7 +433,12 @@ impl Rule for EnsureProperties {
     }
 }
 
+/// Its `properties: {}` holds no schema.
 impl NodeRule for EnsureProperties {
+    fn grows_below(&self, _: &Held<'_>) -> bool {
+        false
+    }
+
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let Value::Object(map) = node else { return };
         if map.key("type").and_then(Value::as_str) == Some("object")
@@ -448,6 +458,11 @@ pub struct PropertyOrdering;
 impl Rule for PropertyOrdering {
     fn name(&self) -> &'static str {
         "property-ordering"
+    }
+
+    /// Only where a `type` is the string `object` and some object has `properties`.
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold(crate::adapt::holds::TYPE_OBJECT) && held.may_hold("properties")
     }
 
     fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {

@@ -85,6 +85,12 @@ pub trait Rule {
         let _ = (held, add);
         false
     }
+    /// Calls `add` with every keyword the rule may write into the root object alone, beside
+    /// what [`Rule::adds`] names (which the engine takes to be written anywhere); asked only
+    /// where that said true. The default: none.
+    fn adds_at_root(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) {
+        let _ = (held, add);
+    }
     /// Whether the rule, wanted on a document, has work at its root alone, given which
     /// keywords the root object itself may hold (`root`) and which an object below it may hold
     /// (`below`): the engine then calls [`Rule::apply_at_root`] instead of [`Rule::apply`], and

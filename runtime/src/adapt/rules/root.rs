@@ -108,10 +108,16 @@ impl Rule for ObjectRoot {
     }
 
     fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        // The empty object and the root's `type`. A root union merged moves its branches'
-        // keywords into the root (`required`, `description`, united `enum`s are theirs), and
+        // The empty object and the root's `type` are the root's (below). A root union merged
+        // moves its branches' keywords into the root (`required`, `description`, united `enum`s are theirs), and
         // the union a property defined twice becomes is collapsed again.
-        super::moves_and_adds(held, &["type", "properties"], add)
+        super::moves_and_adds(held, &[], add)
+    }
+
+    /// Everything it writes is the root's.
+    fn adds_at_root(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) {
+        add("type");
+        add("properties");
     }
 
     /// A root `$ref` replaced by its target, or a root union merged, brings keys from below
