@@ -1163,6 +1163,31 @@ pub(crate) mod tests {
         assert!(kept_apart > 20_000, "{kept_apart}");
     }
 
+    /// A rule that says it only reads (the engine then keeps its record as it was) leaves every
+    /// document as it was and records nothing but a failure.
+    #[test]
+    fn a_rule_that_only_reads_changes_nothing() {
+        let mut checked = std::collections::BTreeMap::new();
+        each_rule_in_order(|target, rule, doc| {
+            let mut report = RuleReport::for_rule(rule.name());
+            if !rule.reads_only() {
+                rule.apply(doc, &mut report);
+                return report;
+            }
+            let was = doc.clone();
+            rule.apply(doc, &mut report);
+            assert!(*doc == was, "{target} {}: {was} -> {doc}", rule.name());
+            let failure = report.failure.take();
+            assert_eq!(report, RuleReport::for_rule(rule.name()), "{target}: {was}");
+            report.failure = failure;
+            *checked.entry(rule.name()).or_insert(0) += 1;
+            report
+        });
+        for name in ["strict-precheck", "residual-gate", "meta-validate"] {
+            assert!(checked.get(name).is_some_and(|&n| n > 1_000), "{checked:?}");
+        }
+    }
+
     /// root-combinators declares nothing it adds because object-root, before it in every list
     /// that has it, has made the root `type: "object"`: taking the root's union away cannot
     /// leave it untyped.

@@ -467,6 +467,20 @@ impl Rule for ResidualGate {
         "residual-gate"
     }
 
+    /// A check: it reads the document and records at most a failure.
+    fn reads_only(&self) -> bool {
+        true
+    }
+
+    /// Only where something it refuses may remain: a type list (which a type array alone and
+    /// a `["null"]` are), a `type: "null"`, or one of its keywords.
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        use crate::adapt::holds::{TYPE_LIST, TYPE_NULL};
+        held.may_hold_any(&[
+            TYPE_LIST, TYPE_NULL, "nullable", "anyOf", "oneOf", "allOf", "not",
+        ])
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         let walk = crate::walk::Walk::new(schema);
         for (i, (node, _)) in walk.nodes.iter().enumerate() {
@@ -500,6 +514,11 @@ pub struct MetaValidate;
 impl Rule for MetaValidate {
     fn name(&self) -> &'static str {
         "meta-validate"
+    }
+
+    /// A check: it reads the document and records at most a failure.
+    fn reads_only(&self) -> bool {
+        true
     }
 
     #[cfg(feature = "validate")]
@@ -612,6 +631,38 @@ mod tests {
                    "properties": {"a": {"type": "string"}}, "required": ["a"]})
         );
         assert!(r.losses.is_empty(), "{:?}", r.losses);
+    }
+
+    /// The residual gate is wanted wherever it refuses: on each residue it names, and on every
+    /// engine test document (most of which it never sees in Cloud Code Assist's list, where the
+    /// rules before it leave no residue).
+    #[test]
+    fn the_residual_gate_is_wanted_wherever_it_refuses() {
+        let mut docs = crate::adapt::holds::tests::documents();
+        let residues = [
+            json!({"type": ["string", "null"]}),
+            json!({"type": ["null"]}),
+            json!({"type": "null"}),
+            json!({"type": "string", "nullable": true}),
+            json!({"anyOf": [{"type": "string"}]}),
+            json!({"oneOf": [{"type": "string"}]}),
+            json!({"allOf": [{"type": "string"}]}),
+            json!({"type": "string", "not": {"enum": ["x"]}}),
+        ];
+        for residue in &residues {
+            docs.push(json!({"type": "object", "properties": {"p": residue}}));
+        }
+        let mut refused = 0;
+        for doc in docs {
+            let mut report = RuleReport::default();
+            ResidualGate.apply(&mut doc.clone(), &mut report);
+            if report.failure.is_some() {
+                let held = crate::adapt::holds::Holds::of(&doc).held();
+                assert!(ResidualGate.wanted(&held), "{doc}");
+                refused += 1;
+            }
+        }
+        assert!(refused > residues.len() + 100, "{refused}");
     }
 
     #[test]
