@@ -145,17 +145,17 @@ pub(crate) fn each_child<'a>(schema: &'a Value, mut f: impl FnMut(Step<'a>, &'a 
 /// building a list: `f` gets each node, the step that reaches it and what `f` gave for its
 /// parent (`top` for the root), and gives what the node's children get, or `None` to stop.
 /// False when `f` stopped the walk. The stack grows on the heap when it runs low.
-pub(crate) fn each_node<'a, S: Copy>(
+pub(crate) fn each_node<'a, S: Copy, F: FnMut(&'a Value, Option<Step<'a>>, S) -> Option<S>>(
     root: &'a Value,
     top: S,
-    f: &mut dyn FnMut(&'a Value, Option<Step<'a>>, S) -> Option<S>,
+    f: &mut F,
 ) -> bool {
-    fn go<'a, S: Copy>(
+    fn go<'a, S: Copy, F: FnMut(&'a Value, Option<Step<'a>>, S) -> Option<S>>(
         node: &'a Value,
         step: Option<Step<'a>>,
         up: S,
         depth: usize,
-        f: &mut dyn FnMut(&'a Value, Option<Step<'a>>, S) -> Option<S>,
+        f: &mut F,
     ) -> bool {
         let Some(state) = f(node, step, up) else {
             return false;

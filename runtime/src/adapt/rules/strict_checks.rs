@@ -15,15 +15,57 @@ use crate::walk::{Step, Walk, each_node, pointer, resolve_local};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StrictPrecheck;
 
-fn untyped(v: &Value) -> bool {
-    match v {
-        Value::Bool(_) => true,
-        Value::Object(m) => m.keys().all(|k| {
-            matches!(
-                k.as_str(),
-                "description" | "title" | "default" | "examples" | "$comment"
-            )
-        }),
+/// What the OpenAI checks read of one object's own entries, found in one pass over them (a map
+/// holds each key once, so the first entry of a key is the one a look-up finds).
+#[derive(Clone, Copy, Default)]
+struct Own<'a> {
+    type_value: Option<&'a Value>,
+    any_of: bool,
+    all_of: bool,
+    reference: Option<&'a Value>,
+    enum_value: Option<&'a Value>,
+    additional: Option<&'a Value>,
+    pattern: Option<&'a Value>,
+    /// A key other than the annotations `description`, `title`, `default`, `examples`,
+    /// `$comment`.
+    not_annotation: bool,
+}
+
+impl<'a> Own<'a> {
+    fn of(map: &'a Map<String, Value>) -> Self {
+        let mut own = Own::default();
+        for (key, value) in map {
+            match key.as_str() {
+                "type" => own.type_value = Some(value),
+                "anyOf" => own.any_of = true,
+                "allOf" => own.all_of = true,
+                "$ref" => own.reference = Some(value),
+                "enum" => own.enum_value = Some(value),
+                "additionalProperties" => own.additional = Some(value),
+                "patternProperties" => own.pattern = Some(value),
+                "description" | "title" | "default" | "examples" | "$comment" => continue,
+                _ => {}
+            }
+            own.not_annotation = true;
+        }
+        own
+    }
+
+    /// [`has_type`]`(map, "object")`.
+    fn is_object(&self) -> bool {
+        match self.type_value {
+            Some(Value::String(t)) => t == "object",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some("object")),
+            _ => false,
+        }
+    }
+}
+
+/// A node that types nothing: a boolean, or an object of annotations alone (`{}` included).
+fn untyped(node: &Value, own: Option<&Own<'_>>) -> bool {
+    match (node, own) {
+        (Value::Bool(_), _) => true,
+        (Value::Object(_), Some(own)) => !own.not_annotation,
         _ => false,
     }
 }
@@ -59,7 +101,8 @@ fn precheck_walk(schema: &Value, report: &mut RuleReport) {
         return;
     }
     for (index, (node, place)) in walk.nodes.iter().enumerate() {
-        if let Some(why) = precheck_refusal(node, place.step) {
+        let own = node.as_object().map(Own::of);
+        if let Some(why) = precheck_refusal(node, own.as_ref(), place.step) {
             report.fail(pointer(&walk.steps(index)), why);
             return;
         }
@@ -71,32 +114,39 @@ fn precheck_walk(schema: &Value, report: &mut RuleReport) {
 fn precheck_passes(schema: &Value) -> bool {
     let mut tally = Tally::default();
     each_node(schema, 0usize, &mut |node, step, depth| {
-        let depth = tally.node(node, step, depth, false)?;
-        precheck_refusal(node, step).is_none().then_some(depth)
+        let own = node.as_object().map(Own::of);
+        let depth = tally.node(own.as_ref(), step, depth, false)?;
+        precheck_refusal(node, own.as_ref(), step)
+            .is_none()
+            .then_some(depth)
     }) && tally.within(false)
 }
 
 /// What [`StrictPrecheck`] refuses in one node reached by `step` (`None` for the root), apart
 /// from the limits: an untyped subschema where a schema stands, `patternProperties`, an open map.
-fn precheck_refusal(node: &Value, step: Option<Step<'_>>) -> Option<&'static str> {
+fn precheck_refusal(
+    node: &Value,
+    own: Option<&Own<'_>>,
+    step: Option<Step<'_>>,
+) -> Option<&'static str> {
     let slot = matches!(
         step,
         Some(Step::Name("properties" | "$defs", _) | Step::Keyword("items") | Step::Index(..))
     );
-    if slot && untyped(node) {
+    if slot && untyped(node, own) {
         return Some(
             "an untyped subschema (`true` or `{}`) has no strict form: strict mode needs a type on every node",
         );
     }
-    let map = node.as_object()?;
-    if map
-        .key("patternProperties")
+    let own = own?;
+    if own
+        .pattern
         .and_then(Value::as_object)
         .is_some_and(|p| !p.is_empty())
     {
         return Some("`patternProperties` has no strict form (objects must be closed)");
     }
-    match map.key("additionalProperties") {
+    match own.additional {
         Some(Value::Bool(true) | Value::Object(_)) => Some(
             "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed",
         ),
@@ -119,12 +169,12 @@ impl Tally {
     /// property count alone.
     fn node(
         &mut self,
-        node: &Value,
+        own: Option<&Own<'_>>,
         step: Option<Step<'_>>,
         depth: usize,
         all: bool,
     ) -> Option<usize> {
-        let depth = depth + usize::from(node.as_object().is_some_and(|m| has_type(m, "object")));
+        let depth = depth + usize::from(own.is_some_and(Own::is_object));
         if depth > 10 {
             return None;
         }
@@ -137,7 +187,7 @@ impl Tally {
             }
         }
         if all {
-            if let Some(Value::Array(values)) = node.key("enum") {
+            if let Some(Value::Array(values)) = own.and_then(|own| own.enum_value) {
                 self.enum_values += values.len();
                 let bytes: usize = values.iter().filter_map(Value::as_str).map(str::len).sum();
                 self.bytes += bytes;
@@ -161,8 +211,11 @@ impl Tally {
 fn typed_within_limits_passes(schema: &Value) -> bool {
     let mut tally = Tally::default();
     each_node(schema, 0usize, &mut |node, step, depth| {
-        let depth = tally.node(node, step, depth, true)?;
-        typed_refusal(schema, node, step).is_none().then_some(depth)
+        let own = node.as_object().map(Own::of);
+        let depth = tally.node(own.as_ref(), step, depth, true)?;
+        typed_refusal(schema, node, own.as_ref(), step)
+            .is_none()
+            .then_some(depth)
     }) && tally.within(true)
 }
 
@@ -189,7 +242,8 @@ impl Rule for Typed {
 /// [`Typed`]'s check on a walk of `schema`.
 fn typed(schema: &Value, walk: &Walk<'_>, report: &mut RuleReport) {
     for (index, (node, place)) in walk.nodes.iter().enumerate() {
-        if let Some(why) = typed_refusal(schema, node, place.step) {
+        let own = node.as_object().map(Own::of);
+        if let Some(why) = typed_refusal(schema, node, own.as_ref(), place.step) {
             report.fail(pointer(&walk.steps(index)), why);
             return;
         }
@@ -197,31 +251,35 @@ fn typed(schema: &Value, walk: &Walk<'_>, report: &mut RuleReport) {
 }
 
 /// What [`Typed`] refuses in one node of `schema` reached by `step`.
-fn typed_refusal(schema: &Value, node: &Value, step: Option<Step<'_>>) -> Option<String> {
+fn typed_refusal(
+    schema: &Value,
+    node: &Value,
+    own: Option<&Own<'_>>,
+    step: Option<Step<'_>>,
+) -> Option<String> {
     if closing(node, step) {
         return None;
     }
-    let Some(map) = node.as_object() else {
+    let Some(own) = own else {
         return Some("a boolean subschema has no strict form".into());
     };
-    if map.has("allOf") {
+    if own.all_of {
         return Some("`allOf` with several schemas is not supported in strict mode".into());
     }
-    if let Some(Value::String(r)) = map.key("$ref") {
+    if let Some(Value::String(r)) = own.reference {
         if resolve_local(schema, r).is_none() {
             return Some(format!(
                 "`$ref: {r}` does not resolve in this schema (external references are never fetched)"
             ));
         }
     }
-    if !(map.has("type") || map.has("anyOf") || map.has("$ref")) {
+    if !(own.type_value.is_some() || own.any_of || own.reference.is_some()) {
         return Some(
             "a node with no type, combinator or `$ref` cannot be enforced in strict mode".into(),
         );
     }
     // An enum value of another type than the node's: OpenAI rejects the whole tool.
-    if let (Some(Value::String(t)), Some(Value::Array(values))) = (map.key("type"), map.key("enum"))
-    {
+    if let (Some(Value::String(t)), Some(Value::Array(values))) = (own.type_value, own.enum_value) {
         let fits = |v: &Value| {
             let vt = super::value_type(v);
             vt == t || (t == "number" && vt == "integer")
