@@ -2,9 +2,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Held, Rule, RuleReport, has_type};
+use super::fused::{node_at_root_alone, root_node};
+use super::{Held, NodeRule, Rule, RuleReport, has_type, walk_nodes};
+use crate::adapt::holds::{TYPE_LIST, TYPE_OBJECT};
 use crate::adapt::report::LossKind;
-use crate::adapt::visit::{Order, visit};
+use crate::adapt::visit::Path;
 use crate::keys::Keys;
 
 /// Objects get a `properties` map; a `pattern` with a lookaround (`(?=`, `(?!`, `(?<=`, `(?<!`)
@@ -50,8 +52,41 @@ impl Rule for ResponsesPrepass {
         super::adds_these(&["properties"], add)
     }
 
+    /// Only where an object type (a string, or in a list), a `pattern` or `patternProperties`
+    /// may be.
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold_any(&[TYPE_OBJECT, TYPE_LIST, "pattern", "patternProperties"])
+    }
+
+    /// It writes its own node's `properties` and `pattern`; a key pattern folded into `.*`
+    /// stays below its node.
+    fn keeps_root_and_below(&self, _: &Held<'_>) -> bool {
+        true
+    }
+
+    /// Most tools: the root's `type: "object"` alone.
+    fn at_root_alone(&self, root: &Held<'_>, below: &Held<'_>) -> bool {
+        node_at_root_alone(self, root, below)
+    }
+
+    fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        root_node(self, schema, report);
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        visit(schema, Order::Pre, &mut |node, path| {
+        walk_nodes(self, schema, report);
+    }
+}
+
+/// Reads and changes its node's own `type`, `properties`, `pattern` and `patternProperties`.
+impl NodeRule for ResponsesPrepass {
+    /// A key pattern folded into `.*` may make a union of schemas there.
+    fn grows_below(&self, held: &Held<'_>) -> bool {
+        held.may_hold("patternProperties")
+    }
+
+    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
+        {
             let Value::Object(map) = node else { return };
             let at = || path.pointer();
             if has_type(map, "object") && !map.has("properties") {
@@ -96,7 +131,7 @@ impl Rule for ResponsesPrepass {
                     report.loss(at().child("patternProperties"), "patternProperties", LossKind::Widened, format!("the key pattern {key:?} uses a lookaround; its schema now applies to every name (`.*`)"));
                 }
             }
-        });
+        }
     }
 }
 
