@@ -167,6 +167,15 @@ impl<'p> Path<'p> {
         self.depth
     }
 
+    /// The step from the parent to this node, as [`crate::walk`] names it (`None` at the root).
+    pub(crate) fn step(&self) -> Option<crate::walk::Step<'_>> {
+        self.step.map(|step| match step {
+            Step::Key(k) => crate::walk::Step::Keyword(k),
+            Step::Index(k, i) => crate::walk::Step::Index(k, i),
+            Step::Name(k, n) => crate::walk::Step::Name(k, n),
+        })
+    }
+
     /// The pointer of a child keyword of this node.
     pub fn child(&self, keyword: &str) -> Pointer {
         self.pointer().child(keyword)

@@ -6,10 +6,10 @@ use serde_json::Value;
 
 use super::super::rules::keywords::keep_none;
 use super::super::rules::{
-    CloseObjects, ConstToEnum, DefaultToDescription, Fused, InferType, MergeSingleAllOf, NodeRule,
-    OneOfToAnyOf, Optional, ResolveRefSiblings, ResponsesPrepass, RootCombinators, Rule,
-    SpliceNestedAnyOf, SplitTypeArrays, StrictPrecheck, StructuredFirst, TupleItems,
-    TypedWithinLimits,
+    CloseObjects, CloseObjectsVouching, ConstToEnum, DefaultToDescription, Fused, InferType,
+    MergeSingleAllOf, NodeRule, OneOfToAnyOf, Optional, ResolveRefSiblings, ResponsesPrepass,
+    RootCombinators, Rule, SpliceNestedAnyOf, SplitTypeArrays, StrictPrecheck, StructuredFirst,
+    TupleItems, TypedWithinLimitsAfter,
 };
 use super::super::settings::{AdaptSettings, NameRule, Wire};
 use super::super::{AdaptOptions, Target};
@@ -214,14 +214,19 @@ fn openai_strict_enforce() -> Vec<Box<dyn Rule>> {
     // The reference starts this stage by inferring types again; here the first stage's last
     // walk has inferred them at every node as it leaves it (infer-type reads and writes only its
     // node's own keywords), so a second walk would find nothing to do.
+    // Close-objects' walk works out the checks' verdict where it can, and hands it over; the
+    // checks otherwise walk the document once for the two (typed first, as listed).
+    let vouch = super::super::rules::Vouch::default();
     vec![
         Box::new(OneOfToAnyOf),
-        Box::new(CloseObjects {
-            optional: Optional::NullableRequired,
+        Box::new(CloseObjectsVouching {
+            close: CloseObjects {
+                optional: Optional::NullableRequired,
+            },
+            vouch: vouch.clone(),
         }),
         Box::new(SpliceNestedAnyOf),
         Box::new(StructuredFirst),
-        // One walk for the two checks (typed first, as listed).
-        Box::new(TypedWithinLimits),
+        Box::new(TypedWithinLimitsAfter { vouched: vouch }),
     ]
 }

@@ -33,6 +33,7 @@ pub use google::{
 };
 pub use inline::InlineRefs;
 pub use keywords::{DefaultToDescription, StripKeywords};
+pub(crate) use objects::CloseObjectsVouching;
 pub use objects::{CloseObjects, Optional};
 pub use order::StructuredFirst;
 pub(crate) use order::is_bare_null;
@@ -43,7 +44,9 @@ pub use root::{ObjectRoot, RemoveSchemaUri, RootCombinators};
 pub use strict_checks::{
     AnthropicStrictCheck, OpenAiLimits, StrictPrecheck, Typed, TypedWithinLimits,
 };
-pub(crate) use strict_checks::{AnthropicStrictCheckAtEnd, AnthropicStrictGate};
+pub(crate) use strict_checks::{
+    AnthropicStrictCheckAtEnd, AnthropicStrictGate, TypedWithinLimitsAfter, Vouch,
+};
 pub use types::SplitTypeArrays;
 pub use unions::{OneOfToAnyOf, SpliceNestedAnyOf};
 

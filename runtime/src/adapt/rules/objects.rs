@@ -3,9 +3,10 @@
 
 use serde_json::{Map, Value, json};
 
+use super::strict_checks::{TypedQuick, Vouch};
 use super::{Held, Rule, RuleReport, is_pure_any_of, null_schema};
 use crate::adapt::report::LossKind;
-use crate::adapt::visit::{Order, visit};
+use crate::adapt::visit::{Order, Path, visit};
 use crate::keys::Keys;
 use crate::nullable::{accepts_null_by, reference_answers};
 
@@ -110,6 +111,20 @@ impl Rule for CloseObjects {
 
     /// Told that the document holds no `$ref`, it does not look for references to answer.
     fn apply_held(&mut self, schema: &mut Value, report: &mut RuleReport, held: &Held<'_>) {
+        self.close(schema, report, held, &mut |_, _| {});
+    }
+}
+
+impl CloseObjects {
+    /// The rule's walk, calling `after` on every node it visits once its work there is done
+    /// (parents after their children).
+    fn close(
+        &self,
+        schema: &mut Value,
+        report: &mut RuleReport,
+        held: &Held<'_>,
+        after: &mut dyn FnMut(&Value, &Path<'_>),
+    ) {
         let optional = self.optional;
         // Asked while the document is rewritten: the answers for its references, once.
         let references = if held.may_hold("$ref") {
@@ -118,6 +133,22 @@ impl Rule for CloseObjects {
             Default::default()
         };
         visit(schema, Order::Post, &mut |node, path| {
+            close_node(node, path, optional, &references, report);
+            after(node, path);
+        });
+    }
+}
+
+/// [`CloseObjects`]' work at one node.
+fn close_node(
+    node: &mut Value,
+    path: &Path<'_>,
+    optional: Optional,
+    references: &std::collections::HashMap<String, bool>,
+    report: &mut RuleReport,
+) {
+    {
+        {
             let Value::Object(map) = node else { return };
             if !can_be_object(map) {
                 return;
@@ -260,7 +291,44 @@ impl Rule for CloseObjects {
                     }
                 }
             }
+        }
+    }
+}
+
+/// [`CloseObjects`] in OpenAI's strict lists: its walk also works out the verdict of the check
+/// at the end of the list ([`TypedQuick`]), which it hands over ([`TypedWithinLimitsAfter`]), so
+/// that the check does not walk the document again. Same name in reports.
+pub(crate) struct CloseObjectsVouching {
+    pub(crate) close: CloseObjects,
+    pub(crate) vouch: Vouch,
+}
+
+impl Rule for CloseObjectsVouching {
+    fn name(&self) -> &'static str {
+        self.close.name()
+    }
+
+    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        self.close.adds(held, add)
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        self.apply_held(schema, report, &Held::anything());
+    }
+
+    fn told(&self) -> bool {
+        true
+    }
+
+    fn apply_held(&mut self, schema: &mut Value, report: &mut RuleReport, held: &Held<'_>) {
+        self.vouch.set(false);
+        let mut quick = TypedQuick::default();
+        self.close.close(schema, report, held, &mut |node, path| {
+            quick.node(node, path.step(), path.depth())
         });
+        if report.failure.is_none() {
+            self.vouch.set(quick.passes());
+        }
     }
 }
 

@@ -348,6 +348,77 @@ impl Rule for TypedWithinLimits {
     }
 }
 
+/// [`TypedWithinLimits`]'s yes-or-no verdict, worked out node by node by a walk that reaches every
+/// node of the document the check will see, each once and as the check will find it (in any
+/// order): close-objects' walk in OpenAI's strict lists, after its work at each node. A node
+/// with a `$ref` (resolved against the whole document) or deeper than the nesting limit could be
+/// by its path alone makes the verdict "not known", as does anything the check refuses: the
+/// check then walks the document itself.
+pub(crate) struct TypedQuick {
+    tally: Tally,
+    passes: bool,
+}
+
+impl Default for TypedQuick {
+    fn default() -> Self {
+        TypedQuick {
+            tally: Tally::default(),
+            passes: true,
+        }
+    }
+}
+
+impl TypedQuick {
+    /// Counts `node`, reached by `step`, `steps` steps below the root.
+    pub(crate) fn node(&mut self, node: &Value, step: Option<Step<'_>>, steps: usize) {
+        if !self.passes {
+            return;
+        }
+        let own = node.as_object().map(Own::of);
+        // The object nesting of a node is at most the nodes on its path (`steps + 1`): within
+        // the limit of 10 without counting. A `$ref` is resolved in no document (`null`): it is
+        // refused here, and the check's walk resolves it.
+        self.passes = steps < 10
+            && self.tally.node(own.as_ref(), step, 0, true).is_some()
+            && typed_refusal(&Value::Null, node, own.as_ref(), step).is_none();
+    }
+
+    /// Whether the check would find nothing.
+    pub(crate) fn passes(&self) -> bool {
+        self.passes && self.tally.within(true)
+    }
+}
+
+/// The verdict close-objects hands to the check at the end of OpenAI's strict rewrite (set by
+/// the one, taken by the other, for each document).
+pub(crate) type Vouch = std::rc::Rc<std::cell::Cell<bool>>;
+
+/// [`TypedWithinLimits`] at the end of OpenAI's strict rewrite: passed over when close-objects'
+/// walk found the verdict already ([`TypedQuick`]). The two rules between them change nothing
+/// the verdict reads: splice-nested-anyof takes away `anyOf` branches that are pure `anyOf`s
+/// (typed, not objects, no enum; their branches and description stay), structured-first
+/// reorders branches. Same name in reports.
+pub(crate) struct TypedWithinLimitsAfter {
+    pub(crate) vouched: Vouch,
+}
+
+impl Rule for TypedWithinLimitsAfter {
+    fn name(&self) -> &'static str {
+        TypedWithinLimits.name()
+    }
+
+    /// A check: it reads the document and records at most a failure.
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&[], add)
+    }
+
+    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        if !self.vouched.replace(false) {
+            TypedWithinLimits.apply(schema, report);
+        }
+    }
+}
+
 /// [`TypedWithinLimits`] on a breadth-first walk: the first failure in its order.
 fn typed_within_limits_walk(schema: &Value, report: &mut RuleReport) {
     let walk = Walk::new(schema);
@@ -858,6 +929,94 @@ mod tests {
         assert!(!fails(typed_within_limits_walk, &doc));
         assert!(compared.iter().all(|&n| n > 2_000), "{compared:?}");
         assert!(failing.iter().all(|&n| n > 100), "{failing:?}");
+    }
+
+    /// Close-objects vouches for the check at the end of OpenAI's strict lists only where the
+    /// check finds nothing: on every engine test document, through both lists (the rules between
+    /// the two run as listed), the verdict handed over is true only where the check's walk, on
+    /// the document as it is at the end, passes; and it is handed over on most documents that
+    /// pass.
+    #[test]
+    fn close_objects_vouches_only_for_what_the_check_passes() {
+        use crate::adapt::rules::{CloseObjects, CloseObjectsVouching, Optional};
+        let (mut vouched, mut passing) = (0, 0);
+        stacker::grow(256 << 20, || {
+            let lists = [
+                crate::adapt::AdaptSettings::openai_strict(),
+                crate::adapt::AdaptSettings::openai_responses(),
+            ];
+            // Documents at each limit, and a reference that resolves nowhere.
+            let object = |depth: usize| {
+                (0..depth).fold(json!({"type": "string"}), |inner, _| {
+                    json!({"type": "object", "properties": {"x": inner}, "required": ["x"]})
+                })
+            };
+            let properties = |n: usize| {
+                let props: serde_json::Map<String, Value> = (0..n)
+                    .map(|i| (format!("p{i}"), json!({"type": "string"})))
+                    .collect();
+                json!({"type": "object", "properties": props})
+            };
+            let string_enum = |n: usize, value: &str| {
+                let values: Vec<Value> = (0..n).map(|i| json!(format!("{value}{i}"))).collect();
+                json!({"type": "object", "properties": {"e": {"type": "string", "enum": values}}})
+            };
+            let mut docs = crate::adapt::holds::tests::documents();
+            docs.extend([
+                object(10),
+                object(11),
+                properties(5_000),
+                properties(5_001),
+                string_enum(1_000, "v"),
+                string_enum(1_001, "v"),
+                string_enum(300, &"a".repeat(60)),
+                string_enum(300, &"é".repeat(40)),
+                json!({"type": "object", "properties": {"r": {"$ref": "#/$defs/none"}}}),
+                json!({"type": "object", "properties": {"r": {"$ref": "#/$defs/s"}},
+                       "$defs": {"s": {"type": "string"}}}),
+                // Eleven levels once infer-type has typed them (the precheck counts the root
+                // alone, typed by object-root).
+                (0..11).fold(
+                    json!({"type": "string"}),
+                    |inner, _| json!({"properties": {"x": inner}, "required": ["x"]}),
+                ),
+            ]);
+            for settings in &lists {
+                for doc in &docs {
+                    let mut doc = doc.clone();
+                    let vouch = Vouch::default();
+                    let mut close = CloseObjectsVouching {
+                        close: CloseObjects {
+                            optional: Optional::NullableRequired,
+                        },
+                        vouch: vouch.clone(),
+                    };
+                    for mut rule in settings.rules() {
+                        let mut report = RuleReport::default();
+                        match rule.name() {
+                            "close-objects" => close.apply(&mut doc, &mut report),
+                            "typed, openai-limits" => {
+                                let mut exact = RuleReport::default();
+                                typed_within_limits_walk(&doc, &mut exact);
+                                let passes = exact.failure.is_none();
+                                assert!(passes || !vouch.get(), "{doc}");
+                                passing += usize::from(passes);
+                                vouched += usize::from(vouch.get());
+                                rule.apply(&mut doc, &mut report);
+                            }
+                            _ => rule.apply(&mut doc, &mut report),
+                        }
+                        if report.failure.is_some() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        assert!(
+            vouched > 1_000 && vouched * 10 > passing * 7,
+            "{vouched} of {passing}"
+        );
     }
 
     /// The two checks on one walk say what they say one after the other (the limits only when
