@@ -2,8 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::fused::{node_at_root_alone, root_node};
-use super::{Held, NodeRule, Rule, RuleReport, walk_nodes};
+use super::{Held, NodeRule, Rule, RuleReport};
 use crate::adapt::holds::{ITEMS_LIST, REF_DEFINITIONS, TYPE_LIST};
 use crate::adapt::visit::Path;
 use crate::keys::Keys;
@@ -63,23 +62,13 @@ impl Rule for UpgradeDraft07 {
         true
     }
 
-    fn at_root_alone(&self, root: &Held<'_>, below: &Held<'_>) -> bool {
-        node_at_root_alone(self, root, below)
-    }
-
     /// Each form is rewritten within its node, but a root `nullable` wraps the root's keywords
     /// into a union branch below it.
     fn keeps_root_and_below(&self, root: &Held<'_>) -> bool {
         !root.may_hold("nullable")
     }
 
-    fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        root_node(self, schema, report);
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        walk_nodes(self, schema, report);
-    }
+    super::fused::node_rule_walks!();
 }
 
 impl NodeRule for UpgradeDraft07 {

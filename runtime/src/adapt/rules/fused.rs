@@ -29,6 +29,38 @@ pub(crate) trait NodeRule: Rule {
     }
 }
 
+/// The walk methods of a [`Rule`] that is a [`NodeRule`], in its `impl Rule`: [`Rule::apply`] as
+/// [`walk_nodes`], and [`Rule::at_root_alone`] / [`Rule::apply_at_root`] as
+/// [`node_at_root_alone`] / [`root_node`].
+macro_rules! node_rule_walks {
+    () => {
+        fn at_root_alone(
+            &self,
+            root: &$crate::adapt::rules::Held<'_>,
+            below: &$crate::adapt::rules::Held<'_>,
+        ) -> bool {
+            $crate::adapt::rules::fused::node_at_root_alone(self, root, below)
+        }
+
+        fn apply_at_root(
+            &mut self,
+            schema: &mut serde_json::Value,
+            report: &mut $crate::adapt::report::RuleReport,
+        ) {
+            $crate::adapt::rules::fused::root_node(self, schema, report);
+        }
+
+        fn apply(
+            &mut self,
+            schema: &mut serde_json::Value,
+            report: &mut $crate::adapt::report::RuleReport,
+        ) {
+            $crate::adapt::rules::fused::walk_nodes(self, schema, report);
+        }
+    };
+}
+pub(crate) use node_rule_walks;
+
 /// A node rule's [`Rule::apply`]: its work at every node, parents first.
 pub(crate) fn walk_nodes(rule: &mut dyn NodeRule, schema: &mut Value, report: &mut RuleReport) {
     visit(schema, Order::Pre, &mut |node, path| {

@@ -428,18 +428,9 @@ impl Rule for EnsureProperties {
         true
     }
 
-    /// Where no node below the root has an object type (Cloud Code Assist runs it alone).
-    fn at_root_alone(&self, root: &Held<'_>, below: &Held<'_>) -> bool {
-        super::fused::node_at_root_alone(self, root, below)
-    }
-
-    fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        super::fused::root_node(self, schema, report);
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        walk_nodes(self, schema, report);
-    }
+    // At the root alone where no node below it has an object type (Cloud Code Assist runs it
+    // outside a group).
+    super::fused::node_rule_walks!();
 }
 
 /// Its `properties: {}` holds no schema.

@@ -3,8 +3,7 @@
 
 use serde_json::Value;
 
-use super::fused::{node_at_root_alone, root_node};
-use super::{Held, NodeRule, Rule, RuleReport, append_description, json_text, spill, walk_nodes};
+use super::{Held, NodeRule, Rule, RuleReport, append_description, json_text, spill};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, Path, visit};
 use crate::keys::Keys;
@@ -141,19 +140,9 @@ impl Rule for StripNode {
         true
     }
 
-    /// Where no node below the root holds a keyword it wants: the root's keywords alone (most
-    /// published tools hold Google's `additionalProperties: false` at the root and nowhere else).
-    fn at_root_alone(&self, root: &Held<'_>, below: &Held<'_>) -> bool {
-        node_at_root_alone(self, root, below)
-    }
-
-    fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        root_node(self, schema, report);
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        walk_nodes(self, schema, report);
-    }
+    // At the root alone where no node below it holds a keyword it wants (most published tools
+    // hold Google's `additionalProperties: false` at the root and nowhere else).
+    super::fused::node_rule_walks!();
 }
 
 /// Takes its node's keywords away (a removed keyword may be a schema, which is then not

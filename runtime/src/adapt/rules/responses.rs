@@ -2,8 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::fused::{node_at_root_alone, root_node};
-use super::{Held, NodeRule, Rule, RuleReport, has_type, walk_nodes};
+use super::{Held, NodeRule, Rule, RuleReport, has_type};
 use crate::adapt::holds::{TYPE_LIST, TYPE_OBJECT};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::Path;
@@ -64,18 +63,8 @@ impl Rule for ResponsesPrepass {
         true
     }
 
-    /// Most tools: the root's `type: "object"` alone.
-    fn at_root_alone(&self, root: &Held<'_>, below: &Held<'_>) -> bool {
-        node_at_root_alone(self, root, below)
-    }
-
-    fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        root_node(self, schema, report);
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        walk_nodes(self, schema, report);
-    }
+    // Most tools: the root's `type: "object"` alone.
+    super::fused::node_rule_walks!();
 }
 
 /// Reads and changes its node's own `type`, `properties`, `pattern` and `patternProperties`.

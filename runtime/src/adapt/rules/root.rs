@@ -2,8 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::fused::{node_at_root_alone, root_node};
-use super::{Held, NodeRule, Rule, RuleReport, absorb, type_names, walk_nodes};
+use super::{Held, NodeRule, Rule, RuleReport, absorb, type_names};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::Path;
 use crate::keys::Keys;
@@ -33,17 +32,7 @@ impl Rule for RemoveSchemaUri {
         true
     }
 
-    fn at_root_alone(&self, root: &Held<'_>, below: &Held<'_>) -> bool {
-        node_at_root_alone(self, root, below)
-    }
-
-    fn apply_at_root(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        root_node(self, schema, report);
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        walk_nodes(self, schema, report);
-    }
+    super::fused::node_rule_walks!();
 }
 
 /// Reads and changes only the node's own `$schema` (a string, not a schema): it can run fused

@@ -817,6 +817,48 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// `depth` objects of type object, each the one property `x` of the one around it (required
+    /// or not), around a string.
+    fn nested_objects(depth: usize, required: bool) -> Value {
+        (0..depth).fold(json!({"type": "string"}), |inner, _| {
+            let mut object = json!({"type": "object", "properties": {"x": inner}});
+            if required {
+                object["required"] = json!(["x"]);
+            }
+            object
+        })
+    }
+
+    /// An object of `n` string properties.
+    fn properties(n: usize) -> Value {
+        let props: serde_json::Map<String, Value> = (0..n)
+            .map(|i| (format!("p{i}"), json!({"type": "string"})))
+            .collect();
+        json!({"type": "object", "properties": props})
+    }
+
+    /// An object whose one property is a string enum of `n` values, `value` then the index.
+    fn string_enum(n: usize, value: &str) -> Value {
+        let values: Vec<Value> = (0..n).map(|i| json!(format!("{value}{i}"))).collect();
+        json!({"type": "object", "properties": {"e": {"type": "string", "enum": values}}})
+    }
+
+    /// Documents on each side of OpenAI's limits: nesting, properties, enum values, characters
+    /// of a long string enum.
+    fn at_the_limits(required: bool) -> Vec<Value> {
+        vec![
+            nested_objects(9, required),
+            nested_objects(10, required),
+            nested_objects(11, required),
+            properties(5_000),
+            properties(5_001),
+            string_enum(1_000, "v"),
+            string_enum(1_001, "v"),
+            string_enum(300, &"a".repeat(60)),
+            string_enum(2_000, &"b".repeat(70)),
+        ]
+    }
+
     /// The depth-first verdicts of the checks (OpenAI strict's precheck, typed and limits;
     /// Anthropic strict's check) are their breadth-first
     /// walks': on every test document as given, and as each check gets it in its target's list
@@ -887,38 +929,14 @@ mod tests {
                 }
             }
         }
-        let object = |depth: usize| {
-            (0..depth).fold(
-                json!({"type": "string"}),
-                |inner, _| json!({"type": "object", "properties": {"x": inner}}),
-            )
-        };
-        let properties = |n: usize| {
-            let props: serde_json::Map<String, Value> = (0..n)
-                .map(|i| (format!("p{i}"), json!({"type": "string"})))
-                .collect();
-            json!({"type": "object", "properties": props})
-        };
-        let string_enum = |n: usize, value: &str| {
-            let values: Vec<Value> = (0..n).map(|i| json!(format!("{value}{i}"))).collect();
-            json!({"type": "object", "properties": {"e": {"type": "string", "enum": values}}})
-        };
-        for doc in [
-            object(9),
-            object(10),
-            properties(5_000),
-            properties(5_001),
-            string_enum(1_000, "v"),
-            string_enum(1_001, "v"),
-            string_enum(300, &"a".repeat(60)),
-            string_enum(2_000, &"b".repeat(70)),
+        for doc in at_the_limits(false).into_iter().chain([
             json!({"type": "object", "properties": {"e": {"enum": [[1], 2]}}}),
             json!({"type": "object", "properties": {"e": {"type": "object", "enum": [{"a": 1}]}}}),
             json!({"type": "object", "properties": {"u": {"description": "untyped"}}}),
             json!({"type": "object", "properties": {"n": {"type": "string", "not": {}}}}),
             json!({"type": "object", "properties": {"b": true}}),
             json!({"type": "object", "properties": {"r": {"$ref": "https://example.com/s"}}}),
-        ] {
+        ]) {
             for which in 0..checks.len() {
                 compare(&doc, which);
             }
@@ -946,30 +964,9 @@ mod tests {
                 crate::adapt::AdaptSettings::openai_responses(),
             ];
             // Documents at each limit, and a reference that resolves nowhere.
-            let object = |depth: usize| {
-                (0..depth).fold(json!({"type": "string"}), |inner, _| {
-                    json!({"type": "object", "properties": {"x": inner}, "required": ["x"]})
-                })
-            };
-            let properties = |n: usize| {
-                let props: serde_json::Map<String, Value> = (0..n)
-                    .map(|i| (format!("p{i}"), json!({"type": "string"})))
-                    .collect();
-                json!({"type": "object", "properties": props})
-            };
-            let string_enum = |n: usize, value: &str| {
-                let values: Vec<Value> = (0..n).map(|i| json!(format!("{value}{i}"))).collect();
-                json!({"type": "object", "properties": {"e": {"type": "string", "enum": values}}})
-            };
             let mut docs = crate::adapt::holds::tests::documents();
+            docs.extend(at_the_limits(true));
             docs.extend([
-                object(10),
-                object(11),
-                properties(5_000),
-                properties(5_001),
-                string_enum(1_000, "v"),
-                string_enum(1_001, "v"),
-                string_enum(300, &"a".repeat(60)),
                 string_enum(300, &"é".repeat(40)),
                 json!({"type": "object", "properties": {"r": {"$ref": "#/$defs/none"}}}),
                 json!({"type": "object", "properties": {"r": {"$ref": "#/$defs/s"}},
