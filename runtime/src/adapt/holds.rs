@@ -1188,6 +1188,57 @@ pub(crate) mod tests {
         }
     }
 
+    /// Facts a rule makes where the rule lists' documents cannot show them (there the root's
+    /// own `type: "object"`, which object-root makes, already holds the object-type fact): every
+    /// rule of every list, run on its own on documents without an object type anywhere, declares
+    /// what it makes. (Root-combinators is left out: it declares nothing because object-root,
+    /// before it in every list, has typed the root; `object_root_comes_before_root_combinators`.)
+    #[test]
+    fn rules_declare_the_facts_they_make_on_their_own() {
+        let docs = [
+            json!({"properties": {"p": {"type": ["object", "null"], "properties": {}}}, "required": ["p"]}),
+            json!({"properties": {"p": {"anyOf": [{"type": ["object", "null"]}]}}}),
+            json!({"properties": {"p": {"allOf": [{"properties": {"a": {"type": "string"}}}]}}}),
+            json!({"properties": {"p": {"oneOf": [{"properties": {}}, {"type": "null"}]}}}),
+            json!({"properties": {"p": {"type": "string", "nullable": true}, "q": {"properties": {}}}}),
+            json!({"properties": {"p": {"$ref": "#/definitions/o"}}, "definitions": {"o": {"properties": {}}}}),
+        ];
+        let mut checked = 0;
+        let mut undeclared = std::collections::BTreeMap::new();
+        for &target in Target::ALL {
+            let settings = target.settings();
+            for mut rule in settings.rules().into_iter().chain(settings.relaxed_rules()) {
+                if rule.name() == "root-combinators" {
+                    continue;
+                }
+                for doc in &docs {
+                    let before = Holds::of(doc);
+                    assert!(!before.held().may_hold(TYPE_OBJECT), "{doc}");
+                    let mut declared = before;
+                    if !rule.adds(&before.held(), &mut |k| declared.add(k)) {
+                        continue;
+                    }
+                    rule.adds_at_root(&before.held(), &mut |k| declared.add_at_root(k));
+                    let mut after = doc.clone();
+                    let mut report = RuleReport::for_rule(rule.name());
+                    rule.apply(&mut after, &mut report);
+                    let extra = Holds::of(&after).all() & !declared.all();
+                    for b in (0..VOCABULARY.len()).filter(|b| extra & (1 << b) != 0) {
+                        undeclared
+                            .entry((rule.name(), VOCABULARY[b]))
+                            .or_insert_with(|| format!("{target}: {doc} -> {after}"));
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(
+            undeclared.is_empty(),
+            "added, not declared: {undeclared:#?}"
+        );
+        assert!(checked > 500, "{checked}");
+    }
+
     /// root-combinators declares nothing it adds because object-root, before it in every list
     /// that has it, has made the root `type: "object"`: taking the root's union away cannot
     /// leave it untyped.

@@ -214,6 +214,12 @@ impl AdaptSettings {
     }
 
     /// The rules of the main attempt (strict when the target wants strict), in order.
+    ///
+    /// A list is meant to run in order on one document, each rule on what the one before left:
+    /// some rules hand what they found to a later rule of the same list (Anthropic strict's gate
+    /// to its check after the rewrite, OpenAI strict's close-objects to its last check), which
+    /// then does not look again. Changing the document between them, or running the later one
+    /// on another document, gives that rule a stale answer; each run on its own is exact.
     pub fn rules(&self) -> Vec<Box<dyn Rule>> {
         let mut rules = (self.shared)(self);
         rules.extend((self.strict.unwrap_or(self.relaxed))(self));

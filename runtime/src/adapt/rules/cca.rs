@@ -77,7 +77,11 @@ impl Rule for NullablePropertiesOptional {
     }
 
     fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        // It removes `null` and `nullable`; a one-branch union left is merged into its node.
+        // It removes `null` and `nullable`; a one-branch union left is merged into its node; a
+        // list of types left with one is that type (`["object", "null"]` → `"object"`).
+        if held.may_hold(crate::adapt::holds::TYPE_LIST) {
+            add(crate::adapt::holds::TYPE_OBJECT);
+        }
         super::moves_and_adds(held, &[], add)
     }
 
