@@ -109,12 +109,12 @@ pub trait Rule {
     }
     /// Whether the rule, run on a document whose root object may hold what `root` allows,
     /// keeps the root's keys and the keys below it apart: every key it leaves at the root
-    /// object was there or is one it declares ([`Rule::adds`]), and every key it leaves in an
-    /// object below the root was below it or is declared (a key it moves within a node, or
-    /// between two nodes below the root, stays on its side). The engine then goes on knowing
-    /// which keywords the root holds and which the nodes below it, so that a later rule can
-    /// still be run at the root alone ([`Rule::at_root_alone`]). The default: it may move keys
-    /// across.
+    /// object was there or is one it declares ([`Rule::adds`], [`Rule::adds_at_root`]), and
+    /// every key it leaves in an object below the root was below it or is declared by
+    /// [`Rule::adds`] (a key it moves within a node, or between two nodes below the root, stays
+    /// on its side). The engine then goes on knowing which keywords the root holds and which
+    /// the nodes below it, so that a later rule can still be run at the root alone
+    /// ([`Rule::at_root_alone`]). The default: it may move keys across.
     fn keeps_root_and_below(&self, root: &Held<'_>) -> bool {
         let _ = root;
         false
