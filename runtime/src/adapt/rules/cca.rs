@@ -139,6 +139,17 @@ fn merge_property(a: Value, b: Value) -> Value {
                 }
             }
             out["enum"] = Value::Array(values);
+            // The other branch's description (where earlier rules spilled its constraints) stays
+            // on the united enum, unless it says nothing new.
+            if let (Value::Object(map), Some(Value::String(d))) = (&mut out, b.key("description")) {
+                let known = map
+                    .key("description")
+                    .and_then(Value::as_str)
+                    .is_some_and(|mine| mine.contains(d.as_str()));
+                if !d.is_empty() && !known {
+                    append_description(map, d, "\n\n");
+                }
+            }
             return out;
         }
     }
