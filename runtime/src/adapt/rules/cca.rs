@@ -124,6 +124,26 @@ pub(crate) fn object_shaped(v: &Value) -> bool {
 
 /// One property schema from two (the reference's `mergePropertySchemas`): equal → one; both
 /// enums of one type → the union of values; otherwise an `anyOf` of both.
+/// The keywords of `b` that uniting its enum into `a`'s ([`merge_property`]) does not keep:
+/// every one but `enum` and `description` that `a` does not hold with the same value.
+fn lost_in_enum_union<'b>(a: &Value, b: &'b Value) -> Vec<&'b str> {
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return Vec::new();
+    };
+    b.iter()
+        .filter(|(k, v)| !matches!(k.as_str(), "enum" | "description") && a.key(k) != Some(*v))
+        .map(|(k, _)| k.as_str())
+        .collect()
+}
+
+/// Whether [`merge_property`] unites the enums of `a` and `b` (same `type`, both enums).
+fn unites_enums(a: &Value, b: &Value) -> bool {
+    a != b
+        && a.key("enum").is_some_and(Value::is_array)
+        && b.key("enum").is_some_and(Value::is_array)
+        && a.key("type") == b.key("type")
+}
+
 fn merge_property(a: Value, b: Value) -> Value {
     if a == b {
         return a;
@@ -131,6 +151,7 @@ fn merge_property(a: Value, b: Value) -> Value {
     let enums = |v: &Value| v.key("enum").and_then(Value::as_array).cloned();
     if let (Some(ea), Some(eb)) = (enums(&a), enums(&b)) {
         if a.key("type") == b.key("type") {
+            debug_assert!(unites_enums(&a, &b));
             let mut out = a.clone();
             let mut values = ea;
             for x in eb {
@@ -224,6 +245,22 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
         let chosen = if types.iter().all(|t| *t == types[0]) {
             // Same type: enums united, or the broadest (first non-enum) branch.
             if branches.iter().all(|b| b.key("enum").is_some()) {
+                // United into the first branch's keywords: what another branch said besides
+                // its values and description is lost.
+                let lost: Vec<(usize, Vec<&str>)> = branches
+                    .iter()
+                    .enumerate()
+                    .skip(1)
+                    .map(|(i, b)| (i, lost_in_enum_union(&branches[0], b)))
+                    .filter(|(_, lost)| !lost.is_empty())
+                    .collect();
+                if !lost.is_empty() {
+                    let what: Vec<String> = lost
+                        .iter()
+                        .map(|(i, keys)| format!("branch {i}'s `{}`", keys.join("`, `")))
+                        .collect();
+                    report.loss(format!("{at}/{key}"), key, LossKind::Collapsed, format!("{} `{}` enum branches united into one enum, every value kept; lost with the union: {}", branches.len(), types[0], what.join(", ")));
+                }
                 branches
                     .into_iter()
                     .reduce(merge_property)
@@ -346,7 +383,22 @@ pub(crate) fn merge_objects(
             for (name, schema) in bp {
                 defined_by.entry(name.clone()).or_default().push(i);
                 let merged = match props.shift_remove(&name) {
-                    Some(existing) => merge_property(existing, schema),
+                    Some(existing) => {
+                        if unites_enums(&existing, &schema) {
+                            let lost = lost_in_enum_union(&existing, &schema);
+                            if !lost.is_empty() {
+                                let keyword =
+                                    branches_at.rsplit('/').next().unwrap_or("allOf").to_owned();
+                                report.loss(
+                                    format!("{branches_at}/{i}/properties/{}", crate::walk::escape(&name)),
+                                    &keyword,
+                                    LossKind::Collapsed,
+                                    format!("property `{name}` is also defined by an earlier branch, as an enum of the same type: the values were united, and this definition's `{}` no longer applies", lost.join("`, `")),
+                                );
+                            }
+                        }
+                        merge_property(existing, schema)
+                    }
                     None => schema,
                 };
                 props.insert(name, merged);
