@@ -562,36 +562,34 @@ impl Holds {
         }))
     }
 
-    /// Records that the document may now hold `keyword` (a new `anyOf` with the facts that it
-    /// may stand in a union's branch or hold one and be more than `[T, null]`, unless declared
-    /// as [`ANY_OF_AROUND`]; a new `oneOf` with the latter).
+    /// Records that the document may now hold `keyword`.
     fn add(&mut self, keyword: &str) {
-        let bits = match keyword {
-            "anyOf" => ANY_OF | ANY_OF_IN_ANY_OF_BIT | UNION_PAST_NULL_BIT,
-            "oneOf" => ONE_OF | UNION_PAST_NULL_BIT,
-            ANY_OF_AROUND => ANY_OF,
-            "type" => TYPE | TYPE_OBJECT_BIT,
-            _ => bit(keyword).unwrap_or(0),
-        };
+        let bits = declared_bits(keyword);
         self.root |= bits;
         self.below |= bits;
     }
 
-    /// Records that the root object may now hold `keyword` (as [`Holds::add`] does, at the
-    /// root alone).
+    /// Records that the root object may now hold `keyword`.
     fn add_at_root(&mut self, keyword: &str) {
-        let mut one = Holds {
-            root: 0,
-            below: 0,
-            split: true,
-        };
-        one.add(keyword);
-        self.root |= one.root;
+        self.root |= declared_bits(keyword);
     }
 
     /// The document was rewritten: where each keyword is is no longer known.
     fn unsplit(&mut self) {
         self.split = false;
+    }
+}
+
+/// The bits a rule's declaration of `keyword` sets: a new `anyOf` with the facts that it may
+/// stand in a union's branch or hold one and be more than `[T, null]`, unless declared as
+/// [`ANY_OF_AROUND`]; a new `oneOf` with the latter; a `type` with [`TYPE_OBJECT`].
+fn declared_bits(keyword: &str) -> u128 {
+    match keyword {
+        "anyOf" => ANY_OF | ANY_OF_IN_ANY_OF_BIT | UNION_PAST_NULL_BIT,
+        "oneOf" => ONE_OF | UNION_PAST_NULL_BIT,
+        ANY_OF_AROUND => ANY_OF,
+        "type" => TYPE | TYPE_OBJECT_BIT,
+        _ => bit(keyword).unwrap_or(0),
     }
 }
 

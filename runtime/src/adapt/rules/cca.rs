@@ -122,8 +122,6 @@ pub(crate) fn object_shaped(v: &Value) -> bool {
     })
 }
 
-/// One property schema from two (the reference's `mergePropertySchemas`): equal → one; both
-/// enums of one type → the union of values; otherwise an `anyOf` of both.
 /// The keywords of `b` that uniting its enum into `a`'s ([`merge_property`]) does not keep:
 /// every one but `enum` and `description` that `a` does not hold with the same value.
 fn lost_in_enum_union<'b>(a: &Value, b: &'b Value) -> Vec<&'b str> {
@@ -144,37 +142,42 @@ fn unites_enums(a: &Value, b: &Value) -> bool {
         && a.key("type") == b.key("type")
 }
 
+/// One property schema from two (the reference's `mergePropertySchemas`): equal → one; both
+/// enums of one type ([`unites_enums`]) → `a` with the union of values and `b`'s description
+/// too; otherwise an `anyOf` of both. What else of `b` a union of enums drops is
+/// [`lost_in_enum_union`], which the callers report.
 fn merge_property(a: Value, b: Value) -> Value {
     if a == b {
         return a;
     }
-    let enums = |v: &Value| v.key("enum").and_then(Value::as_array).cloned();
-    if let (Some(ea), Some(eb)) = (enums(&a), enums(&b)) {
-        if a.key("type") == b.key("type") {
-            debug_assert!(unites_enums(&a, &b));
-            let mut out = a.clone();
-            let mut values = ea;
-            for x in eb {
-                if !values.contains(&x) {
-                    values.push(x);
-                }
+    if !unites_enums(&a, &b) {
+        return super::one_key("anyOf", Value::Array(vec![a, b]));
+    }
+    let (Value::Object(mut out), Value::Object(b)) = (a, b) else {
+        unreachable!("both hold an enum")
+    };
+    // In its place among the keys.
+    if let (Some(Value::Array(values)), Some(Value::Array(more))) =
+        (out.key_mut("enum"), b.key("enum"))
+    {
+        for x in more {
+            if !values.contains(x) {
+                values.push(x.clone());
             }
-            out["enum"] = Value::Array(values);
-            // The other branch's description (where earlier rules spilled its constraints) stays
-            // on the united enum, unless it says nothing new.
-            if let (Value::Object(map), Some(Value::String(d))) = (&mut out, b.key("description")) {
-                let known = map
-                    .key("description")
-                    .and_then(Value::as_str)
-                    .is_some_and(|mine| mine.contains(d.as_str()));
-                if !d.is_empty() && !known {
-                    append_description(map, d, "\n\n");
-                }
-            }
-            return out;
         }
     }
-    super::one_key("anyOf", Value::Array(vec![a, b]))
+    // The other branch's description (where earlier rules spilled its constraints) stays on the
+    // united enum, unless it says nothing new.
+    if let Some(Value::String(d)) = b.key("description") {
+        let known = out
+            .key("description")
+            .and_then(Value::as_str)
+            .is_some_and(|mine| mine.contains(d.as_str()));
+        if !d.is_empty() && !known {
+            append_description(&mut out, d, "\n\n");
+        }
+    }
+    Value::Object(out)
 }
 
 /// Merges, collapses or removes the combiners of Cloud Code Assist, bottom-up in one pass: when

@@ -147,148 +147,144 @@ fn close_node(
     references: &std::collections::HashMap<String, bool>,
     report: &mut RuleReport,
 ) {
+    let Value::Object(map) = node else { return };
+    if !can_be_object(map) {
+        return;
+    }
+    let at = || path.pointer();
+    match map.key("additionalProperties") {
+        None => {
+            map.insert("additionalProperties".into(), json!(false));
+        }
+        Some(Value::Bool(false)) => {}
+        Some(other) => {
+            report.fail(
+                at(),
+                format!("an open map (`additionalProperties: {other}`) cannot be a closed object"),
+            );
+            return;
+        }
+    }
+    if !matches!(map.key("properties"), Some(Value::Object(_))) {
+        map.insert("properties".into(), json!({}));
+    }
+    // The required names that are not properties (reported, in order, each once).
     {
-        {
-            let Value::Object(map) = node else { return };
-            if !can_be_object(map) {
-                return;
-            }
-            let at = || path.pointer();
-            match map.key("additionalProperties") {
-                None => {
-                    map.insert("additionalProperties".into(), json!(false));
-                }
-                Some(Value::Bool(false)) => {}
-                Some(other) => {
-                    report.fail(at(), format!("an open map (`additionalProperties: {other}`) cannot be a closed object"));
-                    return;
-                }
-            }
-            if !matches!(map.key("properties"), Some(Value::Object(_))) {
-                map.insert("properties".into(), json!({}));
-            }
-            // The required names that are not properties (reported, in order, each once).
-            {
+        let props = map
+            .key("properties")
+            .and_then(Value::as_object)
+            .expect("ensured");
+        let listed: &[Value] = match map.key("required") {
+            Some(Value::Array(r)) => r,
+            _ => &[],
+        };
+        let mut stale: Vec<&str> = listed
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|r| !props.has(r))
+            .collect();
+        stale.sort_unstable();
+        stale.dedup();
+        for stale in stale {
+            report.loss(
+                at().child("required"),
+                "required",
+                LossKind::Dropped,
+                format!("`{stale}` is required but not a property; a closed object cannot have it"),
+            );
+        }
+    }
+    match optional {
+        Optional::Keep => {
+            // The original order of `required`, without names that are not properties.
+            if map.has("required") {
                 let props = map
                     .key("properties")
                     .and_then(Value::as_object)
                     .expect("ensured");
-                let listed: &[Value] = match map.key("required") {
-                    Some(Value::Array(r)) => r,
-                    _ => &[],
-                };
-                let mut stale: Vec<&str> = listed
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .filter(|r| !props.has(r))
-                    .collect();
-                stale.sort_unstable();
-                stale.dedup();
-                for stale in stale {
-                    report.loss(
-                        at().child("required"),
-                        "required",
-                        LossKind::Dropped,
-                        format!(
-                            "`{stale}` is required but not a property; a closed object cannot have it"
-                        ),
-                    );
+                let is_property = |x: &Value| x.as_str().is_some_and(|x| props.has(x));
+                match map.key("required") {
+                    // Every name a property: the list stays as it is.
+                    Some(Value::Array(r)) if r.iter().all(is_property) => {}
+                    listed => {
+                        let kept: Vec<Value> = match listed {
+                            Some(Value::Array(r)) => {
+                                r.iter().filter(|x| is_property(x)).cloned().collect()
+                            }
+                            _ => Vec::new(),
+                        };
+                        map.insert("required".into(), Value::Array(kept));
+                    }
                 }
             }
-            match optional {
-                Optional::Keep => {
-                    // The original order of `required`, without names that are not properties.
-                    if map.has("required") {
-                        let props = map
-                            .key("properties")
-                            .and_then(Value::as_object)
-                            .expect("ensured");
-                        let is_property = |x: &Value| x.as_str().is_some_and(|x| props.has(x));
-                        match map.key("required") {
-                            // Every name a property: the list stays as it is.
-                            Some(Value::Array(r)) if r.iter().all(is_property) => {}
-                            listed => {
-                                let kept: Vec<Value> = match listed {
-                                    Some(Value::Array(r)) => {
-                                        r.iter().filter(|x| is_property(x)).cloned().collect()
-                                    }
-                                    _ => Vec::new(),
-                                };
-                                map.insert("required".into(), Value::Array(kept));
-                            }
-                        }
-                    }
+        }
+        Optional::NullableRequired => {
+            // The listed names, read while the properties are rewritten: taken out of
+            // their slot (which keeps its place among the keys) and put back, or
+            // replaced, after.
+            let listed = map.key_mut("required").map(std::mem::take);
+            let names: &[Value] = match &listed {
+                Some(Value::Array(r)) => r,
+                _ => &[],
+            };
+            // A few names are compared in order; many go through a set.
+            let set: Option<std::collections::HashSet<&str>> =
+                (names.len() > 16).then(|| names.iter().filter_map(Value::as_str).collect());
+            let is_listed = |k: &str| match &set {
+                Some(set) => set.contains(k),
+                None => names.iter().any(|r| r.as_str() == Some(k)),
+            };
+            let props = map
+                .key_mut("properties")
+                .and_then(Value::as_object_mut)
+                .expect("ensured");
+            let mut all_required = true;
+            // Made once per node, shared by its properties' records.
+            let mut properties_at = None;
+            for (name, slot) in props.iter_mut() {
+                if is_listed(name) {
+                    continue;
                 }
-                Optional::NullableRequired => {
-                    // The listed names, read while the properties are rewritten: taken out of
-                    // their slot (which keeps its place among the keys) and put back, or
-                    // replaced, after.
-                    let listed = map.key_mut("required").map(std::mem::take);
-                    let names: &[Value] = match &listed {
-                        Some(Value::Array(r)) => r,
-                        _ => &[],
-                    };
-                    // A few names are compared in order; many go through a set.
-                    let set: Option<std::collections::HashSet<&str>> = (names.len() > 16)
-                        .then(|| names.iter().filter_map(Value::as_str).collect());
-                    let is_listed = |k: &str| match &set {
-                        Some(set) => set.contains(k),
-                        None => names.iter().any(|r| r.as_str() == Some(k)),
-                    };
-                    let props = map
-                        .key_mut("properties")
-                        .and_then(Value::as_object_mut)
-                        .expect("ensured");
-                    let mut all_required = true;
-                    // Made once per node, shared by its properties' records.
-                    let mut properties_at = None;
-                    for (name, slot) in props.iter_mut() {
-                        if is_listed(name) {
-                            continue;
-                        }
-                        all_required = false;
-                        // In place: the property keeps its position.
-                        let v = std::mem::take(slot);
-                        let was_nullable = accepts_null_by(&v, &|r| references.get(r).copied());
-                        *slot = if was_nullable { v } else { nullable(v) };
-                        let detail = if was_nullable {
-                            "optional property made required (it already accepts null)"
-                        } else {
-                            "optional property made required and nullable: the model sends null for \"absent\""
-                        };
-                        let properties_at =
-                            properties_at.get_or_insert_with(|| at().child("properties"));
-                        report.change(properties_at.child(name), detail);
-                    }
-                    // `required` lists every property, in the properties' order: kept as it is
-                    // when it already does.
-                    let listed_in_order = all_required
-                        && matches!(listed, Some(Value::Array(_)))
-                        && names.len() == props.len()
-                        && names
-                            .iter()
-                            .zip(props.keys())
-                            .all(|(r, k)| r.as_str() == Some(k));
-                    let required = match listed {
-                        Some(listed) if listed_in_order => listed,
-                        // A few names listed already are moved over (found in order), not copied.
-                        Some(Value::Array(mut old)) if old.len() <= 16 => Value::Array(
-                            props
-                                .keys()
-                                .map(|n| match old.iter_mut().find(|r| r.as_str() == Some(n)) {
-                                    Some(r) => std::mem::take(r),
-                                    None => Value::String(n.clone()),
-                                })
-                                .collect(),
-                        ),
-                        _ => Value::Array(props.keys().map(|n| Value::String(n.clone())).collect()),
-                    };
-                    match map.key_mut("required") {
-                        Some(slot) => *slot = required,
-                        None => {
-                            map.insert("required".into(), required);
-                        }
-                    }
+                all_required = false;
+                // In place: the property keeps its position.
+                let v = std::mem::take(slot);
+                let was_nullable = accepts_null_by(&v, &|r| references.get(r).copied());
+                *slot = if was_nullable { v } else { nullable(v) };
+                let detail = if was_nullable {
+                    "optional property made required (it already accepts null)"
+                } else {
+                    "optional property made required and nullable: the model sends null for \"absent\""
+                };
+                let properties_at = properties_at.get_or_insert_with(|| at().child("properties"));
+                report.change(properties_at.child(name), detail);
+            }
+            // `required` lists every property, in the properties' order: kept as it is
+            // when it already does.
+            let listed_in_order = all_required
+                && matches!(listed, Some(Value::Array(_)))
+                && names.len() == props.len()
+                && names
+                    .iter()
+                    .zip(props.keys())
+                    .all(|(r, k)| r.as_str() == Some(k));
+            let required = match listed {
+                Some(listed) if listed_in_order => listed,
+                // A few names listed already are moved over (found in order), not copied.
+                Some(Value::Array(mut old)) if old.len() <= 16 => Value::Array(
+                    props
+                        .keys()
+                        .map(|n| match old.iter_mut().find(|r| r.as_str() == Some(n)) {
+                            Some(r) => std::mem::take(r),
+                            None => Value::String(n.clone()),
+                        })
+                        .collect(),
+                ),
+                _ => Value::Array(props.keys().map(|n| Value::String(n.clone())).collect()),
+            };
+            match map.key_mut("required") {
+                Some(slot) => *slot = required,
+                None => {
+                    map.insert("required".into(), required);
                 }
             }
         }

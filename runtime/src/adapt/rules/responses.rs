@@ -75,50 +75,46 @@ impl NodeRule for ResponsesPrepass {
     }
 
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
-        {
-            let Value::Object(map) = node else { return };
-            let at = || path.pointer();
-            if has_type(map, "object") && !map.has("properties") {
-                map.insert("properties".into(), json!({}));
-                report.change(at(), "`properties: {}` added to an object");
+        let Value::Object(map) = node else { return };
+        let at = || path.pointer();
+        if has_type(map, "object") && !map.has("properties") {
+            map.insert("properties".into(), json!({}));
+            report.change(at(), "`properties: {}` added to an object");
+        }
+        if let Some(Value::String(p)) = map.key("pattern") {
+            if has_lookaround(p) {
+                let p = p.clone();
+                map.take_key("pattern");
+                report.loss(
+                    path.child("pattern"),
+                    "pattern",
+                    LossKind::Dropped,
+                    format!("`pattern: {p:?}` uses a lookaround, which the Responses API rejects"),
+                );
             }
-            if let Some(Value::String(p)) = map.key("pattern") {
-                if has_lookaround(p) {
-                    let p = p.clone();
-                    map.take_key("pattern");
-                    report.loss(
-                        path.child("pattern"),
-                        "pattern",
-                        LossKind::Dropped,
-                        format!(
-                            "`pattern: {p:?}` uses a lookaround, which the Responses API rejects"
-                        ),
-                    );
-                }
-            }
-            if let Some(Value::Object(pp)) = map.key_mut("patternProperties") {
-                let bad: Vec<String> = pp.keys().filter(|k| has_lookaround(k)).cloned().collect();
-                for key in bad {
-                    let moved = pp.shift_remove(&key).expect("listed");
-                    let merged = match pp.take_key(".*") {
-                        None => moved,
-                        Some(Value::Object(mut existing))
-                            if existing.len() == 1 && existing.has("anyOf") =>
-                        {
-                            if let Some(Value::Array(bs)) = existing.key_mut("anyOf") {
-                                bs.push(moved);
-                            }
-                            Value::Object(existing)
+        }
+        if let Some(Value::Object(pp)) = map.key_mut("patternProperties") {
+            let bad: Vec<String> = pp.keys().filter(|k| has_lookaround(k)).cloned().collect();
+            for key in bad {
+                let moved = pp.shift_remove(&key).expect("listed");
+                let merged = match pp.take_key(".*") {
+                    None => moved,
+                    Some(Value::Object(mut existing))
+                        if existing.len() == 1 && existing.has("anyOf") =>
+                    {
+                        if let Some(Value::Array(bs)) = existing.key_mut("anyOf") {
+                            bs.push(moved);
                         }
-                        Some(existing) => {
-                            let mut m = Map::new();
-                            m.insert("anyOf".into(), Value::Array(vec![existing, moved]));
-                            Value::Object(m)
-                        }
-                    };
-                    pp.insert(".*".into(), merged);
-                    report.loss(at().child("patternProperties"), "patternProperties", LossKind::Widened, format!("the key pattern {key:?} uses a lookaround; its schema now applies to every name (`.*`)"));
-                }
+                        Value::Object(existing)
+                    }
+                    Some(existing) => {
+                        let mut m = Map::new();
+                        m.insert("anyOf".into(), Value::Array(vec![existing, moved]));
+                        Value::Object(m)
+                    }
+                };
+                pp.insert(".*".into(), merged);
+                report.loss(at().child("patternProperties"), "patternProperties", LossKind::Widened, format!("the key pattern {key:?} uses a lookaround; its schema now applies to every name (`.*`)"));
             }
         }
     }

@@ -97,9 +97,10 @@ impl Rule for ObjectRoot {
     }
 
     fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        // The empty object and the root's `type` are the root's (below). A root union merged
-        // moves its branches' keywords into the root (`required`, `description`, united `enum`s are theirs), and
-        // the union a property defined twice becomes is collapsed again.
+        // The empty object and the root's `type` are written at the root (`adds_at_root`). A
+        // root union merged moves its branches' keywords into the root (`required`,
+        // `description`, united `enum`s are theirs), and the union a property defined twice
+        // becomes is collapsed again.
         super::moves_and_adds(held, &[], add)
     }
 
