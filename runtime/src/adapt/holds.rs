@@ -108,6 +108,10 @@ const VOCABULARY: &[&str] = &[
     TYPE_NULL,
     TYPE_OBJECT,
     UNTYPED,
+    OPEN_MAP,
+    ANNOTATIONS_ONLY,
+    DEEP,
+    LARGE,
 ];
 
 /// The fact "an `items` whose value is an array" (draft-07's tuple form).
@@ -151,6 +155,29 @@ pub(crate) const TYPE_OBJECT: &str = "type:object";
 /// of the latter, declares it.
 pub(crate) const UNTYPED: &str = "{untyped}";
 
+/// The fact "an `additionalProperties` that is `true` or a schema" (an open map, which no
+/// strict object can be). A rule that writes one declares it.
+pub(crate) const OPEN_MAP: &str = "additionalProperties:true|{...}";
+
+/// The fact "a subschema of annotations alone (`{}` included: no key but `description`,
+/// `title`, `default`, `examples`, `$comment`) as an entry of a map or list of subschemas, or as
+/// `items`/`additionalItems`; or a boolean `items`/`additionalItems`" (with [`BOOL_SCHEMA`]: a
+/// subschema that types nothing where OpenAI strict mode needs a type). A rule that takes a
+/// subschema's last other key away, or writes such a subschema, declares it.
+pub(crate) const ANNOTATIONS_ONLY: &str = "{annotations alone}";
+
+/// The fact "a node below the root with more than 9 nodes typed `object` (or with a list of
+/// types) on its path from the root's child down to itself": an object nesting that may pass
+/// OpenAI strict mode's 10 levels, the root's own type included. Declaring `type`, a list of
+/// types or the object-type fact below the root declares it too; a rule that puts a subschema
+/// deeper (a definition copied where it is referenced) declares it.
+pub(crate) const DEEP: &str = "{nesting past 9 below the root}";
+
+/// The fact "more than 5,000 entries in the maps that are the value of a `properties` key, in
+/// all" (more than OpenAI strict mode's 5,000 properties). A rule that adds properties or copies
+/// a subschema (a definition put where it is referenced) declares it.
+pub(crate) const LARGE: &str = "{over 5,000 properties}";
+
 /// What a rule declares when each `anyOf` it adds stands where no union branch is (at a
 /// property, at `items`) and has for branches schemas the document held and at most the null
 /// schema after them: an `anyOf` in a branch of the new `anyOf` is one the document held
@@ -176,6 +203,20 @@ const BOOL_SCHEMA_BIT: u128 = bit_of(BOOL_SCHEMA);
 const TYPE_NULL_BIT: u128 = bit_of(TYPE_NULL);
 const TYPE_OBJECT_BIT: u128 = bit_of(TYPE_OBJECT);
 const UNTYPED_BIT: u128 = bit_of(UNTYPED);
+const OPEN_MAP_BIT: u128 = bit_of(OPEN_MAP);
+const ANNOTATIONS_ONLY_BIT: u128 = bit_of(ANNOTATIONS_ONLY);
+const DEEP_BIT: u128 = bit_of(DEEP);
+const LARGE_BIT: u128 = bit_of(LARGE);
+const PROPERTIES: u128 = bit_of("properties");
+const DESCRIPTION: u128 = bit_of("description");
+const ADDITIONAL_PROPERTIES: u128 = bit_of("additionalProperties");
+const ADDITIONAL_ITEMS: u128 = bit_of("additionalItems");
+/// The bits of a node that may count for [`DEEP`]: its `type` is `object`, or a list.
+const OBJECT_LEVEL: u128 = TYPE_OBJECT_BIT | TYPE_LIST_BIT;
+/// Object nesting below the root past which [`DEEP`] is noted.
+const DEEP_PAST: usize = 9;
+/// Properties in all past which [`LARGE`] is noted.
+const LARGE_PAST: usize = 5_000;
 
 /// The keys that give a node its type, or leave it to its branches or its target.
 const TYPED_BY: u128 = TYPE | ANY_OF | ONE_OF | bits_of(&["allOf", "$ref"]);
@@ -203,7 +244,7 @@ const ONE_SCHEMA: u128 = bits_of(crate::walk::SINGLE_SCHEMA_KEYWORDS)
 const SUBSCHEMA_HOLDERS: u128 = SCHEMA_MAPS | SCHEMA_LISTS | ONE_SCHEMA;
 
 /// The keywords whose values the scan reads for a fact.
-const FACT_SOURCES: u128 = ITEMS | REF | TYPE | SUBSCHEMA_HOLDERS;
+const FACT_SOURCES: u128 = ITEMS | REF | TYPE | ADDITIONAL_PROPERTIES | SUBSCHEMA_HOLDERS;
 
 const fn bits_of(keywords: &[&str]) -> u128 {
     let mut bits = 0;
@@ -243,9 +284,13 @@ const fn str_eq(a: &str, b: &str) -> bool {
 }
 
 /// The fact bits a vocabulary key `key` (of bit `b`) with value `value` sets.
+///
+/// `LIMITS`: also the facts only OpenAI's strict precheck reads ([`OPEN_MAP`],
+/// [`ANNOTATIONS_ONLY`]); without them a map's or list's entries are looked at for booleans
+/// alone, and `additionalProperties` not at all.
 #[inline]
-fn facts(b: u128, value: &Value) -> u128 {
-    if b & FACT_SOURCES == 0 {
+fn facts<const LIMITS: bool>(b: u128, value: &Value) -> u128 {
+    if b & FACT_SOURCES == 0 || !LIMITS && b == ADDITIONAL_PROPERTIES {
         return 0;
     }
     let fact = |found: bool, bit: u128| if found { bit } else { 0 };
@@ -267,7 +312,6 @@ fn facts(b: u128, value: &Value) -> u128 {
             _ => 0,
         };
     }
-    let bool_among = |found: bool| fact(found, BOOL_SCHEMA_BIT);
     // Past the first branch, anything but `{"type": "null"}` alone (what structured-first
     // passes over).
     let past_null = |branches: &[Value]| {
@@ -277,11 +321,16 @@ fn facts(b: u128, value: &Value) -> u128 {
         )
     };
     match value {
-        Value::Array(items) if b == ITEMS => {
-            ITEMS_LIST_BIT | bool_among(items.iter().any(Value::is_boolean))
+        Value::Bool(open) if b == ADDITIONAL_PROPERTIES => fact(*open, OPEN_MAP_BIT),
+        Value::Object(_) if b == ADDITIONAL_PROPERTIES => OPEN_MAP_BIT,
+        Value::Array(items) if b == ITEMS => ITEMS_LIST_BIT | untyped_among::<LIMITS>(items.iter()),
+        Value::Bool(_) if LIMITS && b == ITEMS => ANNOTATIONS_ONLY_BIT,
+        Value::Object(m) if LIMITS && (b == ITEMS || b == ADDITIONAL_ITEMS) => {
+            fact(annotations_alone(m), ANNOTATIONS_ONLY_BIT)
         }
+        Value::Bool(_) if LIMITS && b == ADDITIONAL_ITEMS => BOOL_SCHEMA_BIT | ANNOTATIONS_ONLY_BIT,
         Value::Array(branches) if b == ANY_OF => {
-            bool_among(branches.iter().any(Value::is_boolean))
+            untyped_among::<LIMITS>(branches.iter())
                 | past_null(branches)
                 | fact(
                     branches
@@ -291,18 +340,44 @@ fn facts(b: u128, value: &Value) -> u128 {
                 )
         }
         Value::Array(branches) if b == ONE_OF => {
-            bool_among(branches.iter().any(Value::is_boolean)) | past_null(branches)
+            untyped_among::<LIMITS>(branches.iter()) | past_null(branches)
         }
         Value::String(r) if b == REF && r.starts_with("#/definitions/") => REF_DEFINITIONS_BIT,
         Value::Bool(_) if b & ONE_SCHEMA != 0 => BOOL_SCHEMA_BIT,
-        Value::Array(items) if b & SCHEMA_LISTS != 0 => {
-            bool_among(items.iter().any(Value::is_boolean))
-        }
-        Value::Object(map) if b & SCHEMA_MAPS != 0 => {
-            bool_among(map.values().any(Value::is_boolean))
-        }
+        Value::Array(items) if b & SCHEMA_LISTS != 0 => untyped_among::<LIMITS>(items.iter()),
+        Value::Object(map) if b & SCHEMA_MAPS != 0 => untyped_among::<LIMITS>(map.values()),
         _ => 0,
     }
+}
+
+/// The booleans ([`BOOL_SCHEMA`]) and, with `LIMITS`, the subschemas of annotations alone
+/// ([`ANNOTATIONS_ONLY`]) among a map's or a list's entries.
+#[inline]
+fn untyped_among<'a, const LIMITS: bool>(mut entries: impl Iterator<Item = &'a Value>) -> u128 {
+    if !LIMITS {
+        return fact_if(entries.any(Value::is_boolean), BOOL_SCHEMA_BIT);
+    }
+    entries.fold(0, |found, v| {
+        found
+            | match v {
+                Value::Bool(_) => BOOL_SCHEMA_BIT,
+                Value::Object(m) if annotations_alone(m) => ANNOTATIONS_ONLY_BIT,
+                _ => 0,
+            }
+    })
+}
+
+/// Whether an object has no key but the annotations `description`, `title`, `default`,
+/// `examples` and `$comment` (`{}` included): a subschema that types nothing. A `$schema` is
+/// taken for one too: the rules take it away without a word.
+#[inline]
+fn annotations_alone(map: &serde_json::Map<String, Value>) -> bool {
+    map.keys().all(|k| {
+        matches!(
+            k.as_str(),
+            "description" | "title" | "default" | "examples" | "$comment" | "$schema"
+        )
+    })
 }
 
 /// Slots of the table from a keyword to its bit (a power of two, over three times the
@@ -463,13 +538,20 @@ pub(crate) struct Holds {
     split: bool,
 }
 
-/// The bits of the keys (and facts) of one object's own entries.
+/// The bits of the keys (and facts) of one object's own entries; counts the entries of its
+/// `properties` map into `properties`.
 #[inline]
-fn own_keys(map: &serde_json::Map<String, Value>) -> u128 {
+fn own_keys<const LIMITS: bool>(
+    map: &serde_json::Map<String, Value>,
+    properties: &mut usize,
+) -> u128 {
     let mut bits = 0;
     for (key, v) in map {
         if let Some(b) = bit(key) {
-            bits |= b | facts(b, v);
+            bits |= b | facts::<LIMITS>(b, v);
+            if LIMITS && b == PROPERTIES {
+                *properties += v.as_object().map_or(0, serde_json::Map::len);
+            }
         }
     }
     if bits & TYPED_BY == 0 && bits & TYPE_CUES != 0 {
@@ -482,54 +564,106 @@ fn own_keys(map: &serde_json::Map<String, Value>) -> u128 {
     bits
 }
 
-/// Adds to `bits` the keys of every object in `value` (its own and below), if `value`, at
+/// What the scan has found below the root so far.
+struct Below {
+    bits: u128,
+    /// The entries of `properties` maps, in all (the root's own included).
+    properties: usize,
+}
+
+/// Adds to `found` the keys of every object in `value` (its own and below), if `value`, at
 /// depth `depth` of the document, nests no deeper than `limit` (as the engine's depth counts:
 /// the root is depth 1, each array element or object value one more); false when it does,
-/// looking no further. One frame per level.
-fn scan_below(value: &Value, depth: usize, limit: usize, bits: &mut u128) -> bool {
+/// looking no further. One frame per level. `levels`: the objects typed `object` (or with a
+/// list of types) above `value`, below the root ([`DEEP`]).
+///
+/// `LIMITS`: as for [`facts`], and [`DEEP`] and [`LARGE`] counted.
+fn scan_below<const LIMITS: bool>(
+    value: &Value,
+    depth: usize,
+    levels: usize,
+    limit: usize,
+    found: &mut Below,
+) -> bool {
     match value {
         Value::Object(map) => {
-            *bits |= own_keys(map);
+            let own = own_keys::<LIMITS>(map, &mut found.properties);
+            let levels = if LIMITS {
+                levels + usize::from(own & OBJECT_LEVEL != 0)
+            } else {
+                0
+            };
+            found.bits |= own | fact_if(LIMITS && levels > DEEP_PAST, DEEP_BIT);
             map.is_empty()
-                || depth < limit && map.values().all(|v| scan_child(v, depth, limit, bits))
+                || depth < limit
+                    && map
+                        .values()
+                        .all(|v| scan_child::<LIMITS>(v, depth, levels, limit, found))
         }
         Value::Array(items) => {
             items.is_empty()
-                || depth < limit && items.iter().all(|v| scan_child(v, depth, limit, bits))
+                || depth < limit
+                    && items
+                        .iter()
+                        .all(|v| scan_child::<LIMITS>(v, depth, levels, limit, found))
         }
         _ => true,
     }
 }
 
+#[inline]
+fn fact_if(found: bool, bit: u128) -> u128 {
+    if found { bit } else { 0 }
+}
+
 /// [`scan_below`] for a child of a node at depth `depth` (scalars, most of a schema's values,
 /// are not called into).
 #[inline]
-fn scan_child(v: &Value, depth: usize, limit: usize, bits: &mut u128) -> bool {
-    !matches!(v, Value::Object(_) | Value::Array(_)) || scan_below(v, depth + 1, limit, bits)
+fn scan_child<const LIMITS: bool>(
+    v: &Value,
+    depth: usize,
+    levels: usize,
+    limit: usize,
+    found: &mut Below,
+) -> bool {
+    !matches!(v, Value::Object(_) | Value::Array(_))
+        || scan_below::<LIMITS>(v, depth + 1, levels, limit, found)
 }
 
 impl Holds {
     /// Scans `value`: every key of every object in it. Recursive (one frame per level: the
     /// engine runs deep documents on a stack grown for them).
     pub(crate) fn of(value: &Value) -> Holds {
-        Holds::of_shallow(value, usize::MAX).expect("no depth limit")
+        Holds::of_shallow::<true>(value, usize::MAX).expect("no depth limit")
     }
 
     /// [`Holds::of`] for a document that nests no deeper than `limit` levels; `None` (found
     /// without looking below that depth) for one that does.
-    pub(crate) fn of_shallow(value: &Value, limit: usize) -> Option<Holds> {
-        let (mut root, mut below) = (0, 0);
+    ///
+    /// `LIMITS`: with the facts only OpenAI's strict precheck reads ([`OPEN_MAP`],
+    /// [`ANNOTATIONS_ONLY`], [`DEEP`], [`LARGE`]); without, they are not noted (for settings
+    /// whose rules do not read them: the record says less than may be there only of facts
+    /// no rule of theirs asks about, and a scan again notes them all).
+    pub(crate) fn of_shallow<const LIMITS: bool>(value: &Value, limit: usize) -> Option<Holds> {
+        let mut root = 0;
+        let mut below = Below {
+            bits: 0,
+            properties: 0,
+        };
         let fits = match value {
             Value::Object(map) => {
-                root = own_keys(map);
+                root = own_keys::<LIMITS>(map, &mut below.properties);
                 map.is_empty()
-                    || 1 < limit && map.values().all(|v| scan_child(v, 1, limit, &mut below))
+                    || 1 < limit
+                        && map
+                            .values()
+                            .all(|v| scan_child::<LIMITS>(v, 1, 0, limit, &mut below))
             }
-            other => scan_below(other, 1, limit, &mut below),
+            other => scan_below::<LIMITS>(other, 1, 0, limit, &mut below),
         };
         fits.then_some(Holds {
             root,
-            below,
+            below: below.bits | fact_if(below.properties > LARGE_PAST, LARGE_BIT),
             split: true,
         })
     }
@@ -571,7 +705,8 @@ impl Holds {
 
     /// Records that the root object may now hold `keyword`.
     fn add_at_root(&mut self, keyword: &str) {
-        self.root |= declared_bits(keyword);
+        // The root's own type is on no path below it ([`DEEP`]).
+        self.root |= declared_bits(keyword) & !DEEP_BIT;
     }
 
     /// The document was rewritten: where each keyword is is no longer known.
@@ -582,13 +717,19 @@ impl Holds {
 
 /// The bits a rule's declaration of `keyword` sets: a new `anyOf` with the facts that it may
 /// stand in a union's branch or hold one and be more than `[T, null]`, unless declared as
-/// [`ANY_OF_AROUND`]; a new `oneOf` with the latter; a `type` with [`TYPE_OBJECT`].
+/// [`ANY_OF_AROUND`]; a new `oneOf` with the latter; a `type` with [`TYPE_OBJECT`]; a `type`,
+/// a list of types or the object-type fact with [`DEEP`] (below the root); a `description`
+/// with [`ANNOTATIONS_ONLY`]; an `additionalProperties` with [`OPEN_MAP`].
 fn declared_bits(keyword: &str) -> u128 {
     match keyword {
         "anyOf" => ANY_OF | ANY_OF_IN_ANY_OF_BIT | UNION_PAST_NULL_BIT,
         "oneOf" => ONE_OF | UNION_PAST_NULL_BIT,
         ANY_OF_AROUND => ANY_OF,
-        "type" => TYPE | TYPE_OBJECT_BIT,
+        "type" => TYPE | TYPE_OBJECT_BIT | DEEP_BIT,
+        // A description spilled into a subschema may be all that it keeps.
+        "description" => DESCRIPTION | ANNOTATIONS_ONLY_BIT,
+        "additionalProperties" => ADDITIONAL_PROPERTIES | OPEN_MAP_BIT,
+        TYPE_OBJECT | TYPE_LIST => bit(keyword).unwrap_or(0) | DEEP_BIT,
         _ => bit(keyword).unwrap_or(0),
     }
 }
@@ -1333,7 +1474,7 @@ pub(crate) mod tests {
             let depth = crate::adapt::json_depth(doc);
             for limit in [1, 2, 3, 4, 5, 8, depth.saturating_sub(1), depth, depth + 1] {
                 let limit = limit.max(1);
-                let shallow = Holds::of_shallow(doc, limit);
+                let shallow = Holds::of_shallow::<true>(doc, limit);
                 assert_eq!(shallow.is_some(), depth <= limit, "{limit} {depth}: {doc}");
                 if let Some(holds) = shallow {
                     assert_eq!(holds, Holds::of(doc), "{doc}");
@@ -1547,5 +1688,226 @@ pub(crate) mod tests {
         let mut added = holds;
         added.add("anyOf");
         assert!(added.held().may_hold("anyOf") && !added.held().may_hold("oneOf"));
+    }
+
+    /// The facts of OpenAI's strict limits, each where it is noted and where it is not.
+    #[test]
+    fn the_facts_of_the_strict_limits_are_noted_where_they_may_be() {
+        let noted = |doc: &Value, fact| Holds::of(doc).held().may_hold(fact);
+        let object = |properties: Value| json!({"type": "object", "properties": properties});
+        // A subschema that types nothing, in each place one stands.
+        for doc in [
+            object(json!({"a": {}})),
+            object(json!({"a": {"description": "d", "title": "t", "default": 1}})),
+            object(json!({"a": {"$schema": "https://json-schema.org/draft/2020-12/schema"}})),
+            json!({"type": "object", "$defs": {"d": {"examples": [1]}}}),
+            json!({"type": "object", "definitions": {"d": {}}}),
+            object(json!({"a": {"type": "array", "items": {}}})),
+            object(json!({"a": {"type": "array", "items": true}})),
+            object(json!({"a": {"items": [{"type": "string"}], "additionalItems": {}}})),
+            object(json!({"a": {"anyOf": [{"type": "string"}, {"$comment": "c"}]}})),
+            object(json!({"a": {"prefixItems": [{}]}})),
+        ] {
+            assert!(noted(&doc, ANNOTATIONS_ONLY), "{doc}");
+        }
+        for doc in [
+            object(json!({"a": {"type": "string"}, "b": {"description": "d", "enum": ["x"]}})),
+            object(json!({"a": {"x-custom": 1}})),
+            json!({"type": "object", "properties": {}}),
+            object(json!({"a": {"type": "string", "default": {}}})),
+            object(json!({"a": {"type": "array", "items": {"type": "string"}}})),
+        ] {
+            assert!(!noted(&doc, ANNOTATIONS_ONLY), "{doc}");
+        }
+        // An open map, at the root or below.
+        for (doc, open) in [
+            (
+                json!({"type": "object", "additionalProperties": true}),
+                true,
+            ),
+            (json!({"type": "object", "additionalProperties": {}}), true),
+            (
+                object(
+                    json!({"a": {"type": "object", "additionalProperties": {"type": "string"}}}),
+                ),
+                true,
+            ),
+            (
+                json!({"type": "object", "additionalProperties": false}),
+                false,
+            ),
+            // A property of that name counts (the precheck then runs and finds nothing).
+            (
+                object(json!({"additionalProperties": {"type": "string"}})),
+                true,
+            ),
+            (
+                object(json!({"a": {"type": "object", "additionalProperties": false}})),
+                false,
+            ),
+        ] {
+            assert_eq!(noted(&doc, OPEN_MAP), open, "{doc}");
+        }
+        // Object nesting below the root, the root's own type not counted; through `items` too.
+        let nested = |levels: usize, through: &str| {
+            let mut doc = json!({"type": "string"});
+            for _ in 0..levels {
+                doc = match through {
+                    "items" => json!({"type": ["object", "array"], "items": doc}),
+                    _ => object(json!({"p": doc})),
+                };
+            }
+            json!({"type": "object", "properties": {"p": doc}})
+        };
+        for through in ["properties", "items"] {
+            assert!(!noted(&nested(9, through), DEEP), "{through}");
+            assert!(noted(&nested(10, through), DEEP), "{through}");
+        }
+        let mut untyped_root = nested(9, "properties");
+        untyped_root.as_object_mut().unwrap().remove("type");
+        assert!(!noted(&untyped_root, DEEP));
+        // Properties in all, in every `properties` map (the root's included).
+        let many = |n: usize, split: bool| {
+            let map = |range: std::ops::Range<usize>| -> Value {
+                range
+                    .map(|i| (format!("p{i}"), json!({"type": "string"})))
+                    .collect()
+            };
+            if split {
+                object(json!({"a": object(map(0..n / 2))}))
+                    .as_object()
+                    .map(|o| {
+                        let mut o = o.clone();
+                        o["properties"]["a"]["properties"] = map(0..n - n / 2);
+                        let root: serde_json::Map<String, Value> =
+                            map(0..n / 2 - 1).as_object().unwrap().clone();
+                        for (k, v) in root {
+                            o["properties"].as_object_mut().unwrap().insert(k, v);
+                        }
+                        Value::Object(o)
+                    })
+                    .unwrap()
+            } else {
+                object(map(0..n))
+            }
+        };
+        assert!(!noted(&many(5_000, false), LARGE));
+        assert!(noted(&many(5_001, false), LARGE));
+        assert!(!noted(&many(5_000, true), LARGE));
+        assert!(noted(&many(5_002, true), LARGE));
+    }
+
+    /// Documents at OpenAI's strict limits, where the facts the precheck is asked with must say
+    /// what the rules before it may have made: nesting and properties near the limits, reached
+    /// in the input or only once a root `$ref` is replaced by its target.
+    fn at_the_strict_limits() -> Vec<Value> {
+        let object = |properties: Value| json!({"type": "object", "properties": properties});
+        let nested = |levels: usize| {
+            let mut doc = json!({"type": "string"});
+            for _ in 0..levels {
+                doc = object(json!({"p": doc}));
+            }
+            doc
+        };
+        let flat = |n: usize| -> Value {
+            object(
+                (0..n)
+                    .map(|i| (format!("p{i}"), json!({"type": "string"})))
+                    .collect(),
+            )
+        };
+        let mut docs = Vec::new();
+        for levels in 9..=11 {
+            docs.push(nested(levels));
+            let mut untyped = nested(levels);
+            untyped.as_object_mut().unwrap().remove("type");
+            docs.push(untyped);
+            // The definition is copied where the root refers to it, and kept.
+            docs.push(json!({"$ref": "#/$defs/d", "$defs": {"d": nested(levels - 1)}}));
+            docs.push(
+                object(json!({"a": {"$ref": "#/$defs/d"}, "b": {"$ref": "#/$defs/d"}}))
+                    .as_object()
+                    .map(|o| {
+                        let mut o = o.clone();
+                        o.insert("$defs".into(), json!({"d": nested(levels - 2)}));
+                        Value::Object(o)
+                    })
+                    .unwrap(),
+            );
+        }
+        for n in [5_000, 5_001] {
+            docs.push(flat(n));
+        }
+        docs.push(json!({"$ref": "#/$defs/d", "$defs": {"d": flat(2_600)}}));
+        docs.push(json!({"$ref": "#/$defs/d", "$defs": {"d": flat(2_400)}}));
+        // The same with an enum value the check at the end refuses first: only the precheck
+        // names the limit.
+        let mismatched = |mut doc: Value| {
+            let mut at = &mut doc;
+            while at["properties"]["p"].is_object() {
+                at = &mut at["properties"]["p"];
+            }
+            at["properties"]["e"] = json!({"type": "string", "enum": [1]});
+            doc
+        };
+        docs.push(json!({"$ref": "#/$defs/d", "$defs": {"d": mismatched(flat(2_600))}}));
+        docs.push(json!({"$ref": "#/$defs/d", "$defs": {"d": mismatched(nested(10))}}));
+        docs
+    }
+
+    /// The strict precheck, passed over where the record says nothing it refuses may be there,
+    /// gives what running it gives on the documents at OpenAI's limits, for both strict OpenAI
+    /// targets (the other documents: `passing_over_idle_rules_changes_nothing`).
+    #[test]
+    fn the_precheck_passed_over_at_the_limits_changes_nothing() {
+        stacker::grow(256 << 20, || {
+            let docs = at_the_strict_limits();
+            for target in [Target::OpenAiStrict, Target::OpenAiResponses] {
+                let settings = target.settings();
+                let mut refused = 0;
+                for doc in &docs {
+                    let fast = settings.adapt(doc);
+                    EVERY_RULE_RUNS.with(|f| f.set(true));
+                    let every = settings.adapt(doc);
+                    EVERY_RULE_RUNS.with(|f| f.set(false));
+                    assert_same(&fast, &every, &format!("{target}: {doc:.200}"));
+                    refused += usize::from(fast.strict == Some(false));
+                }
+                // Past a limit: 11 levels (the root typed, or typed by object-root), 11 once
+                // the root's `$ref` is replaced by its target (kept in `$defs`), 5,001
+                // properties, 5,200 once the root's `$ref` is replaced; and the two with an
+                // enum value of another type.
+                assert_eq!(refused, 7, "{target}");
+            }
+        });
+    }
+
+    /// Most real tools hold nothing the strict precheck refuses, and it is passed over for
+    /// them: the facts it reads are noted by the first scan and declared by the rules before
+    /// it only where they may be made.
+    #[test]
+    fn the_precheck_is_passed_over_for_most_real_tools() {
+        use crate::adapt::rules::StrictPrecheck;
+        let tools: Vec<Value> = fixtures().into_iter().take(206).collect();
+        for target in [Target::OpenAiStrict, Target::OpenAiResponses] {
+            let settings = target.settings();
+            let asked = settings.with_rules(|rules| {
+                assert!(rules.limits, "{target}");
+                tools
+                    .iter()
+                    .filter(|tool| {
+                        let mut doc = (*tool).clone();
+                        let mut record = Record::new(Some(Holds::of(&doc)));
+                        let mut report = RuleReport::default();
+                        rules.shared.run(&mut report, &mut doc, &mut record);
+                        record.wanted(&StrictPrecheck, &doc)
+                    })
+                    .count()
+            });
+            assert!(asked * 5 < tools.len(), "{target}: asked for {asked} tools");
+        }
+        // Settings whose rules do not read the facts have them left out of the first scan.
+        AdaptSettings::openai().with_rules(|rules| assert!(!rules.limits));
+        AdaptSettings::anthropic_strict().with_rules(|rules| assert!(!rules.limits));
     }
 }

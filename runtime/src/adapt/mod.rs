@@ -75,13 +75,25 @@ fn json_depth(value: &Value) -> usize {
 /// [`Rule::wanted`]; rules whose work is at the root alone run there, [`Rule::at_root_alone`])
 /// is also what finds it shallow: it stops at [`SHALLOW`], so that a shallow document is looked
 /// at once before it is copied.
+///
+/// The scan notes the facts of OpenAI's strict limits only for settings whose rules read them
+/// ([`Rule::reads_limits`]).
 fn engine<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
-    if let Some(holds) = Holds::of_shallow(&input, SHALLOW) {
-        return adapt_on_this_stack(settings, input, Some(holds));
-    }
-    // The copy is made on the grown stack: serde_json clones recursively.
-    let size = stack_for_depth(json_depth(&input));
-    stacker::grow(size, move || adapt_on_this_stack(settings, input, None))
+    settings.with_rules(|rules| {
+        let holds = if rules.limits {
+            Holds::of_shallow::<true>(&input, SHALLOW)
+        } else {
+            Holds::of_shallow::<false>(&input, SHALLOW)
+        };
+        if let Some(holds) = holds {
+            return adapt_on_this_stack(settings, rules, input, Some(holds));
+        }
+        // The copy is made on the grown stack: serde_json clones recursively.
+        let size = stack_for_depth(json_depth(&input));
+        stacker::grow(size, move || {
+            adapt_on_this_stack(settings, rules, input, None)
+        })
+    })
 }
 
 /// The stack that serde_json's recursive clone, drop, parse and print of `value` need, when the
@@ -161,10 +173,11 @@ fn nests_deeper_than(value: &Value, limit: usize) -> bool {
 
 fn adapt_on_this_stack<'a>(
     settings: &AdaptSettings,
+    rules: &mut settings::Built,
     input: Cow<'a, Value>,
     holds: Option<Holds>,
 ) -> Adapted<'a> {
-    let (mut adapted, moves) = adapt_unlocated(settings, input, holds);
+    let (mut adapted, moves) = adapt_with(settings, rules, input, holds);
     // Every pointer names a place in the input, every `at` one in the output.
     pointers::locate(
         &adapted.input,
@@ -205,6 +218,7 @@ fn adapt_with<'a>(
         shared: shared_rules,
         strict: strict_rules,
         relaxed: relaxed_rules,
+        ..
     } = rules;
     let mut shared = |out: &mut Value, record: &mut Record| {
         let mut report = RuleReport::default();

@@ -24,6 +24,25 @@ pub(crate) struct Built {
     pub(crate) strict: Option<Strict>,
     /// [`AdaptSettings::relaxed`]'s rules.
     pub(crate) relaxed: RuleList,
+    /// Whether a rule of the lists reads the facts of OpenAI's strict limits
+    /// ([`Rule::reads_limits`]), which the engine's first scan then notes.
+    pub(crate) limits: bool,
+}
+
+impl Built {
+    /// Every rule of the lists.
+    fn all(&self) -> impl Iterator<Item = &dyn Rule> {
+        let strict = self
+            .strict
+            .iter()
+            .flat_map(|s| s.checks.iter().chain(&s.rewrites.rules));
+        self.shared
+            .rules
+            .iter()
+            .chain(strict)
+            .chain(&self.relaxed.rules)
+            .map(|r| r.as_ref())
+    }
 }
 
 /// A strict attempt's rules: its leading checks ([`Rule::reads_only`]), run on the shared
@@ -193,11 +212,14 @@ impl AdaptSettings {
             .ok()
             .flatten();
         let (from, mut rules) = kept.unwrap_or_else(|| {
-            let rules = Built {
+            let mut rules = Built {
                 shared: RuleList::new((self.shared)(self)),
                 strict: self.strict.map(|strict| Strict::new(strict(self))),
                 relaxed: RuleList::new((self.relaxed)(self)),
+                limits: false,
             };
+            let limits = rules.all().any(|r| r.reads_limits());
+            rules.limits = limits;
             (BuiltFrom::of(self), rules)
         });
         let result = f(&mut rules);

@@ -45,7 +45,11 @@ impl Rule for UpgradeDraft07 {
         // type, branch or enum value).
         let forms: [(bool, &[&str]); 5] = [
             (held.may_hold("$schema"), &["$schema"]),
-            (held.may_hold("definitions"), &["$defs"]),
+            // A `definitions` that holds no map is dropped: its node may keep nothing else.
+            (
+                held.may_hold("definitions"),
+                &["$defs", crate::adapt::holds::ANNOTATIONS_ONLY],
+            ),
             (held.may_hold(ITEMS_LIST), &["prefixItems", "items"]),
             (
                 held.may_hold("dependencies"),
@@ -53,7 +57,14 @@ impl Rule for UpgradeDraft07 {
             ),
             (
                 held.may_hold("nullable"),
-                &["type", TYPE_LIST, "anyOf", crate::adapt::holds::TYPE_NULL],
+                // A `nullable` alone leaves `{}` in the union it becomes.
+                &[
+                    "type",
+                    TYPE_LIST,
+                    "anyOf",
+                    crate::adapt::holds::TYPE_NULL,
+                    crate::adapt::holds::ANNOTATIONS_ONLY,
+                ],
             ),
         ];
         for (_, keywords) in forms.iter().filter(|(was, _)| *was) {

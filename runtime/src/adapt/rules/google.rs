@@ -75,8 +75,9 @@ impl Rule for BoolSchemas {
         held.may_hold(crate::adapt::holds::BOOL_SCHEMA)
     }
 
+    /// `true` becomes `{}`: a subschema of annotations alone.
     fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::adds_these(&["not"], add)
+        super::adds_these(&["not", crate::adapt::holds::ANNOTATIONS_ONLY], add)
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {

@@ -71,6 +71,12 @@ pub trait Rule {
     fn reads_only(&self) -> bool {
         false
     }
+    /// Whether [`Rule::wanted`] reads the facts the scan notes of OpenAI's strict limits (an
+    /// open map, a subschema of annotations alone, the object nesting, the properties in all):
+    /// the engine's first scan of a document notes them only for settings with such a rule.
+    fn reads_limits(&self) -> bool {
+        false
+    }
     /// Whether the rule may have anything to do on a document, given which keywords the
     /// document may hold (`held.may_hold(k)` is false only when no key anywhere in it is `k`).
     /// The engine passes over a rule that answers no, without walking the document for it. The
@@ -158,7 +164,9 @@ pub(crate) fn any_of_around(held: &Held<'_>) -> &'static str {
 /// stand in a union's branch ([`crate::adapt::holds::ANY_OF_IN_ANY_OF`]), and a node that had
 /// its type from a union, an `allOf` or a `$ref` may be left with none
 /// ([`crate::adapt::holds::UNTYPED`]), or an array type meet a merged `items` that is no
-/// schema ([`crate::adapt::holds::ARRAY_NO_ITEMS`]).
+/// schema ([`crate::adapt::holds::ARRAY_NO_ITEMS`]); a definition copied where it is
+/// referenced nests deeper and adds its properties ([`crate::adapt::holds::DEEP`],
+/// [`crate::adapt::holds::LARGE`]).
 pub(crate) fn moves_and_adds(
     held: &Held<'_>,
     keywords: &[&str],
@@ -166,6 +174,10 @@ pub(crate) fn moves_and_adds(
 ) -> bool {
     if held.may_hold("anyOf") {
         add(crate::adapt::holds::ANY_OF_IN_ANY_OF);
+    }
+    if held.may_hold("$ref") {
+        add(crate::adapt::holds::DEEP);
+        add(crate::adapt::holds::LARGE);
     }
     if held.may_hold_any(&["anyOf", "oneOf", "allOf", "$ref"]) {
         add(crate::adapt::holds::UNTYPED);

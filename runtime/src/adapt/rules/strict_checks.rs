@@ -79,6 +79,25 @@ impl Rule for StrictPrecheck {
         true
     }
 
+    /// Passed over where the record says nothing it refuses may be there: no
+    /// `patternProperties`, no open map, no subschema that types nothing, no object nesting or
+    /// property count near OpenAI's limits (facts the scan of the input notes, before the
+    /// copy, and that the rules before it declare).
+    fn reads_limits(&self) -> bool {
+        true
+    }
+
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold_any(&[
+            "patternProperties",
+            crate::adapt::holds::OPEN_MAP,
+            crate::adapt::holds::ANNOTATIONS_ONLY,
+            crate::adapt::holds::BOOL_SCHEMA,
+            crate::adapt::holds::DEEP,
+            crate::adapt::holds::LARGE,
+        ])
+    }
+
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         // Most schemas pass: found without listing the nodes; the breadth-first walk below
         // finds the first failure (in its order) of one that does not.
