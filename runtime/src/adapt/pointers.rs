@@ -532,6 +532,10 @@ struct PerPosition<T> {
     kept: Vec<Pointer>,
     /// How many answers to make room for at the first.
     room: usize,
+    /// The parent of the last position [`resolve`] stepped down to, and its answer (kept, so
+    /// that its id names no other position): a report's entries are mostly siblings (the
+    /// properties of one object), each then one step from it.
+    parent: Option<(Pointer, T)>,
 }
 
 /// Hashes a position's id (the address of its shared node) with one folded multiply: SipHash's
@@ -571,6 +575,7 @@ impl<T: Clone> PerPosition<T> {
             memo: HashMap::default(),
             kept: Vec::new(),
             room: positions,
+            parent: None,
         }
     }
 
@@ -638,9 +643,18 @@ fn resolve<'a>(
     doc: &'a Value,
     pointer: &Pointer,
 ) -> Option<&'a Value> {
+    let link = pointer.link();
+    if let (Some((parent, token)), Some((known, node))) = (link, &found.parent) {
+        if known.id() == parent.id() {
+            return node.and_then(|n| step(n, token));
+        }
+    }
     // Most positions are a few links below the root: stepped down to directly, which costs a
     // bounded number of look-ups and no table.
-    if let Some(node) = resolve_near(doc, pointer) {
+    if let Some((node, parent_node)) = resolve_near(doc, pointer) {
+        if let Some((parent, _)) = link {
+            found.parent = Some((parent.clone(), parent_node));
+        }
         return node;
     }
     found.get(
@@ -654,9 +668,14 @@ fn resolve<'a>(
 /// The positions [`resolve_near`] steps down to directly: at most this many links deep.
 const NEAR: usize = 6;
 
-/// The node `pointer` names in `doc` (`Some(None)`: none), found by stepping down from the root
-/// when the pointer is a chain of at most [`NEAR`] links; `None` for any other pointer.
-fn resolve_near<'a>(doc: &'a Value, pointer: &Pointer) -> Option<Option<&'a Value>> {
+/// The node `pointer` names in `doc` (`Some(None)`: none) and its parent's, found by stepping
+/// down from the root when the pointer is a chain of at most [`NEAR`] links; `None` for any
+/// other pointer.
+#[allow(clippy::type_complexity)]
+fn resolve_near<'a>(
+    doc: &'a Value,
+    pointer: &Pointer,
+) -> Option<(Option<&'a Value>, Option<&'a Value>)> {
     let mut tokens: [&str; NEAR] = [""; NEAR];
     let mut count = 0;
     let mut at = pointer;
@@ -669,12 +688,13 @@ fn resolve_near<'a>(doc: &'a Value, pointer: &Pointer) -> Option<Option<&'a Valu
         count += 1;
         at = parent;
     }
-    Some(
-        tokens[..count]
-            .iter()
-            .rev()
-            .try_fold(doc, |node, token| step(node, token)),
-    )
+    let mut parent = None;
+    let mut node = Some(doc);
+    for token in tokens[..count].iter().rev() {
+        parent = node;
+        node = node.and_then(|n| step(n, token));
+    }
+    Some((node, parent))
 }
 
 /// The node a loss or change names in the output: the recorded position, or its parent when it
@@ -918,9 +938,25 @@ mod tests {
                     |text| text.split('/').skip(1).try_fold(&doc, step),
                 );
                 assert_eq!(resolve(&mut memo, &doc, p), by_memo, "{p}");
-                if let Some(near) = resolve_near(&doc, p) {
+                if let Some((near, parent)) = resolve_near(&doc, p) {
                     assert_eq!(near, by_memo, "{p}");
+                    let above = p.parent().and_then(|q| doc.pointer(q.as_str()));
+                    assert_eq!(parent, above, "{p}");
                 }
+            }
+            // Siblings, one after the other (each one step from the parent the last left),
+            // and a position elsewhere between them.
+            for (i, name) in ["properties", "nowhere", "items", "0", "c~d", "properties"]
+                .iter()
+                .enumerate()
+            {
+                let sibling = if i == 3 {
+                    Pointer::root().child("a")
+                } else {
+                    chain.child(name)
+                };
+                let expected = doc.pointer(sibling.as_str());
+                assert_eq!(resolve(&mut memo, &doc, &sibling), expected, "{sibling}");
             }
             assert_eq!(resolve_near(&doc, &chain).is_some(), len <= NEAR, "{len}");
         }
