@@ -110,6 +110,7 @@ mod nullable;
 pub mod rmcp;
 mod shape;
 pub mod snapshot;
+mod stack;
 mod traits;
 pub mod walk;
 

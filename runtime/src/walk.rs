@@ -173,7 +173,7 @@ pub(crate) fn each_node<'a, S: Copy, F: FnMut(&'a Value, Option<Step<'a>>, S) ->
         // The stack is looked at every few levels (reading its bounds costs about as much as a
         // node); the red zone covers the levels in between.
         if depth % 8 == 0 {
-            stacker::maybe_grow(256 * 1024, 1 << 20, children)
+            crate::stack::maybe_grow(256 * 1024, 1 << 20, children)
         } else {
             children()
         }

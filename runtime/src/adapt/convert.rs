@@ -333,7 +333,7 @@ fn compact<E>(
             (text.into_boxed_str(), report)
         };
         let (schema, report) = match stack {
-            Some(size) => stacker::grow(size, store),
+            Some(size) => crate::stack::grow(size, store),
             None => store(),
         };
         stored.push(CompactTool {
@@ -396,7 +396,7 @@ impl Serialize for CompactConverted {
                         seq.serialize_element(&declaration)
                     };
                     match tool.stack {
-                        Some(size) => stacker::grow(size, one)?,
+                        Some(size) => crate::stack::grow(size, one)?,
                         None => one()?,
                     }
                 }

@@ -90,7 +90,7 @@ fn engine<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
         }
         // The copy is made on the grown stack: serde_json clones recursively.
         let size = stack_for_depth(json_depth(&input));
-        stacker::grow(size, move || {
+        crate::stack::grow(size, move || {
             adapt_on_this_stack(settings, rules, input, None)
         })
     })
@@ -117,7 +117,7 @@ pub(crate) fn parse_deep(text: &str) -> serde_json::Result<Value> {
         de.end().map(|()| value)
     };
     match text_depth(text) {
-        d if d > SHALLOW => stacker::grow(stack_for_depth(d), parse),
+        d if d > SHALLOW => crate::stack::grow(stack_for_depth(d), parse),
         _ => parse(),
     }
 }

@@ -219,7 +219,7 @@ pub fn at_root(root: &mut Value, f: &mut dyn FnMut(&mut Value, &Path<'_>)) {
 /// node); the red zone covers the levels in between and the callbacks they run.
 fn on_enough_stack<R>(path: &Path<'_>, f: impl FnOnce() -> R) -> R {
     if path.depth % STACK_CHECK_EVERY == 0 {
-        stacker::maybe_grow(256 * 1024, 2 * 1024 * 1024, f)
+        crate::stack::maybe_grow(256 * 1024, 2 * 1024 * 1024, f)
     } else {
         f()
     }

@@ -42,7 +42,7 @@ use crate::walk::escape;
 impl Ctx<'_> {
     /// The expansion of `node` found at `at` (a pointer in the input).
     fn expand(&mut self, node: &Value, at: &Pointer) -> Value {
-        stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.expand_inner(node, at))
+        crate::stack::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.expand_inner(node, at))
     }
 
     fn expand_inner(&mut self, node: &Value, at: &Pointer) -> Value {

@@ -728,9 +728,9 @@ fn has_key(value: &Value, keys: &[&str]) -> bool {
     match value {
         Value::Object(m) => {
             keys.iter().any(|k| m.has(k))
-                || stacker::maybe_grow(64 * 1024, 1 << 20, || m.values().any(below))
+                || crate::stack::maybe_grow(64 * 1024, 1 << 20, || m.values().any(below))
         }
-        Value::Array(a) => stacker::maybe_grow(64 * 1024, 1 << 20, || a.iter().any(below)),
+        Value::Array(a) => crate::stack::maybe_grow(64 * 1024, 1 << 20, || a.iter().any(below)),
         _ => false,
     }
 }
