@@ -49,6 +49,7 @@ fn on_new_stack<R>(size: usize, f: impl FnOnce() -> R) -> R {
 /// [`stacker::maybe_grow`]: `f` on this stack when at least `red_zone` bytes of it are left, else
 /// on a new one of `size` bytes. On the kept stack, what is left is measured against its own
 /// bounds (stacker knows only the thread's own stack and its own).
+#[inline(always)]
 pub(crate) fn maybe_grow<R>(red_zone: usize, size: usize, f: impl FnOnce() -> R) -> R {
     match ON_KEPT.get() {
         (0, 0) => stacker::maybe_grow(red_zone, size, f),
