@@ -293,18 +293,17 @@ fn facts<const LIMITS: bool>(b: u128, value: &Value) -> u128 {
     if b & FACT_SOURCES == 0 || !LIMITS && b == ADDITIONAL_PROPERTIES {
         return 0;
     }
-    let fact = |found: bool, bit: u128| if found { bit } else { 0 };
     let array = |t: &str| t.len() == 5 && t.as_bytes() == b"array";
     if b == TYPE {
         return match value {
             Value::String(t) => {
-                fact(array(t), ARRAY_NO_ITEMS_BIT)
-                    | fact(t.as_str() == "null", TYPE_NULL_BIT)
-                    | fact(t.as_str() == "object", TYPE_OBJECT_BIT)
+                fact_if(array(t), ARRAY_NO_ITEMS_BIT)
+                    | fact_if(t.as_str() == "null", TYPE_NULL_BIT)
+                    | fact_if(t.as_str() == "object", TYPE_OBJECT_BIT)
             }
             Value::Array(ts) => {
                 TYPE_LIST_BIT
-                    | fact(
+                    | fact_if(
                         ts.iter().any(|t| t.as_str().is_some_and(array)),
                         ARRAY_NO_ITEMS_BIT,
                     )
@@ -315,24 +314,24 @@ fn facts<const LIMITS: bool>(b: u128, value: &Value) -> u128 {
     // Past the first branch, anything but `{"type": "null"}` alone (what structured-first
     // passes over).
     let past_null = |branches: &[Value]| {
-        fact(
+        fact_if(
             !branches.iter().skip(1).all(super::rules::is_bare_null),
             UNION_PAST_NULL_BIT,
         )
     };
     match value {
-        Value::Bool(open) if b == ADDITIONAL_PROPERTIES => fact(*open, OPEN_MAP_BIT),
+        Value::Bool(open) if b == ADDITIONAL_PROPERTIES => fact_if(*open, OPEN_MAP_BIT),
         Value::Object(_) if b == ADDITIONAL_PROPERTIES => OPEN_MAP_BIT,
         Value::Array(items) if b == ITEMS => ITEMS_LIST_BIT | untyped_among::<LIMITS>(items.iter()),
         Value::Bool(_) if LIMITS && b == ITEMS => ANNOTATIONS_ONLY_BIT,
         Value::Object(m) if LIMITS && (b == ITEMS || b == ADDITIONAL_ITEMS) => {
-            fact(annotations_alone(m), ANNOTATIONS_ONLY_BIT)
+            fact_if(annotations_alone(m), ANNOTATIONS_ONLY_BIT)
         }
         Value::Bool(_) if LIMITS && b == ADDITIONAL_ITEMS => BOOL_SCHEMA_BIT | ANNOTATIONS_ONLY_BIT,
         Value::Array(branches) if b == ANY_OF => {
             untyped_among::<LIMITS>(branches.iter())
                 | past_null(branches)
-                | fact(
+                | fact_if(
                     branches
                         .iter()
                         .any(|b| b.as_object().is_some_and(|m| m.has("anyOf"))),
@@ -898,6 +897,20 @@ pub(crate) fn every_rule_runs() -> bool {
     EVERY_RULE_RUNS.with(Cell::get)
 }
 
+/// `f` with every rule run (none passed over), as the engine ran before the record.
+#[cfg(test)]
+pub(crate) fn with_every_rule_run<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            EVERY_RULE_RUNS.with(|f| f.set(false));
+        }
+    }
+    EVERY_RULE_RUNS.with(|f| f.set(true));
+    let _reset = Reset;
+    f()
+}
+
 #[cfg(not(test))]
 #[inline(always)]
 pub(crate) fn every_rule_runs() -> bool {
@@ -1196,9 +1209,7 @@ pub(crate) mod tests {
                 let settings = target.settings();
                 for doc in &docs {
                     let fast = settings.adapt(doc);
-                    EVERY_RULE_RUNS.with(|f| f.set(true));
-                    let every = settings.adapt(doc);
-                    EVERY_RULE_RUNS.with(|f| f.set(false));
+                    let every = with_every_rule_run(|| settings.adapt(doc));
                     assert_same(&fast, &every, &format!("{target}: {doc}"));
                 }
             }
@@ -1867,9 +1878,7 @@ pub(crate) mod tests {
                 let mut refused = 0;
                 for doc in &docs {
                     let fast = settings.adapt(doc);
-                    EVERY_RULE_RUNS.with(|f| f.set(true));
-                    let every = settings.adapt(doc);
-                    EVERY_RULE_RUNS.with(|f| f.set(false));
+                    let every = with_every_rule_run(|| settings.adapt(doc));
                     assert_same(&fast, &every, &format!("{target}: {doc:.200}"));
                     refused += usize::from(fast.strict == Some(false));
                 }
