@@ -73,76 +73,80 @@ pub(crate) fn grow<R>(size: usize, f: impl FnOnce() -> R) -> R {
 /// A stack of this size or less is kept by the thread for its next deep document. Only its
 /// address space is reserved; memory is taken by the pages deep work has touched (about 0.5 KB
 /// per level of JSON nesting in a release build).
+// Read only where the stack is switched (and by the tests).
+#[allow(dead_code)]
 const KEEP_AT_MOST: usize = 256 << 20;
 
-/// Left unused at the bottom of the kept stack: its guard page and a margin.
-const BOTTOM_MARGIN: usize = 64 * 1024;
-
-#[cfg(all(
-    any(unix, windows),
-    any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        target_arch = "arm",
-        target_arch = "riscv64"
-    )
-))]
-mod kept {
-    use corosensei::stack::{DefaultStack, Stack};
-    use std::cell::Cell;
-
-    thread_local! {
-        static KEPT: Cell<Option<DefaultStack>> = const { Cell::new(None) };
-    }
-
-    fn bounds(stack: &DefaultStack) -> (usize, usize) {
-        (
-            stack.limit().get() + super::BOTTOM_MARGIN,
-            stack.base().get(),
+// The same predicate as the corosensei dependency's in Cargo.toml.
+cfg_if::cfg_if! {
+    if #[cfg(all(
+        any(unix, windows),
+        any(
+            target_arch = "x86_64",
+            target_arch = "aarch64",
+            target_arch = "arm",
+            target_arch = "riscv64"
         )
-    }
+    ))] {
+        mod kept {
+            use corosensei::stack::{DefaultStack, Stack};
+            use std::cell::Cell;
 
-    fn capacity(stack: &DefaultStack) -> usize {
-        stack.base().get() - stack.limit().get()
-    }
+            thread_local! {
+                static KEPT: Cell<Option<DefaultStack>> = const { Cell::new(None) };
+            }
 
-    pub(super) fn grow<R>(size: usize, f: impl FnOnce() -> R) -> R {
-        let size = size.saturating_add(super::BOTTOM_MARGIN);
-        // A kept stack too small for this call stays kept (unless a larger one replaces it).
-        let (stack, aside) = match KEPT.take() {
-            Some(stack) if capacity(&stack) >= size => (Some(stack), None),
-            small => (DefaultStack::new(size).ok(), small),
-        };
-        let Some(mut stack) = stack else {
-            KEPT.set(aside);
-            return super::on_new_stack(size, f);
-        };
-        let bounds = bounds(&stack);
-        let result = corosensei::on_stack(&mut stack, || super::with_bounds(bounds, f));
-        // The largest of this one (when small enough to keep), the one set aside and one a
-        // nested call kept meanwhile.
-        let this = (capacity(&stack) <= super::KEEP_AT_MOST).then_some(stack);
-        let kept = [this, aside, KEPT.take()]
-            .into_iter()
-            .flatten()
-            .max_by_key(capacity);
-        KEPT.set(kept);
-        result
-    }
-}
+            /// Left unused at the bottom of the kept stack: its guard page and a margin.
+            const BOTTOM_MARGIN: usize = 64 * 1024;
 
-#[cfg(not(all(
-    any(unix, windows),
-    any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        target_arch = "arm",
-        target_arch = "riscv64"
-    )
-)))]
-mod kept {
-    pub(super) fn grow<R>(size: usize, f: impl FnOnce() -> R) -> R {
-        super::on_new_stack(size, f)
+            /// Whether the stack is switched (and kept) here.
+            #[cfg(test)]
+            pub(super) const SWITCHES: bool = true;
+
+            fn bounds(stack: &DefaultStack) -> (usize, usize) {
+                (
+                    stack.limit().get() + BOTTOM_MARGIN,
+                    stack.base().get(),
+                )
+            }
+
+            fn capacity(stack: &DefaultStack) -> usize {
+                stack.base().get() - stack.limit().get()
+            }
+
+            pub(super) fn grow<R>(size: usize, f: impl FnOnce() -> R) -> R {
+                let size = size.saturating_add(BOTTOM_MARGIN);
+                // A kept stack too small for this call stays kept (unless a larger one replaces it).
+                let (stack, aside) = match KEPT.take() {
+                    Some(stack) if capacity(&stack) >= size => (Some(stack), None),
+                    small => (DefaultStack::new(size).ok(), small),
+                };
+                let Some(mut stack) = stack else {
+                    KEPT.set(aside);
+                    return super::on_new_stack(size, f);
+                };
+                let bounds = bounds(&stack);
+                let result = corosensei::on_stack(&mut stack, || super::with_bounds(bounds, f));
+                // The largest of this one (when small enough to keep), the one set aside and one a
+                // nested call kept meanwhile.
+                let this = (capacity(&stack) <= super::KEEP_AT_MOST).then_some(stack);
+                let kept = [this, aside, KEPT.take()]
+                    .into_iter()
+                    .flatten()
+                    .max_by_key(capacity);
+                KEPT.set(kept);
+                result
+            }
+        }
+    } else {
+        mod kept {
+            #[cfg(test)]
+            pub(super) const SWITCHES: bool = false;
+
+            pub(super) fn grow<R>(size: usize, f: impl FnOnce() -> R) -> R {
+                super::on_new_stack(size, f)
+            }
+        }
     }
 }
 
@@ -173,15 +177,7 @@ mod tests {
         let bounds = grow(size, || {
             let bounds = ON_KEPT.get();
             let at = stack_pointer();
-            if cfg!(all(
-                any(unix, windows),
-                any(
-                    target_arch = "x86_64",
-                    target_arch = "aarch64",
-                    target_arch = "arm",
-                    target_arch = "riscv64"
-                )
-            )) {
+            if kept::SWITCHES {
                 assert!(bounds.0 < at && at <= bounds.1, "runs on the kept stack");
                 // A check with room left stays on it.
                 let checked = maybe_grow(64 * 1024, 1 << 20, stack_pointer);
@@ -196,17 +192,11 @@ mod tests {
         bounds
     }
 
-    #[cfg(all(
-        any(unix, windows),
-        any(
-            target_arch = "x86_64",
-            target_arch = "aarch64",
-            target_arch = "arm",
-            target_arch = "riscv64"
-        )
-    ))]
     #[test]
     fn the_stack_is_kept_and_grown_when_too_small() {
+        if !kept::SWITCHES {
+            return;
+        }
         // Each test runs on a thread of its own: nothing is kept before the first call.
         let first = bounds_inside(8 << 20);
         assert_eq!(bounds_inside(8 << 20), first, "used again");
