@@ -88,11 +88,23 @@ fn engine<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
         if let Some(holds) = holds {
             return adapt_on_this_stack(settings, rules, input, Some(holds));
         }
-        // The copy is made on the grown stack: serde_json clones recursively.
-        let size = stack_for_depth(json_depth(&input));
-        crate::stack::grow(size, move || {
-            adapt_on_this_stack(settings, rules, input, None)
-        })
+        adapt_deep(settings, rules, input)
+    })
+}
+
+/// [`engine`] for a document deeper than [`SHALLOW`]: on a stack sized for it (the copy is made
+/// there too: serde_json clones recursively). Out of line, so that the shallow path's code is
+/// not laid out around the stack switch.
+#[inline(never)]
+#[cold]
+fn adapt_deep<'a>(
+    settings: &AdaptSettings,
+    rules: &mut settings::Built,
+    input: Cow<'a, Value>,
+) -> Adapted<'a> {
+    let size = stack_for_depth(json_depth(&input));
+    crate::stack::grow(size, move || {
+        adapt_on_this_stack(settings, rules, input, None)
     })
 }
 
