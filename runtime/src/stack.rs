@@ -3,8 +3,8 @@
 //! serde_json clones, drops and compares values recursively, and so do the walks of the rules: a
 //! deeply nested document needs more stack than its caller may have. A stack mapped anew for
 //! each document (what [`stacker::grow`] does) costs a page fault for every page the work
-//! touches, every time: on a 3,000-level document (≈ 3 MB of stack touched) that was more than
-//! half of the adaptation's time on the machines measured. [`grow`] runs the work on the
+//! touches, every time: on a 3,000-level document (≈ 3 MB of stack touched) that was 40-55 % of
+//! the adaptation's time on the machine measured. [`grow`] runs the work on the
 //! thread's own stack (the pages the last deep document touched are still there), made larger
 //! when a document needs more; [`maybe_grow`] is the check the recursive walks make every few
 //! levels, which knows that stack's bounds.
