@@ -164,7 +164,7 @@ impl AdaptSettings {
     ///
     /// A schema nested deeper than 128 levels is adapted on a stack sized for it, which the
     /// thread keeps for its next deep schema (at most 256 MiB of address space; the memory it
-    /// holds is the pages the deepest schema so far touched, about 0.5 KB a level of nesting),
+    /// holds is the pages the deepest schema so far touched, about 1 KB a level of nesting),
     /// and frees when it exits.
     pub fn adapt<'a>(&self, schema: &'a Value) -> Adapted<'a> {
         super::engine(self, std::borrow::Cow::Borrowed(schema))
