@@ -110,7 +110,8 @@ thread_local! {
     /// dozen allocations, as many as the copy of a small tool's schema makes; the rules hold
     /// nothing from one run to the next (the Anthropic strict gate's flag is set by each run of
     /// the gate before its second half reads it), so a list is run again as it is.
-    static BUILT: RefCell<Vec<(BuiltFrom, Built)>> = const { RefCell::new(Vec::new()) };
+    /// Each is boxed: taking one out and putting it back moves a pointer, not the lists.
+    static BUILT: RefCell<Vec<Box<(BuiltFrom, Built)>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// No rules (the shared part of a target without a strict attempt).
@@ -211,12 +212,12 @@ impl AdaptSettings {
         let kept = BUILT
             .try_with(|built| {
                 let mut built = built.try_borrow_mut().ok()?;
-                let found = built.iter().rposition(|(from, _)| from.builds(self))?;
+                let found = built.iter().rposition(|kept| kept.0.builds(self))?;
                 Some(built.remove(found))
             })
             .ok()
             .flatten();
-        let (from, mut rules) = kept.unwrap_or_else(|| {
+        let mut kept = kept.unwrap_or_else(|| {
             let mut rules = Built {
                 shared: RuleList::new((self.shared)(self)),
                 strict: self.strict.map(|strict| Strict::new(strict(self))),
@@ -225,16 +226,16 @@ impl AdaptSettings {
             };
             let limits = rules.all().any(|r| r.reads_limits());
             rules.limits = limits;
-            (BuiltFrom::of(self), rules)
+            Box::new((BuiltFrom::of(self), rules))
         });
-        let result = f(&mut rules);
+        let result = f(&mut kept.1);
         // A thread being torn down keeps nothing.
         let _ = BUILT.try_with(|built| {
             if let Ok(mut built) = built.try_borrow_mut() {
                 if built.len() >= KEPT_BUILDS {
                     built.remove(0);
                 }
-                built.push((from, rules));
+                built.push(kept);
             }
         });
         result
