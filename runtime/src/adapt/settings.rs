@@ -111,6 +111,7 @@ thread_local! {
     /// nothing from one run to the next (the Anthropic strict gate's flag is set by each run of
     /// the gate before its second half reads it), so a list is run again as it is.
     /// Each is boxed: taking one out and putting it back moves a pointer, not the lists.
+    #[allow(clippy::vec_box)]
     static BUILT: RefCell<Vec<Box<(BuiltFrom, Built)>>> = const { RefCell::new(Vec::new()) };
 }
 
