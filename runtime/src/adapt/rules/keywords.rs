@@ -3,7 +3,9 @@
 
 use serde_json::Value;
 
-use super::{Held, NodeRule, Rule, RuleReport, append_description, json_text, spill};
+use super::{
+    Held, NodeRule, Rule, RuleReport, append_description, json_text, spill, write_json_text,
+};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, Path, visit};
 use crate::keys::Keys;
@@ -169,7 +171,17 @@ impl NodeRule for StripNode {
             let value = std::mem::take(value);
             let at = path.child(key);
             if rule.spill.contains(&key.as_str()) {
-                report.loss(&at, key, LossKind::Spilled, format!("`{key}: {}` is not enforced by the provider ({}); it is in the description", json_text(&value), rule.why));
+                // "`key: value` is not enforced by the provider (why); it is in the
+                // description", written without the formatter.
+                let mut detail = String::with_capacity(key.len() + rule.why.len() + 80);
+                detail.push('`');
+                detail.push_str(key);
+                detail.push_str(": ");
+                write_json_text(&mut detail, &value);
+                detail.push_str("` is not enforced by the provider (");
+                detail.push_str(rule.why);
+                detail.push_str("); it is in the description");
+                report.loss(&at, key, LossKind::Spilled, detail);
                 spilled.push((key.clone(), value));
             } else {
                 // A boolean (`additionalProperties: false`, `uniqueItems: true`) without a copy.

@@ -278,17 +278,21 @@ pub(crate) fn is_pure_any_of(v: &Value) -> bool {
 
 /// Appends `{k1: v1, k2: v2}` to the node's description (after a blank line), the reference implementation's spill
 /// format; values are JSON. Returns the block.
-pub(crate) fn spill(node: &mut Map<String, Value>, entries: &[(String, Value)]) -> String {
-    let block = format!(
-        "{{{}}}",
-        entries
-            .iter()
-            .map(|(k, v)| format!("{k}: {}", json_text(v)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+pub(crate) fn spill(node: &mut Map<String, Value>, entries: &[(String, Value)]) {
+    // `{k: v, k: v}`, written into one string.
+    let mut block =
+        String::with_capacity(2 + entries.iter().map(|(k, _)| k.len() + 8).sum::<usize>());
+    block.push('{');
+    for (i, (k, v)) in entries.iter().enumerate() {
+        if i > 0 {
+            block.push_str(", ");
+        }
+        block.push_str(k);
+        block.push_str(": ");
+        write_json_text(&mut block, v);
+    }
+    block.push('}');
     append_description(node, &block, "\n\n");
-    block
 }
 
 /// The description of a node made from a reference and its target: the referring node's own
@@ -441,25 +445,34 @@ pub(crate) fn written_as_is(s: &str) -> bool {
 
 /// JSON text of a value, with integral floats printed as integers (`0.0` as `0`).
 pub(crate) fn json_text(v: &Value) -> String {
+    let mut text = String::new();
+    write_json_text(&mut text, v);
+    text
+}
+
+/// [`json_text`] appended to `out` (no string of its own made).
+pub(crate) fn write_json_text(out: &mut String, v: &Value) {
+    use std::fmt::Write as _;
     // The common small values written directly, as serde_json writes them.
     match v {
-        Value::Bool(b) => return if *b { "true" } else { "false" }.to_owned(),
-        Value::Null => return "null".to_owned(),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Null => out.push_str("null"),
         Value::String(s) if written_as_is(s) => {
-            let mut text = String::with_capacity(s.len() + 2);
-            text.push('"');
-            text.push_str(s);
-            text.push('"');
-            return text;
+            out.reserve(s.len() + 2);
+            out.push('"');
+            out.push_str(s);
+            out.push('"');
         }
-        _ => {}
-    }
-    if let Some(f) = v.as_f64() {
-        if v.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 {
-            return format!("{}", f as i64);
+        _ => {
+            // Writing into a `String` cannot fail.
+            let _ = match v.as_f64() {
+                Some(f) if v.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 => {
+                    write!(out, "{}", f as i64)
+                }
+                _ => write!(out, "{v}"),
+            };
         }
     }
-    v.to_string()
 }
 
 #[cfg(test)]

@@ -64,21 +64,19 @@ fn fits(t: &str, v: &Value) -> bool {
     }
 }
 
+/// Whether `key` is a keyword of another type than `t` (one that `t`'s branch does not keep).
+fn of_another_type(t: &str, key: &str) -> bool {
+    let of = |keys: &[&str]| keys.contains(&key);
+    (t != "object" && of(OBJECT_ONLY))
+        || (t != "array" && of(ARRAY_ONLY))
+        || (t != "string" && of(STRING_ONLY))
+        || (t != "number" && t != "integer" && of(NUMBER_ONLY))
+}
+
 fn variant(base: &Map<String, Value>, t: &str) -> Option<Value> {
     let mut v = base.clone();
-    let drop: Vec<&&str> = [
-        (t != "object", OBJECT_ONLY),
-        (t != "array", ARRAY_ONLY),
-        (t != "string", STRING_ONLY),
-        (t != "number" && t != "integer", NUMBER_ONLY),
-    ]
-    .iter()
-    .filter(|(yes, _)| *yes)
-    .flat_map(|(_, keys)| keys.iter())
-    .collect();
-    for k in drop {
-        v.take_key(k);
-    }
+    // One pass over the copy's keys, in their order (the table is rebuilt only when a key goes).
+    v.retain(|k, _| !of_another_type(t, k));
     if let Some(Value::Array(values)) = v.key_mut("enum") {
         values.retain(|x| fits(t, x));
         if values.is_empty() {
@@ -149,17 +147,56 @@ impl NodeRule for SplitTypeArrays {
             out.insert("description".into(), d);
         }
         *map = out;
-        report.change(
-            path.pointer(),
-            format!("`type: {types:?}` → one branch per type"),
-        );
+        report.change(path.pointer(), split_detail(&types));
     }
+}
+
+/// "`type: [\"a\", \"b\"]` → one branch per type": the list as Rust's `Debug` writes it,
+/// without the formatter where no name needs escaping (type names never do).
+fn split_detail(types: &[String]) -> String {
+    let plain = |t: &String| {
+        t.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    };
+    if !types.iter().all(plain) {
+        return format!("`type: {types:?}` → one branch per type");
+    }
+    let mut detail = String::with_capacity(40 + types.iter().map(|t| t.len() + 4).sum::<usize>());
+    detail.push_str("`type: [");
+    for (i, t) in types.iter().enumerate() {
+        if i > 0 {
+            detail.push_str(", ");
+        }
+        detail.push('"');
+        detail.push_str(t);
+        detail.push('"');
+    }
+    detail.push_str("]` → one branch per type");
+    detail
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The change's words are the list as `Debug` writes it, names to escape included.
+    #[test]
+    fn split_detail_is_the_debug_form() {
+        for types in [
+            vec!["string", "null"],
+            vec!["integer"],
+            vec![],
+            vec!["my_type", "x-y", "A1"],
+            vec!["quo\"te", "back\\slash", "tab\t", "é"],
+        ] {
+            let types: Vec<String> = types.into_iter().map(String::from).collect();
+            assert_eq!(
+                split_detail(&types),
+                format!("`type: {types:?}` → one branch per type")
+            );
+        }
+    }
 
     #[test]
     fn splits_and_narrows() {
