@@ -6,6 +6,8 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 
+use arrayvec::ArrayString;
+
 use serde::{Serialize, Serializer};
 
 /// A JSON Pointer (RFC 6901) into a schema: a link to its parent and its last token. Making a
@@ -55,16 +57,23 @@ impl Pointer {
             let escaped = token.replace('~', "~0").replace('/', "~1").into_boxed_str();
             return self.child_escaped(escaped);
         }
-        // A JSON Schema keyword (most tokens but property names) is referred to, not copied.
+        // A JSON Schema keyword (most tokens but property names) is referred to, not copied;
+        // a short name is kept in the link itself.
         match super::holds::vocabulary_word(token) {
             Some(word) => self.below(Token::Static(word)),
-            None => self.child_escaped(token.into()),
+            None => self.below(Token::of(token)),
         }
     }
 
     /// The pointer of item `index` below this one.
     pub fn index(&self, index: usize) -> Self {
-        self.child_escaped(index.to_string().into_boxed_str())
+        use std::fmt::Write as _;
+        let mut digits = ArrayString::new();
+        // At most 20 digits: they always fit.
+        match write!(digits, "{index}") {
+            Ok(()) => self.below(Token::Inline(digits)),
+            Err(_) => self.child_escaped(index.to_string().into_boxed_str()),
+        }
     }
 
     fn child_escaped(&self, escaped: Box<str>) -> Self {
@@ -180,10 +189,27 @@ impl Pointer {
     }
 }
 
-/// A token as a pointer keeps it: a keyword of the vocabulary by reference, anything else owned.
+/// A token as a pointer keeps it: a keyword of the vocabulary by reference, a short one (most
+/// property names, every index) in the link itself, a longer one owned. In the link it costs no
+/// allocation of its own, and the link is no larger in memory than its allocation was before
+/// (`links_stay_small`).
 enum Token {
     Static(&'static str),
+    Inline(ArrayString<INLINE>),
     Owned(Box<str>),
+}
+
+/// The longest token kept in the link, in bytes.
+const INLINE: usize = 23;
+
+impl Token {
+    /// `token` (escaped already) in the link when it is short enough, else owned.
+    fn of(token: &str) -> Token {
+        match ArrayString::from(token) {
+            Ok(inline) => Token::Inline(inline),
+            Err(_) => Token::Owned(token.into()),
+        }
+    }
 }
 
 impl Deref for Token {
@@ -191,6 +217,7 @@ impl Deref for Token {
     fn deref(&self) -> &str {
         match self {
             Token::Static(s) => s,
+            Token::Inline(s) => s,
             Token::Owned(s) => s,
         }
     }
@@ -349,6 +376,47 @@ mod tests {
             assert_eq!(p.tokens(), ["anyOf", token]);
             assert_eq!(Pointer::parse(p.as_str()), p);
         }
+    }
+
+    /// Names up to the inline length and past it, multi-byte characters, indices from 0 to the
+    /// largest: each reads back as written.
+    #[test]
+    fn short_and_long_tokens_read_as_written() {
+        let names = [
+            "a".repeat(INLINE - 1),
+            "a".repeat(INLINE),
+            "a".repeat(INLINE + 1),
+            "é".repeat(INLINE / 2),
+            "é".repeat(INLINE / 2 + 1),
+            "日本語のプロパティ名".to_owned(),
+            "a~b/c".repeat(5),
+        ];
+        for name in &names {
+            let p = Pointer::root().child("properties").child(name);
+            assert_eq!(p.tokens(), ["properties", name.as_str()]);
+            assert_eq!(Pointer::parse(p.as_str()), p);
+        }
+        for index in [0, 7, 10, 12_345, usize::MAX] {
+            let p = Pointer::root().child("anyOf").index(index);
+            assert_eq!(p.as_str(), format!("/anyOf/{index}"));
+            assert_eq!(p.last_token(), Some(index.to_string().as_str()));
+        }
+    }
+
+    /// A token kept in the link does not make the link larger than a reference does by more
+    /// than a word (the allocation's size class stays the same).
+    #[test]
+    fn links_stay_small() {
+        assert!(
+            std::mem::size_of::<Token>() <= 32,
+            "{}",
+            std::mem::size_of::<Token>()
+        );
+        assert!(
+            std::mem::size_of::<Node>() <= 88,
+            "{}",
+            std::mem::size_of::<Node>()
+        );
     }
 
     #[test]
