@@ -62,7 +62,7 @@ fn nullable(v: Value) -> Value {
 /// `{"anyOf": branches, "description": description}` (without a description when there is
 /// none), copied from a prototype: its keys are placed without hashing them, as inserting them
 /// would.
-fn wrapper(branches: Value, description: Option<Value>) -> Value {
+pub(super) fn wrapper(branches: Value, description: Option<Value>) -> Value {
     static PROTOTYPES: std::sync::OnceLock<[Map<String, Value>; 2]> = std::sync::OnceLock::new();
     let prototypes = PROTOTYPES.get_or_init(|| {
         let keys = |keys: &[&str]| keys.iter().map(|k| (k.to_string(), Value::Null)).collect();

@@ -128,27 +128,39 @@ impl NodeRule for SplitTypeArrays {
             .filter_map(|t| t.as_str().map(str::to_owned))
             .collect();
         let mut base = std::mem::take(map);
-        base.take_key("type");
-        let description = base.take_key("description");
+        // `type` and `description` taken out in one pass (the others keep their order).
+        let mut description = None;
+        base.retain(|k, v| match k.as_str() {
+            "type" => false,
+            "description" => {
+                description = Some(std::mem::take(v));
+                false
+            }
+            _ => true,
+        });
         let mut variants: Vec<Value> = types.iter().filter_map(|t| variant(&base, t)).collect();
-        let mut out = match variants.len() {
-            0 => base,
+        *map = match variants.len() {
+            0 => with_description(base, description),
             1 => match variants.remove(0) {
+                Value::Object(m) => with_description(m, description),
+                _ => unreachable!(),
+            },
+            // `{"anyOf": variants, "description": ...}`, its keys placed without hashing.
+            _ => match super::objects::wrapper(Value::Array(variants), description) {
                 Value::Object(m) => m,
                 _ => unreachable!(),
             },
-            _ => {
-                let mut m = Map::new();
-                m.insert("anyOf".into(), Value::Array(variants));
-                m
-            }
         };
-        if let Some(d) = description {
-            out.insert("description".into(), d);
-        }
-        *map = out;
         report.change(path.pointer(), split_detail(&types));
     }
+}
+
+/// `map` with `description` last, when there is one.
+fn with_description(mut map: Map<String, Value>, description: Option<Value>) -> Map<String, Value> {
+    if let Some(d) = description {
+        map.insert("description".into(), d);
+    }
+    map
 }
 
 /// "`type: [\"a\", \"b\"]` → one branch per type": the list as Rust's `Debug` writes it,
