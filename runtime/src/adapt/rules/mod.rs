@@ -277,7 +277,7 @@ pub(crate) fn is_pure_any_of(v: &Value) -> bool {
 }
 
 /// Appends `{k1: v1, k2: v2}` to the node's description (after a blank line), the reference implementation's spill
-/// format; values are JSON. Returns the block.
+/// format; values are JSON.
 pub(crate) fn spill(node: &mut Map<String, Value>, entries: &[(String, Value)]) {
     // `{k: v, k: v}`, written into one string.
     let mut block =
