@@ -7,78 +7,28 @@
 //! alternately, schema by schema), with the same ratio for a clone + drop of the target's own
 //! output (what building that output costs at the least) and the adapter's ratio to that; then
 //! growth rows (each doubling's time factor) for a 1-property object nested 100 → 3,200 deep, an
-//! object of 1,250 → 20,000 string properties, and the same nesting with the property optional
+//! object of 1,250 → 20,000 optional properties (each `"type": ["string", "null"]` with a
+//! `maxLength` and a description), and the same nesting with the property optional
 //! (strict modes wrap it nullable at every level) 250 → 4,000 deep, and a hostile nesting (every
 //! level a nullable type array with a `oneOf`, which several targets rewrite and report at every
 //! level) 250 → 4,000 deep.
 //!
 //! `cargo bench -p toolschema --bench adapt` (figures, then criterion);
 //! `cargo bench -p toolschema --bench adapt -- figures` (figures only).
+//!
+//! Wall time on a shared machine moves by several per cent between runs; `tests/instructions.sh`
+//! gives the same figures as instruction counts (callgrind), which do not.
+
+mod inputs;
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use serde_json::{Value, json};
+use inputs::{SHAPES, corpus, deep, wide};
+use serde_json::Value;
 use toolschema::Target;
 use toolschema::adapt::RuleReport;
-use toolschema::catalog::Catalog;
-
-fn corpus() -> Vec<Value> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/tools");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("SOURCES.json"))
-        .collect();
-    paths.sort();
-    paths
-        .into_iter()
-        .flat_map(|p| {
-            let value: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
-            Catalog::from_value(value)
-                .unwrap()
-                .tools
-                .into_iter()
-                .map(|t| t.schema)
-        })
-        .collect()
-}
-
-/// `levels` nested objects of one property `x`, required or not.
-fn nested(levels: usize, required: bool) -> Value {
-    let mut node = json!({"type": "string", "maxLength": 8});
-    for _ in 0..levels {
-        let mut props = serde_json::Map::new();
-        props.insert("x".into(), node);
-        let mut obj = serde_json::Map::new();
-        obj.insert("type".into(), json!("object"));
-        obj.insert("properties".into(), Value::Object(props));
-        if required {
-            obj.insert("required".into(), json!(["x"]));
-        }
-        node = Value::Object(obj);
-    }
-    node
-}
-
-/// `levels` nested objects, each requiring its one property.
-fn deep(levels: usize) -> Value {
-    nested(levels, true)
-}
-
-fn wide(n: usize) -> Value {
-    let props: serde_json::Map<String, Value> = (0..n)
-        .map(|i| {
-            (
-                format!("p{i}"),
-                json!({"type": ["string", "null"], "maxLength": 8, "description": "a field"}),
-            )
-        })
-        .collect();
-    json!({"type": "object", "properties": props})
-}
 
 fn bench(c: &mut Criterion) {
     let schemas = corpus();
@@ -118,31 +68,6 @@ fn bench(c: &mut Criterion) {
         group.finish();
     }
     std::mem::forget(deep);
-}
-
-/// `levels` nested objects whose one property is optional (strict modes make it required and
-/// nullable at every level: a wrapper per level).
-fn deep_optional(levels: usize) -> Value {
-    nested(levels, false)
-}
-
-/// Every level a nullable type array with a `oneOf` of two object constraints.
-fn hostile(levels: usize) -> Value {
-    let mut node = json!({"type": "string", "maxLength": 8});
-    for _ in 0..levels {
-        let mut props = serde_json::Map::new();
-        props.insert("x".into(), node);
-        let mut obj = serde_json::Map::new();
-        obj.insert("type".into(), json!(["object", "null"]));
-        obj.insert(
-            "oneOf".into(),
-            json!([{"minProperties": 1}, {"maxProperties": 3}]),
-        );
-        obj.insert("properties".into(), Value::Object(props));
-        obj.insert("required".into(), json!(["x"]));
-        node = Value::Object(obj);
-    }
-    node
 }
 
 /// The fastest of `rounds` timings of `f` run `reps` times, per run.
@@ -286,23 +211,12 @@ fn figures() {
             top.join(", ")
         );
     }
-    type Shape = (&'static str, fn(usize) -> Value, &'static [usize]);
-    let shapes: [Shape; 4] = [
-        ("nested", deep, &[100, 200, 400, 800, 1_600, 3_200]),
-        (
-            "nested optional",
-            deep_optional,
-            &[250, 500, 1_000, 2_000, 4_000],
-        ),
-        ("wide", wide, &[1_250, 2_500, 5_000, 10_000, 20_000]),
-        ("hostile nested", hostile, &[250, 500, 1_000, 2_000, 4_000]),
-    ];
-    for (name, make, sizes) in shapes {
+    for (name, make, sizes) in SHAPES {
         println!(
             "\n{name} {sizes:?}: ms at each size; worst doubling factor of the time (linear: 2), and of the time ÷ clone + drop of the same value timed alternately (linear: 1); last size ÷ clone + drop"
         );
-        let inputs: Vec<Value> = sizes.iter().map(|n| make(*n)).collect();
-        let floors: Vec<f64> = inputs
+        let values: Vec<Value> = sizes.iter().map(|n| make(*n)).collect();
+        let floors: Vec<f64> = values
             .iter()
             .map(|v| time(5, 1, &mut || clone_and_drop(v)).as_secs_f64())
             .collect();
@@ -316,7 +230,7 @@ fn figures() {
         };
         for &target in Target::ALL {
             let (mut times, mut ratios) = (Vec::new(), Vec::new());
-            for v in &inputs {
+            for v in &values {
                 let floor = time(5, 1, &mut || clone_and_drop(v)).as_secs_f64();
                 let took =
                     time(5, 1, &mut || drop(black_box(target.adapt(black_box(v))))).as_secs_f64();
@@ -334,7 +248,7 @@ fn figures() {
             );
         }
         // serde_json drops recursively: leak the deepest inputs rather than risk the stack.
-        std::mem::forget(inputs);
+        std::mem::forget(values);
     }
 }
 

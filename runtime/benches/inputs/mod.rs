@@ -1,0 +1,107 @@
+//! The inputs the benches share: the bundled real tools and the growth shapes of issue 13.
+
+#![allow(dead_code)] // each bench uses its own part of this module
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value, json};
+use toolschema::catalog::Catalog;
+
+/// Every tool schema of the bundled real catalogs (`tests/fixtures/tools`), in file order.
+pub fn corpus() -> Vec<Value> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/tools");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/fixtures/tools")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("SOURCES.json"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .flat_map(|p| {
+            let value: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+            Catalog::from_value(value)
+                .unwrap()
+                .tools
+                .into_iter()
+                .map(|t| t.schema)
+        })
+        .collect()
+}
+
+/// `levels` nested objects of one property `x`, required or not.
+fn nested(levels: usize, required: bool) -> Value {
+    let mut node = json!({"type": "string", "maxLength": 8});
+    for _ in 0..levels {
+        let mut props = Map::new();
+        props.insert("x".into(), node);
+        let mut obj = Map::new();
+        obj.insert("type".into(), json!("object"));
+        obj.insert("properties".into(), Value::Object(props));
+        if required {
+            obj.insert("required".into(), json!(["x"]));
+        }
+        node = Value::Object(obj);
+    }
+    node
+}
+
+/// `levels` nested objects, each requiring its one property.
+pub fn deep(levels: usize) -> Value {
+    nested(levels, true)
+}
+
+/// `levels` nested objects whose one property is optional (strict modes make it required and
+/// nullable at every level: a wrapper per level).
+pub fn deep_optional(levels: usize) -> Value {
+    nested(levels, false)
+}
+
+/// An object of `n` optional properties, each a nullable type array with a constraint and a
+/// description (strict modes split and wrap each; others rewrite the type array).
+pub fn wide(n: usize) -> Value {
+    let props: Map<String, Value> = (0..n)
+        .map(|i| {
+            (
+                format!("p{i}"),
+                json!({"type": ["string", "null"], "maxLength": 8, "description": "a field"}),
+            )
+        })
+        .collect();
+    json!({"type": "object", "properties": props})
+}
+
+/// Every level a nullable type array with a `oneOf` of two object constraints.
+pub fn hostile(levels: usize) -> Value {
+    let mut node = json!({"type": "string", "maxLength": 8});
+    for _ in 0..levels {
+        let mut props = Map::new();
+        props.insert("x".into(), node);
+        let mut obj = Map::new();
+        obj.insert("type".into(), json!(["object", "null"]));
+        obj.insert(
+            "oneOf".into(),
+            json!([{"minProperties": 1}, {"maxProperties": 3}]),
+        );
+        obj.insert("properties".into(), Value::Object(props));
+        obj.insert("required".into(), json!(["x"]));
+        node = Value::Object(obj);
+    }
+    node
+}
+
+/// A growth row: its name, how to make the input of a size, and the sizes (each the double of
+/// the one before).
+pub type Shape = (&'static str, fn(usize) -> Value, &'static [usize]);
+
+/// The growth rows the benches print.
+pub const SHAPES: [Shape; 4] = [
+    ("nested", deep, &[100, 200, 400, 800, 1_600, 3_200]),
+    (
+        "nested optional",
+        deep_optional,
+        &[250, 500, 1_000, 2_000, 4_000],
+    ),
+    ("wide", wide, &[1_250, 2_500, 5_000, 10_000, 20_000]),
+    ("hostile nested", hostile, &[250, 500, 1_000, 2_000, 4_000]),
+];
