@@ -429,12 +429,7 @@ fn same_token(parent: Option<&String>, a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
-    if parent.is_some_and(|p| {
-        matches!(
-            p.as_str(),
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
-        )
-    }) {
+    if parent.is_some_and(|p| names_children(p)) {
         return false;
     }
     matches!(
@@ -446,81 +441,309 @@ fn same_token(parent: Option<&String>, a: &str, b: &str) -> bool {
     )
 }
 
-/// Whether `path` starts with `prefix`, through the rules' renames.
-fn starts_with(path: &[String], prefix: &[String]) -> bool {
-    path.len() >= prefix.len()
-        && (0..prefix.len())
-            .all(|i| same_token(i.checked_sub(1).map(|j| &path[j]), &path[i], &prefix[i]))
+/// The keywords whose children are names (compared as spelled), not keywords (compared through
+/// the rules' renames): as [`same_token`] tells them.
+fn names_children(token: &str) -> bool {
+    matches!(
+        token,
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+    )
 }
 
-/// The index of `path`'s token that names a branch of the union `at/keyword`, when `path` goes
-/// through that union.
-fn branch_token(path: &[String], at: &str, keyword: &str) -> Option<usize> {
-    let at = tokens(at);
-    (path.len() > at.len() + 1
-        && starts_with(path, &at)
-        && same_token(at.last(), &path[at.len()], keyword))
-    .then_some(at.len() + 1)
+/// A token as [`same_token`] compares it below `parent`: a renamed keyword as the one name both
+/// spellings share.
+fn canonical<'t>(parent: Option<&str>, token: &'t str) -> &'t str {
+    if parent.is_some_and(names_children) {
+        return token;
+    }
+    match token {
+        "oneOf" => "anyOf",
+        "definitions" => "$defs",
+        other => other,
+    }
 }
 
-/// `path` moved from below `from` to below `to`, when it goes through one of the moved `keys`.
-fn relocate(path: &mut Vec<String>, from: &str, to: &str, keys: &[String]) {
-    let from = tokens(from);
-    if path.len() > from.len()
-        && starts_with(path, &from)
-        && keys
-            .iter()
-            .any(|k| same_token(from.last(), &path[from.len()], k))
-    {
-        let mut moved = tokens(to);
-        moved.extend(path.drain(from.len()..));
-        *path = moved;
+/// Numbers for the prefixes of the positions that are taken through the moves: two prefixes
+/// get the same number exactly when their tokens are the same, compared through the renames
+/// ([`same_token`]) for `canonical` numbers and as spelled for the others. Whether a position
+/// starts with a move's position is then one comparison, however deep both are.
+#[derive(Default)]
+struct Prefixes {
+    tokens: HashMap<String, u32>,
+    prefixes: HashMap<(u32, u32, bool), u32, BuildHasherDefault<IdHasher>>,
+}
+
+/// The number of the empty prefix (the root), in both kinds.
+const ROOT_PREFIX: u32 = 0;
+
+impl Prefixes {
+    fn token(&mut self, token: &str) -> u32 {
+        if let Some(&id) = self.tokens.get(token) {
+            return id;
+        }
+        let id = u32::try_from(self.tokens.len()).unwrap_or(u32::MAX);
+        self.tokens.insert(token.to_owned(), id);
+        id
+    }
+
+    /// The numbers of the prefix `parents` (through the renames, as spelled) followed by
+    /// `token`, whose own parent token is `above`: the token is looked up once (twice when the
+    /// renames spell it otherwise).
+    fn both(&mut self, parents: (u32, u32), above: Option<&str>, token: &str) -> (u32, u32) {
+        let spelled = self.token(token);
+        let renamed = self::canonical(above, token);
+        let canonical = if renamed == token {
+            spelled
+        } else {
+            self.token(renamed)
+        };
+        let mut number = |parent: u32, t: u32, kind: bool| {
+            let next = u32::try_from(self.prefixes.len() + 1).unwrap_or(u32::MAX);
+            *self.prefixes.entry((parent, t, kind)).or_insert(next)
+        };
+        (
+            number(parents.0, canonical, true),
+            number(parents.1, spelled, false),
+        )
+    }
+}
+
+/// A move's position: its tokens and the numbers of its whole self, through the renames and as
+/// spelled (of every prefix, as spelled, for a `Lifted` move's destination).
+struct Anchor {
+    tokens: Vec<String>,
+    canonical: u32,
+    spelled: Vec<u32>,
+}
+
+impl Anchor {
+    fn new(text: &str, prefixes: &mut Prefixes) -> Self {
+        let tokens = tokens(text);
+        let mut spelled = Vec::with_capacity(tokens.len() + 1);
+        spelled.push(ROOT_PREFIX);
+        let mut numbers = (ROOT_PREFIX, ROOT_PREFIX);
+        for (i, t) in tokens.iter().enumerate() {
+            let above = i.checked_sub(1).map(|j| tokens[j].as_str());
+            numbers = prefixes.both(numbers, above, t);
+            spelled.push(numbers.1);
+        }
+        Anchor {
+            tokens,
+            canonical: numbers.0,
+            spelled,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.tokens.len()
+    }
+}
+
+/// A logged [`BranchMove`] with its positions split into tokens and numbered once: each entry of
+/// a report is taken through the moves logged after it (and back through those before), and
+/// comparing a position with every move token by token made placing a report of nested moves
+/// cubic in their depth.
+enum Move<'m> {
+    Reordered {
+        at: Anchor,
+        keyword: &'static str,
+        from: &'m [usize],
+    },
+    Lifted {
+        at: Anchor,
+        from: Anchor,
+        keys: &'m [String],
+        /// How many leading tokens `at` and `from` share (a branch merged into its node: all of
+        /// `at`, `from` being `at` and two more tokens).
+        shared: usize,
+    },
+}
+
+/// The moves, ready to take positions through, and the numbering of their prefixes.
+struct Moves<'m> {
+    list: Vec<Move<'m>>,
+    prefixes: Prefixes,
+}
+
+fn prepare(moves: &[BranchMove]) -> Moves<'_> {
+    let mut prefixes = Prefixes::default();
+    let list = moves
+        .iter()
+        .map(|m| match m {
+            BranchMove::Reordered { at, keyword, from } => Move::Reordered {
+                at: Anchor::new(at, &mut prefixes),
+                keyword,
+                from,
+            },
+            BranchMove::Lifted { at, from, keys } => {
+                let (at, from) = (
+                    Anchor::new(at, &mut prefixes),
+                    Anchor::new(from, &mut prefixes),
+                );
+                let shared = at
+                    .tokens
+                    .iter()
+                    .zip(&from.tokens)
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                Move::Lifted {
+                    at,
+                    from,
+                    keys,
+                    shared,
+                }
+            }
+        })
+        .collect();
+    Moves { list, prefixes }
+}
+
+/// A position being taken through moves: its tokens, and the numbers of its prefixes, made as
+/// far as asked and again from where a move changed the tokens.
+struct Moving<'p> {
+    path: Vec<String>,
+    canonical: Vec<u32>,
+    spelled: Vec<u32>,
+    /// The numbers are those of `path` for the prefixes of up to this many tokens.
+    made: usize,
+    prefixes: &'p mut Prefixes,
+}
+
+impl<'p> Moving<'p> {
+    fn new(recorded: &str, prefixes: &'p mut Prefixes) -> Self {
+        Moving {
+            path: tokens(recorded),
+            canonical: vec![ROOT_PREFIX],
+            spelled: vec![ROOT_PREFIX],
+            made: 0,
+            prefixes,
+        }
+    }
+
+    /// The numbers of the prefix of `len` tokens (`len` at most the path's length).
+    fn numbers(&mut self, len: usize) -> (u32, u32) {
+        self.canonical.truncate(self.made + 1);
+        self.spelled.truncate(self.made + 1);
+        while self.made < len {
+            let i = self.made;
+            let above = i.checked_sub(1).map(|j| self.path[j].as_str());
+            let (c, s) =
+                self.prefixes
+                    .both((self.canonical[i], self.spelled[i]), above, &self.path[i]);
+            self.canonical.push(c);
+            self.spelled.push(s);
+            self.made += 1;
+        }
+        (self.canonical[len], self.spelled[len])
+    }
+
+    /// Whether the path starts with `anchor`, through the rules' renames.
+    fn starts_with(&mut self, anchor: &Anchor) -> bool {
+        self.path.len() >= anchor.len() && self.numbers(anchor.len()).0 == anchor.canonical
+    }
+
+    /// The tokens from `index` on changed: their numbers are made again when asked.
+    fn changed_from(&mut self, index: usize) {
+        self.made = self.made.min(index);
+    }
+
+    /// The index of the token that names a branch of the union `at/keyword`, when the path goes
+    /// through that union.
+    fn branch_token(&mut self, at: &Anchor, keyword: &str) -> Option<usize> {
+        (self.path.len() > at.len() + 1
+            && self.starts_with(at)
+            && same_token(at.tokens.last(), &self.path[at.len()], keyword))
+        .then_some(at.len() + 1)
+    }
+
+    /// The path moved from below `from` to below `to`, when it goes through one of the moved
+    /// `keys`; the two share their first `shared` tokens.
+    fn relocate(&mut self, from: &Anchor, to: &Anchor, keys: &[String], shared: usize) {
+        if self.path.len() > from.len()
+            && self.starts_with(from)
+            && keys
+                .iter()
+                .any(|k| same_token(from.tokens.last(), &self.path[from.len()], k))
+        {
+            // In place: the prefix both share is spelled as `to` spells it, and only the tokens
+            // after it change.
+            if self.numbers(shared).1 != to.spelled[shared] {
+                for (token, spelled) in self.path.iter_mut().zip(&to.tokens[..shared]) {
+                    if token != spelled {
+                        token.clone_from(spelled);
+                    }
+                }
+                self.changed_from(0);
+            }
+            self.path
+                .splice(shared..from.len(), to.tokens[shared..].iter().cloned());
+            self.changed_from(shared);
+        }
+    }
+
+    /// Sets the token at `index`.
+    fn set(&mut self, index: usize, token: String) {
+        self.path[index] = token;
+        self.changed_from(index);
     }
 }
 
 /// A position recorded after schemas moved (union branches removed or reordered, a branch merged
 /// into its node), back through each move (the latest first): the position in the coordinates
 /// of the rules' input.
-fn unmove(recorded: &str, moves: &[BranchMove]) -> String {
+fn unmove(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> String {
     if moves.is_empty() {
         return recorded.to_owned();
     }
-    let mut path = tokens(recorded);
+    let mut path = Moving::new(recorded, prefixes);
     for m in moves.iter().rev() {
         match m {
-            BranchMove::Reordered { at, keyword, from } => {
-                if let Some(i) = branch_token(&path, at, keyword) {
-                    if let Some(before) = path[i].parse::<usize>().ok().and_then(|k| from.get(k)) {
-                        path[i] = before.to_string();
+            Move::Reordered { at, keyword, from } => {
+                if let Some(i) = path.branch_token(at, keyword) {
+                    if let Some(before) =
+                        path.path[i].parse::<usize>().ok().and_then(|k| from.get(k))
+                    {
+                        path.set(i, before.to_string());
                     }
                 }
             }
-            BranchMove::Lifted { at, from, keys } => relocate(&mut path, at, from, keys),
+            Move::Lifted {
+                at,
+                from,
+                keys,
+                shared,
+            } => path.relocate(at, from, keys, *shared),
         }
     }
-    join(&path)
+    join(&path.path)
 }
 
 /// A position recorded before schemas moved, through each later move (the earliest first): the
 /// position in the coordinates of the output; `None` when it was in a branch that was removed.
-fn forward(recorded: &str, moves: &[BranchMove]) -> Option<String> {
+fn forward(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> Option<String> {
     if moves.is_empty() {
         return Some(recorded.to_owned());
     }
-    let mut path = tokens(recorded);
+    let mut path = Moving::new(recorded, prefixes);
     for m in moves {
         match m {
-            BranchMove::Reordered { at, keyword, from } => {
-                if let Some(i) = branch_token(&path, at, keyword) {
-                    if let Ok(k) = path[i].parse::<usize>() {
-                        path[i] = from.iter().position(|f| *f == k)?.to_string();
+            Move::Reordered { at, keyword, from } => {
+                if let Some(i) = path.branch_token(at, keyword) {
+                    if let Ok(k) = path.path[i].parse::<usize>() {
+                        let now = from.iter().position(|f| *f == k)?;
+                        path.set(i, now.to_string());
                     }
                 }
             }
-            BranchMove::Lifted { at, from, keys } => relocate(&mut path, from, at, keys),
+            Move::Lifted {
+                at,
+                from,
+                keys,
+                shared,
+            } => path.relocate(from, at, keys, *shared),
         }
     }
-    Some(join(&path))
+    Some(join(&path.path))
 }
 
 /// A value for each position asked about, made from its parent's value once (or, for a position
@@ -731,6 +954,10 @@ pub(crate) fn locate(
         PerPosition::with_capacity(positions),
         PerPosition::with_capacity(positions),
     );
+    let Moves {
+        list: moves,
+        mut prefixes,
+    } = prepare(moves);
     let mut place = |recorded: &Pointer, keyword: Option<&str>, epoch: usize| {
         let epoch = epoch.min(moves.len());
         let (before, after) = moves.split_at(epoch);
@@ -738,7 +965,7 @@ pub(crate) fn locate(
         let at = if after.is_empty() && resolve(&mut out_doc, output, &node).is_some() {
             Some(node)
         } else {
-            forward(recorded, after)
+            forward(recorded, after, &mut prefixes)
                 .and_then(|now| {
                     in_output(input, output, &now, keyword, &mut inlined, &mut out_cursor)
                 })
@@ -747,7 +974,7 @@ pub(crate) fn locate(
         let pointer = if before.is_empty() && resolve(&mut in_doc, input, recorded).is_some() {
             None
         } else {
-            let recorded = unmove(recorded, before);
+            let recorded = unmove(recorded, before, &mut prefixes);
             Some(Pointer::from(in_input(input, &recorded, &mut in_cursor)))
         };
         (at, pointer)
@@ -902,6 +1129,103 @@ fn mix(hash: u128, token: &str) -> u128 {
 mod tests {
     use super::*;
 
+    /// [`unmove`] through all of `moves`.
+    fn unmoved(recorded: &str, moves: &[BranchMove]) -> String {
+        let mut moves = prepare(moves);
+        unmove(recorded, &moves.list, &mut moves.prefixes)
+    }
+
+    /// [`forward`] through all of `moves`.
+    fn forwarded(recorded: &str, moves: &[BranchMove]) -> Option<String> {
+        let mut moves = prepare(moves);
+        forward(recorded, &moves.list, &mut moves.prefixes)
+    }
+
+    /// Numbered prefixes answer as comparing the tokens one by one through [`same_token`] does
+    /// (each token with the path's own token above it), for every pair of paths of up to three
+    /// tokens over keywords that are renamed, keywords whose children are names, and names.
+    #[test]
+    fn numbered_prefixes_compare_as_tokens_do() {
+        let by_tokens = |path: &[String], prefix: &[String]| {
+            path.len() >= prefix.len()
+                && (0..prefix.len())
+                    .all(|i| same_token(i.checked_sub(1).map(|j| &path[j]), &path[i], &prefix[i]))
+        };
+        let words = [
+            "anyOf",
+            "oneOf",
+            "$defs",
+            "definitions",
+            "properties",
+            "x",
+            "0",
+        ];
+        let mut paths: Vec<Vec<String>> = vec![Vec::new()];
+        for len in 1..=3 {
+            let mut more = Vec::new();
+            for p in paths.iter().filter(|p| p.len() == len - 1) {
+                for w in words {
+                    let mut q = p.clone();
+                    q.push(w.to_owned());
+                    more.push(q);
+                }
+            }
+            paths.extend(more);
+        }
+        let mut prefixes = Prefixes::default();
+        for prefix in &paths {
+            let anchor = Anchor::new(&join(prefix), &mut prefixes);
+            for path in &paths {
+                let mut moving = Moving::new(&join(path), &mut prefixes);
+                assert_eq!(
+                    moving.starts_with(&anchor),
+                    by_tokens(path, prefix),
+                    "{path:?} starts with {prefix:?}"
+                );
+                let spelled = moving.path.len() >= prefix.len()
+                    && moving.numbers(prefix.len()).1 == anchor.spelled[prefix.len()];
+                assert_eq!(
+                    spelled,
+                    path.starts_with(prefix),
+                    "{path:?} spelled as {prefix:?}"
+                );
+            }
+        }
+    }
+
+    /// A deep chain of moves (400 levels, each union reordered and then its branch merged into
+    /// the node): the deepest position goes back through all 800 moves to the input's
+    /// coordinates, and forward again to where it was, with the prefixes renumbered after each
+    /// move that changed it.
+    #[test]
+    fn nested_moves_are_placed_through_numbers() {
+        let mut moves = Vec::new();
+        let mut at = String::new();
+        for _ in 0..400 {
+            moves.push(BranchMove::Reordered {
+                at: at.clone(),
+                keyword: "anyOf",
+                from: vec![1, 0],
+            });
+            moves.push(BranchMove::Lifted {
+                at: at.clone(),
+                from: format!("{at}/anyOf/0"),
+                keys: vec!["properties".into()],
+            });
+            at.push_str("/properties/x");
+        }
+        let mut prepared = prepare(&moves);
+        // The deepest position, recorded after every move, back to before the first.
+        let deepest = at.clone();
+        let back = unmove(&deepest, &prepared.list, &mut prepared.prefixes);
+        assert_eq!(back, "/anyOf/1/properties/x".repeat(400));
+        // And forward again from there, through every move.
+        assert_eq!(
+            forward(&back, &prepared.list, &mut prepared.prefixes).as_deref(),
+            Some(deepest.as_str())
+        );
+    }
+
     /// A position resolved by stepping down from the root is the one the memo finds: for
     /// chains of every length around the limit, escaped names, indices, missing positions and
     /// positions given as text (which only the memo takes).
@@ -1050,20 +1374,20 @@ mod tests {
             },
         ];
         assert_eq!(
-            unmove("/properties/a/anyOf/1/x", &moves),
+            unmoved("/properties/a/anyOf/1/x", &moves),
             "/properties/a/anyOf/4/x"
         );
         assert_eq!(
-            unmove("/properties/a/anyOf/0", &moves),
+            unmoved("/properties/a/anyOf/0", &moves),
             "/properties/a/anyOf/1"
         );
         // Elsewhere, or before the moves: unchanged.
         assert_eq!(
-            unmove("/properties/b/anyOf/1", &moves),
+            unmoved("/properties/b/anyOf/1", &moves),
             "/properties/b/anyOf/1"
         );
         assert_eq!(
-            unmove("/properties/a/anyOf/1", &[]),
+            unmoved("/properties/a/anyOf/1", &[]),
             "/properties/a/anyOf/1"
         );
     }
@@ -1085,11 +1409,11 @@ mod tests {
             },
         ];
         assert_eq!(
-            unmove("/properties/id/anyOf/1/patternProperties", &moves),
+            unmoved("/properties/id/anyOf/1/patternProperties", &moves),
             "/properties/id/anyOf/0/anyOf/1/patternProperties"
         );
         assert_eq!(
-            forward("/properties/id/anyOf/0/anyOf/1", &moves).as_deref(),
+            forwarded("/properties/id/anyOf/0/anyOf/1", &moves).as_deref(),
             Some("/properties/id/anyOf/1")
         );
         // Recorded after `oneOf` was read as `anyOf`: the same union.
@@ -1099,7 +1423,7 @@ mod tests {
             keys: vec!["additionalProperties".into()],
         }];
         assert_eq!(
-            unmove(
+            unmoved(
                 "/properties/id/anyOf/0/items/additionalProperties",
                 &renamed
             ),
@@ -1107,7 +1431,7 @@ mod tests {
         );
         // A property called `oneOf` is not the keyword.
         assert_eq!(
-            unmove(
+            unmoved(
                 "/properties/anyOf/items/additionalProperties",
                 &[BranchMove::Lifted {
                     at: "/properties/oneOf/items".into(),
@@ -1119,11 +1443,11 @@ mod tests {
         );
         // A keyword the node kept as its own is not taken back into the branch.
         assert_eq!(
-            unmove("/properties/id/description", &moves),
+            unmoved("/properties/id/description", &moves),
             "/properties/id/description"
         );
         // The removed null branch is nowhere in the output.
-        assert_eq!(forward("/properties/id/anyOf/1", &moves), None);
+        assert_eq!(forwarded("/properties/id/anyOf/1", &moves), None);
     }
 
     #[test]

@@ -193,7 +193,10 @@ fn merge_property(a: Value, b: Value) -> Value {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CollapseCombiners;
 
-fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
+/// [`CollapseCombiners`]' work at one node. `at` gives the node's position as text, asked for
+/// only when the node is rewritten: a node whose branches stay (an untyped branch, for the gate
+/// to refuse) costs no text, so that a walk of nested unions is not quadratic in their depth.
+fn collapse(map: &mut Map<String, Value>, at: &dyn Fn() -> String, report: &mut RuleReport) {
     // Bounded: each round removes one combiner keyword from this node.
     for _ in 0..8 {
         if let Some(Value::Array(all)) = map.key("allOf") {
@@ -201,7 +204,8 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
                 let Some(Value::Array(all)) = map.take_key("allOf") else {
                     unreachable!()
                 };
-                merge_objects(map, all, true, &format!("{at}/allOf"), at, report);
+                let at = at();
+                merge_objects(map, all, true, &format!("{at}/allOf"), &at, report);
                 continue;
             }
             return;
@@ -223,9 +227,10 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
             let Some(Value::Array(branches)) = map.shift_remove(key) else {
                 unreachable!()
             };
+            let at = at();
             let n = branches.len();
             // A union of one means its branch: every keyword of it is kept, as for `allOf`.
-            merge_objects(map, branches, n == 1, &format!("{at}/{key}"), at, report);
+            merge_objects(map, branches, n == 1, &format!("{at}/{key}"), &at, report);
             if n > 1 {
                 report.loss(format!("{at}/{key}"), key, LossKind::Collapsed, format!("{n} object branches merged into one object: a value mixing their fields is now accepted, and only properties required by every branch stay required"));
             }
@@ -242,6 +247,7 @@ fn collapse(map: &mut Map<String, Value>, at: &str, report: &mut RuleReport) {
         let Some(Value::Array(branches)) = map.shift_remove(key) else {
             unreachable!()
         };
+        let at = &at();
         let mut notes = Vec::new();
         // The branch the node's new keywords come from (the first, for enums united).
         let mut from = 0;
@@ -442,7 +448,7 @@ pub(crate) fn merge_objects(
                 let before = report.losses.len();
                 collapse(
                     p,
-                    &format!("{at}/properties/{}", crate::walk::escape(&name)),
+                    &|| format!("{at}/properties/{}", crate::walk::escape(&name)),
                     report,
                 );
                 let sources = defined_by.get(&name).map_or(&[][..], Vec::as_slice);
@@ -521,7 +527,7 @@ impl Rule for CollapseCombiners {
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
             if ["anyOf", "oneOf", "allOf"].iter().any(|k| map.has(k)) {
-                collapse(map, &path.text(), report);
+                collapse(map, &|| path.text(), report);
             }
         });
     }
