@@ -467,9 +467,11 @@ fn canonical<'t>(parent: Option<&str>, token: &'t str) -> &'t str {
 /// get the same number exactly when their tokens are the same, compared through the renames
 /// ([`same_token`]) for `canonical` numbers and as spelled for the others. Whether a position
 /// starts with a move's position is then one comparison, however deep both are.
+///
+/// Made for every report placed, most with no move: its tables are made at the first number.
 #[derive(Default)]
 struct Prefixes {
-    tokens: HashMap<String, u32>,
+    tokens: Option<HashMap<String, u32>>,
     prefixes: HashMap<(u32, u32, bool), u32, BuildHasherDefault<IdHasher>>,
 }
 
@@ -478,11 +480,12 @@ const ROOT_PREFIX: u32 = 0;
 
 impl Prefixes {
     fn token(&mut self, token: &str) -> u32 {
-        if let Some(&id) = self.tokens.get(token) {
+        let tokens = self.tokens.get_or_insert_with(HashMap::new);
+        if let Some(&id) = tokens.get(token) {
             return id;
         }
-        let id = u32::try_from(self.tokens.len()).unwrap_or(u32::MAX);
-        self.tokens.insert(token.to_owned(), id);
+        let id = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
+        tokens.insert(token.to_owned(), id);
         id
     }
 
