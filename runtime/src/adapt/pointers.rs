@@ -469,22 +469,24 @@ fn canonical<'t>(parent: Option<&str>, token: &'t str) -> &'t str {
 /// starts with a move's position is then one comparison, however deep both are.
 ///
 /// Made for every report placed, most with no move: its tables are made at the first number.
+/// Numbers are `u64`, one per table entry: they run out only after memory does (two prefixes
+/// sharing a number would be taken for one another).
 #[derive(Default)]
 struct Prefixes {
-    tokens: Option<HashMap<String, u32>>,
-    prefixes: HashMap<(u32, u32, bool), u32, BuildHasherDefault<IdHasher>>,
+    tokens: Option<HashMap<String, u64>>,
+    prefixes: HashMap<(u64, u64, bool), u64, BuildHasherDefault<IdHasher>>,
 }
 
 /// The number of the empty prefix (the root), in both kinds.
-const ROOT_PREFIX: u32 = 0;
+const ROOT_PREFIX: u64 = 0;
 
 impl Prefixes {
-    fn token(&mut self, token: &str) -> u32 {
+    fn token(&mut self, token: &str) -> u64 {
         let tokens = self.tokens.get_or_insert_with(HashMap::new);
         if let Some(&id) = tokens.get(token) {
             return id;
         }
-        let id = u32::try_from(tokens.len()).unwrap_or(u32::MAX);
+        let id = tokens.len() as u64;
         tokens.insert(token.to_owned(), id);
         id
     }
@@ -492,7 +494,7 @@ impl Prefixes {
     /// The numbers of the prefix `parents` (through the renames, as spelled) followed by
     /// `token`, whose own parent token is `above`: the token is looked up once (twice when the
     /// renames spell it otherwise).
-    fn both(&mut self, parents: (u32, u32), above: Option<&str>, token: &str) -> (u32, u32) {
+    fn both(&mut self, parents: (u64, u64), above: Option<&str>, token: &str) -> (u64, u64) {
         let spelled = self.token(token);
         let renamed = self::canonical(above, token);
         let canonical = if renamed == token {
@@ -500,8 +502,8 @@ impl Prefixes {
         } else {
             self.token(renamed)
         };
-        let mut number = |parent: u32, t: u32, kind: bool| {
-            let next = u32::try_from(self.prefixes.len() + 1).unwrap_or(u32::MAX);
+        let mut number = |parent: u64, t: u64, kind: bool| {
+            let next = self.prefixes.len() as u64 + 1;
             *self.prefixes.entry((parent, t, kind)).or_insert(next)
         };
         (
@@ -515,8 +517,8 @@ impl Prefixes {
 /// spelled (of every prefix, as spelled, for a `Lifted` move's destination).
 struct Anchor {
     tokens: Vec<String>,
-    canonical: u32,
-    spelled: Vec<u32>,
+    canonical: u64,
+    spelled: Vec<u64>,
 }
 
 impl Anchor {
@@ -605,8 +607,8 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
 /// far as asked and again from where a move changed the tokens.
 struct Moving<'p> {
     path: Vec<String>,
-    canonical: Vec<u32>,
-    spelled: Vec<u32>,
+    canonical: Vec<u64>,
+    spelled: Vec<u64>,
     /// The numbers are those of `path` for the prefixes of up to this many tokens.
     made: usize,
     prefixes: &'p mut Prefixes,
@@ -624,7 +626,7 @@ impl<'p> Moving<'p> {
     }
 
     /// The numbers of the prefix of `len` tokens (`len` at most the path's length).
-    fn numbers(&mut self, len: usize) -> (u32, u32) {
+    fn numbers(&mut self, len: usize) -> (u64, u64) {
         self.canonical.truncate(self.made + 1);
         self.spelled.truncate(self.made + 1);
         while self.made < len {
