@@ -3,7 +3,7 @@
 # the wall-time figures of `cargo bench -p toolschema --bench adapt -- figures`, which move by
 # several per cent on a shared machine. See runtime/benches/instructions.rs for what is counted.
 #
-#   tests/instructions.sh            # about 3 minutes on 2 cores; needs valgrind
+#   tests/instructions.sh            # about a minute on 2 cores; needs valgrind
 #
 # Prints, per target, the instructions per real tool and the median ratio to a clone + drop of the
 # same value, then each growth row in instructions.

@@ -112,14 +112,13 @@ fn count(text: &str) -> Count {
             .find_map(|p| line.strip_prefix(p));
         let called_file = ["cfi=", "cfl="].iter().find_map(|p| line.strip_prefix(p));
         if let Some(spec) = file.or(called_file) {
-            let (id, name) = match spec.split_once(' ') {
+            let name = match spec.split_once(' ') {
                 Some((id, name)) => {
                     files.insert(id, name);
-                    (id, name)
+                    name
                 }
-                None => (spec, files.get(spec).copied().unwrap_or("")),
+                None => files.get(spec).copied().unwrap_or(""),
             };
-            let _ = id;
             if file.is_some() {
                 in_allocator = name.contains("/malloc/");
             }
