@@ -114,33 +114,69 @@ fn null_only(branch: &Value) -> bool {
         || matches!(branch.key("allOf"), Some(Value::Array(all)) if all.len() == 1 && crate::nullable::is_null_branch(&all[0]))
 }
 
-/// How many tokens of `path` can be followed from `node`, as written or through the branches of
-/// merged unions.
-fn reach(node: &Value, path: &[String]) -> usize {
+/// The node `token` leads to from `node`, as written, renamed, or through the branches of merged
+/// unions.
+fn step_through<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
+    #[cfg(test)]
+    tests::STEPS.with(|s| s.set(s.get() + 1));
+    if let Some(c) = child(node, token).or_else(|| renamed_child(node, token)) {
+        return Some(c);
+    }
+    let steps = branch_with(node, token, 0)?;
     let mut n = node;
-    path.iter()
-        .take_while(|t| {
-            if let Some(c) = child(n, t).or_else(|| renamed_child(n, t)) {
-                n = c;
-                return true;
+    for s in &steps {
+        n = child(n, s).expect("found by branch_with");
+    }
+    Some(child(n, token).expect("found by branch_with"))
+}
+
+/// How many tokens of a path can be followed from a node (as written or through the branches of
+/// merged unions), remembered per node and index into the path for one [`follow`]: each union
+/// step there asks how far every branch reaches, and each deeper step asks again from nodes the
+/// first asking went through, which made one follow cost the square of its depth (and a report
+/// with an entry per level, the cube).
+#[derive(Default)]
+struct Reach(HashMap<(usize, usize), usize, BuildHasherDefault<IdHasher>>);
+
+impl Reach {
+    /// How many tokens of `path` from `from` on can be followed from `node`.
+    fn of(&mut self, node: &Value, path: &[String], from: usize) -> usize {
+        let mut chain: Vec<(usize, usize)> = Vec::new();
+        let mut n = node;
+        let mut i = from;
+        let mut known = 0;
+        while i < path.len() {
+            let key = (std::ptr::from_ref(n) as usize, i);
+            if let Some(&k) = self.0.get(&key) {
+                known = k;
+                break;
             }
-            match branch_with(n, t, 0) {
-                Some(steps) => {
-                    for s in &steps {
-                        n = child(n, s).expect("found by branch_with");
-                    }
-                    n = child(n, t).expect("found by branch_with");
-                    true
+            chain.push(key);
+            match step_through(n, &path[i]) {
+                Some(next) => {
+                    n = next;
+                    i += 1;
                 }
-                None => false,
+                None => {
+                    // This node reaches nothing of the rest.
+                    chain.pop();
+                    self.0.insert(key, 0);
+                    break;
+                }
             }
-        })
-        .count()
+        }
+        for key in chain.into_iter().rev() {
+            known += 1;
+            self.0.insert(key, known);
+        }
+        known
+    }
 }
 
 /// Follows `wanted` in `doc`, undoing the rewrites the rules make where the path cannot be
 /// followed as written. Returns the path found in `doc` and whether all of `wanted` was followed.
 fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
+    let mut reached = Reach::default();
     let mut node = doc;
     let mut path: Vec<String> = Vec::new();
     let mut i = 0;
@@ -168,8 +204,7 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
                         break;
                     }
                 }
-                let rest = &wanted[i..];
-                let reach = |b: &Value| reach(b, rest);
+                let mut reach = |b: &Value| reached.of(b, wanted, i);
                 match (0..items.len())
                     .max_by_key(|k| (reach(&items[*k]), Some(*k) == preferred, usize::MAX - k))
                 {
@@ -183,8 +218,7 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
             }
         }
         if let (Value::Array(items), true) = (node, i + 1 < wanted.len()) {
-            let rest = &wanted[i + 1..];
-            let reach = |b: &Value| reach(b, rest);
+            let mut reach = |b: &Value| reached.of(b, wanted, i + 1);
             let given = t.parse::<usize>().ok().filter(|k| *k < items.len());
             // Branches moved by the rules are taken back by the move log (`unmove`) first.
             let best = (0..items.len())
@@ -603,10 +637,79 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
     Moves { list, prefixes }
 }
 
+/// A position's tokens, edited where a move rewrites them: kept as two stacks on either side of
+/// the place last edited, so that an edit costs the distance from the last one, not the length of
+/// everything after it. A position taken through a move per level of a nesting is edited once per
+/// level, mostly in order of depth: with one vector, each edit shifted the rest of the path (the
+/// square of the depth per position, the cube for a report with an entry per level).
+struct Gap {
+    /// The tokens before the gap, in order.
+    head: Vec<String>,
+    /// The tokens after the gap, last first.
+    tail: Vec<String>,
+}
+
+impl Gap {
+    fn new(tokens: Vec<String>) -> Self {
+        Gap {
+            head: tokens,
+            tail: Vec::new(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.head.len() + self.tail.len()
+    }
+
+    fn get(&self, i: usize) -> &String {
+        match i.checked_sub(self.head.len()) {
+            None => &self.head[i],
+            Some(after) => &self.tail[self.tail.len() - 1 - after],
+        }
+    }
+
+    fn get_mut(&mut self, i: usize) -> &mut String {
+        match i.checked_sub(self.head.len()) {
+            None => &mut self.head[i],
+            Some(after) => {
+                let last = self.tail.len() - 1;
+                &mut self.tail[last - after]
+            }
+        }
+    }
+
+    /// Puts the gap after the first `at` tokens.
+    fn move_to(&mut self, at: usize) {
+        while self.head.len() > at {
+            self.tail.push(self.head.pop().expect("longer than at"));
+        }
+        while self.head.len() < at {
+            self.head
+                .push(self.tail.pop().expect("at is at most the length"));
+        }
+    }
+
+    /// Replaces the tokens `start..end` with `with`.
+    fn splice(&mut self, start: usize, end: usize, with: impl IntoIterator<Item = String>) {
+        self.move_to(end);
+        self.head.truncate(start);
+        self.head.extend(with);
+    }
+
+    fn join(&self) -> String {
+        let mut out = String::new();
+        for i in 0..self.len() {
+            out.push('/');
+            out.push_str(&escaped(self.get(i)));
+        }
+        out
+    }
+}
+
 /// A position being taken through moves: its tokens, and the numbers of its prefixes, made as
 /// far as asked and again from where a move changed the tokens.
 struct Moving<'p> {
-    path: Vec<String>,
+    path: Gap,
     canonical: Vec<u64>,
     spelled: Vec<u64>,
     /// The numbers are those of `path` for the prefixes of up to this many tokens.
@@ -617,7 +720,7 @@ struct Moving<'p> {
 impl<'p> Moving<'p> {
     fn new(recorded: &str, prefixes: &'p mut Prefixes) -> Self {
         Moving {
-            path: tokens(recorded),
+            path: Gap::new(tokens(recorded)),
             canonical: vec![ROOT_PREFIX],
             spelled: vec![ROOT_PREFIX],
             made: 0,
@@ -631,10 +734,12 @@ impl<'p> Moving<'p> {
         self.spelled.truncate(self.made + 1);
         while self.made < len {
             let i = self.made;
-            let above = i.checked_sub(1).map(|j| self.path[j].as_str());
-            let (c, s) =
-                self.prefixes
-                    .both((self.canonical[i], self.spelled[i]), above, &self.path[i]);
+            let above = i.checked_sub(1).map(|j| self.path.get(j).as_str());
+            let (c, s) = self.prefixes.both(
+                (self.canonical[i], self.spelled[i]),
+                above,
+                self.path.get(i),
+            );
             self.canonical.push(c);
             self.spelled.push(s);
             self.made += 1;
@@ -657,7 +762,7 @@ impl<'p> Moving<'p> {
     fn branch_token(&mut self, at: &Anchor, keyword: &str) -> Option<usize> {
         (self.path.len() > at.len() + 1
             && self.starts_with(at)
-            && same_token(at.tokens.last(), &self.path[at.len()], keyword))
+            && same_token(at.tokens.last(), self.path.get(at.len()), keyword))
         .then_some(at.len() + 1)
     }
 
@@ -668,12 +773,13 @@ impl<'p> Moving<'p> {
             && self.starts_with(from)
             && keys
                 .iter()
-                .any(|k| same_token(from.tokens.last(), &self.path[from.len()], k))
+                .any(|k| same_token(from.tokens.last(), self.path.get(from.len()), k))
         {
             // In place: the prefix both share is spelled as `to` spells it, and only the tokens
             // after it change.
             if self.numbers(shared).1 != to.spelled[shared] {
-                for (token, spelled) in self.path.iter_mut().zip(&to.tokens[..shared]) {
+                for (i, spelled) in to.tokens[..shared].iter().enumerate() {
+                    let token = self.path.get_mut(i);
                     if token != spelled {
                         token.clone_from(spelled);
                     }
@@ -681,14 +787,14 @@ impl<'p> Moving<'p> {
                 self.changed_from(0);
             }
             self.path
-                .splice(shared..from.len(), to.tokens[shared..].iter().cloned());
+                .splice(shared, from.len(), to.tokens[shared..].iter().cloned());
             self.changed_from(shared);
         }
     }
 
     /// Sets the token at `index`.
     fn set(&mut self, index: usize, token: String) {
-        self.path[index] = token;
+        *self.path.get_mut(index) = token;
         self.changed_from(index);
     }
 }
@@ -705,8 +811,12 @@ fn unmove(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> String
         match m {
             Move::Reordered { at, keyword, from } => {
                 if let Some(i) = path.branch_token(at, keyword) {
-                    if let Some(before) =
-                        path.path[i].parse::<usize>().ok().and_then(|k| from.get(k))
+                    if let Some(before) = path
+                        .path
+                        .get(i)
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|k| from.get(k))
                     {
                         path.set(i, before.to_string());
                     }
@@ -720,7 +830,7 @@ fn unmove(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> String
             } => path.relocate(at, from, keys, *shared),
         }
     }
-    join(&path.path)
+    path.path.join()
 }
 
 /// A position recorded before schemas moved, through each later move (the earliest first): the
@@ -734,7 +844,7 @@ fn forward(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> Optio
         match m {
             Move::Reordered { at, keyword, from } => {
                 if let Some(i) = path.branch_token(at, keyword) {
-                    if let Ok(k) = path.path[i].parse::<usize>() {
+                    if let Ok(k) = path.path.get(i).parse::<usize>() {
                         let now = from.iter().position(|f| *f == k)?;
                         path.set(i, now.to_string());
                     }
@@ -748,7 +858,7 @@ fn forward(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> Optio
             } => path.relocate(from, at, keys, *shared),
         }
     }
-    Some(join(&path.path))
+    Some(path.path.join())
 }
 
 /// A value for each position asked about, made from its parent's value once (or, for a position
@@ -1133,6 +1243,56 @@ fn mix(hash: u128, token: &str) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// How many steps [`Reach`] took on this thread.
+        pub(super) static STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// A position that names the wrong branch of a union (as a rule's record does after the
+    /// branches were reordered without a logged move) is found through the branch that has the
+    /// rest of the path, and the search costs steps linear in the depth: asking how far each
+    /// branch reaches, again at every level, made one follow quadratic in the depth and a report
+    /// with an entry per level cubic (an 800-level schema took 9 s for OpenAI Responses).
+    #[test]
+    fn follow_through_reordered_branches_is_linear_in_the_depth() {
+        let run = |levels: usize| {
+            let mut node = serde_json::json!({"type": "string"});
+            for _ in 0..levels {
+                let mut object = serde_json::Map::new();
+                object.insert("type".into(), "object".into());
+                object.insert("properties".into(), serde_json::json!({}));
+                object["properties"]
+                    .as_object_mut()
+                    .expect("an object")
+                    .insert("x".into(), node);
+                node = serde_json::json!({"anyOf": [{"type": "string"}]});
+                node["anyOf"]
+                    .as_array_mut()
+                    .expect("an array")
+                    .push(Value::Object(object));
+            }
+            // The outermost union's index is wrong, the others right: every union is asked how
+            // far each branch reaches.
+            let wanted = format!(
+                "/anyOf/0/properties/x{}",
+                "/anyOf/1/properties/x".repeat(levels - 1)
+            );
+            let wanted = tokens(&wanted);
+            STEPS.with(|s| s.set(0));
+            let (path, complete) = follow(&node, &wanted);
+            assert!(complete);
+            assert_eq!(join(&path), "/anyOf/1/properties/x".repeat(levels));
+            // Dropped level by level: serde_json drops recursively.
+            std::mem::forget(node);
+            STEPS.with(std::cell::Cell::get)
+        };
+        let (small, large) = (run(200), run(400));
+        assert!(
+            large as f64 <= 2.3 * small as f64,
+            "{small} steps at 200 levels, {large} at 400"
+        );
+    }
 
     /// [`unmove`] through all of `moves`.
     fn unmoved(recorded: &str, moves: &[BranchMove]) -> String {
