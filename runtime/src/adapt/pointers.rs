@@ -134,20 +134,39 @@ fn step_through<'a>(node: &'a Value, token: &str) -> Option<&'a Value> {
 /// merged unions), remembered per node and index into the path for one [`follow`]: each union
 /// step there asks how far every branch reaches, and each deeper step asks again from nodes the
 /// first asking went through, which made one follow cost the square of its depth (and a report
-/// with an entry per level, the cube).
-#[derive(Default)]
-struct Reach(HashMap<(usize, usize), usize, BuildHasherDefault<IdHasher>>);
+/// with an entry per level, the cube). Paths of up to [`Reach::SHORT`] tokens (most) are followed
+/// again each time, which costs less than a table.
+struct Reach {
+    known: HashMap<(usize, usize), usize, BuildHasherDefault<IdHasher>>,
+    remember: bool,
+}
 
 impl Reach {
+    const SHORT: usize = 16;
+
+    fn new(path: &[String]) -> Self {
+        Reach {
+            known: HashMap::default(),
+            remember: path.len() > Self::SHORT,
+        }
+    }
+
     /// How many tokens of `path` from `from` on can be followed from `node`.
     fn of(&mut self, node: &Value, path: &[String], from: usize) -> usize {
+        if !self.remember {
+            let mut n = node;
+            return path[from.min(path.len())..]
+                .iter()
+                .take_while(|t| step_through(n, t).map(|next| n = next).is_some())
+                .count();
+        }
         let mut chain: Vec<(usize, usize)> = Vec::new();
         let mut n = node;
         let mut i = from;
         let mut known = 0;
         while i < path.len() {
             let key = (std::ptr::from_ref(n) as usize, i);
-            if let Some(&k) = self.0.get(&key) {
+            if let Some(&k) = self.known.get(&key) {
                 known = k;
                 break;
             }
@@ -160,14 +179,14 @@ impl Reach {
                 None => {
                     // This node reaches nothing of the rest.
                     chain.pop();
-                    self.0.insert(key, 0);
+                    self.known.insert(key, 0);
                     break;
                 }
             }
         }
         for key in chain.into_iter().rev() {
             known += 1;
-            self.0.insert(key, known);
+            self.known.insert(key, known);
         }
         known
     }
@@ -176,7 +195,7 @@ impl Reach {
 /// Follows `wanted` in `doc`, undoing the rewrites the rules make where the path cannot be
 /// followed as written. Returns the path found in `doc` and whether all of `wanted` was followed.
 fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
-    let mut reached = Reach::default();
+    let mut reached = Reach::new(wanted);
     let mut node = doc;
     let mut path: Vec<String> = Vec::new();
     let mut i = 0;
