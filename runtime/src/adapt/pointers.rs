@@ -607,6 +607,10 @@ enum Move<'m> {
         keyword: &'static str,
         from: &'m [usize],
     },
+    Spliced {
+        at: Anchor,
+        from: &'m [(usize, Option<usize>)],
+    },
     Lifted {
         at: Anchor,
         from: Anchor,
@@ -631,6 +635,10 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
             BranchMove::Reordered { at, keyword, from } => Move::Reordered {
                 at: Anchor::new(at, &mut prefixes),
                 keyword,
+                from,
+            },
+            BranchMove::Spliced { at, from } => Move::Spliced {
+                at: Anchor::new(at, &mut prefixes),
                 from,
             },
             BranchMove::Lifted { at, from, keys } => {
@@ -811,6 +819,18 @@ impl<'p> Moving<'p> {
         }
     }
 
+    /// Inserts `tokens` before the token at `index`.
+    fn insert(&mut self, index: usize, tokens: impl IntoIterator<Item = String>) {
+        self.path.splice(index, index, tokens);
+        self.changed_from(index);
+    }
+
+    /// Removes the tokens `start..end`.
+    fn remove(&mut self, start: usize, end: usize) {
+        self.path.splice(start, end, std::iter::empty());
+        self.changed_from(start);
+    }
+
     /// Sets the token at `index`.
     fn set(&mut self, index: usize, token: String) {
         *self.path.get_mut(index) = token;
@@ -841,6 +861,22 @@ fn unmove(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> String
                     }
                 }
             }
+            Move::Spliced { at, from } => {
+                if let Some(i) = path.branch_token(at, "anyOf") {
+                    if let Some(&(before, inner)) = path
+                        .path
+                        .get(i)
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|k| from.get(k))
+                    {
+                        path.set(i, before.to_string());
+                        if let Some(inner) = inner {
+                            path.insert(i + 1, ["anyOf".to_owned(), inner.to_string()]);
+                        }
+                    }
+                }
+            }
             Move::Lifted {
                 at,
                 from,
@@ -866,6 +902,27 @@ fn forward(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> Optio
                     if let Ok(k) = path.path.get(i).parse::<usize>() {
                         let now = from.iter().position(|f| *f == k)?;
                         path.set(i, now.to_string());
+                    }
+                }
+            }
+            Move::Spliced { at, from } => {
+                if let Some(i) = path.branch_token(at, "anyOf") {
+                    if let Ok(k) = path.path.get(i).parse::<usize>() {
+                        // A branch of a spliced union: its place among the spliced branches.
+                        let inner = (path.path.len() > i + 2
+                            && same_token(Some(path.path.get(i)), path.path.get(i + 1), "anyOf"))
+                        .then(|| path.path.get(i + 2).parse::<usize>().ok())
+                        .flatten();
+                        if let Some(now) =
+                            inner.and_then(|n| from.iter().position(|f| *f == (k, Some(n))))
+                        {
+                            path.set(i, now.to_string());
+                            path.remove(i + 1, i + 3);
+                        } else {
+                            // A branch kept as it was; a spliced union itself is gone.
+                            let now = from.iter().position(|f| *f == (k, None))?;
+                            path.set(i, now.to_string());
+                        }
                     }
                 }
             }
@@ -1375,6 +1432,37 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A union's branches spliced into its parent: a position in a spliced branch goes back
+    /// into the union it was in, and forward to its place among the parent's branches; a kept
+    /// branch moves by its new index; the spliced union itself is gone.
+    #[test]
+    fn spliced_branches_are_placed_both_ways() {
+        let moves = [BranchMove::Spliced {
+            at: "/p".into(),
+            from: vec![(0, None), (1, Some(0)), (1, Some(1)), (2, None)],
+        }];
+        assert_eq!(
+            unmoved("/p/anyOf/2/minLength", &moves),
+            "/p/anyOf/1/anyOf/1/minLength"
+        );
+        assert_eq!(unmoved("/p/anyOf/3", &moves), "/p/anyOf/2");
+        assert_eq!(unmoved("/p/anyOf/0/type", &moves), "/p/anyOf/0/type");
+        assert_eq!(
+            forwarded("/p/anyOf/1/anyOf/1/minLength", &moves).as_deref(),
+            Some("/p/anyOf/2/minLength")
+        );
+        assert_eq!(
+            forwarded("/p/anyOf/2", &moves).as_deref(),
+            Some("/p/anyOf/3")
+        );
+        assert_eq!(forwarded("/p/anyOf/1/description", &moves), None);
+        // `oneOf` read as `anyOf` since: the same union.
+        assert_eq!(
+            forwarded("/p/oneOf/1/anyOf/0", &moves).as_deref(),
+            Some("/p/oneOf/1")
+        );
     }
 
     /// A deep chain of moves (400 levels, each union reordered and then its branch merged into

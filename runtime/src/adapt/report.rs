@@ -127,6 +127,13 @@ pub(crate) enum BranchMove {
         keyword: &'static str,
         from: Vec<usize>,
     },
+    /// Unions that were branches of the union `at/anyOf` had their branches spliced into it: the
+    /// branch now at index `k` was `from[k].0` before, or branch `from[k].1` of the union that
+    /// was there.
+    Spliced {
+        at: String,
+        from: Vec<(usize, Option<usize>)>,
+    },
     /// The keywords `keys` of the schema at `from` (a union's branch, a `$ref`'s target) were
     /// merged into the node at `at`: `at/K/...` was `from/K/...` before, for `K` in `keys`.
     Lifted {
@@ -180,6 +187,15 @@ impl RuleReport {
         self.moves.push(BranchMove::Reordered {
             at: at.to_owned(),
             keyword,
+            from,
+        });
+    }
+
+    /// Logs that the `anyOf` branches of `at` that were unions were spliced into it: the branch
+    /// now at `k` was `from[k]` (its index before, and its index in the union it was in).
+    pub(crate) fn spliced(&mut self, at: &str, from: Vec<(usize, Option<usize>)>) {
+        self.moves.push(BranchMove::Spliced {
+            at: at.to_owned(),
             from,
         });
     }

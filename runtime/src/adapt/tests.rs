@@ -672,3 +672,43 @@ fn the_shallow_check_agrees_with_the_depth_count() {
         }
     }
 }
+
+/// A spilled keyword's `at` names the node whose description holds it, after the rules moved
+/// union branches: a nested `anyOf` spliced into its parent (OpenAI strict), a structured branch
+/// put first (every target). Both moves are logged; before, `at` was guessed from what each
+/// branch holds and named the integer branch here, and the string branch for `Untagged` (whose
+/// `format` is on the integer branch).
+#[test]
+fn spilled_keywords_are_at_the_branch_that_holds_them_after_branches_move() {
+    let spliced = json!({"type": "object", "required": ["p"], "properties": {"p": {"anyOf": [
+        {"type": "null"},
+        {"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 2}]}
+    ]}}});
+    let reordered = json!({"type": "object", "required": ["u"], "properties": {"u": {"anyOf": [
+        {"type": "string"},
+        {"type": "integer", "format": "uint64"},
+        {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"], "additionalProperties": false}
+    ]}}});
+    for (schema, keyword, at) in [
+        (&spliced, "minLength", "/properties/p/anyOf/2"),
+        (&reordered, "format", "/properties/u/anyOf/2"),
+    ] {
+        let adapted = Target::OpenAiStrict.adapt(schema);
+        let loss = adapted
+            .losses
+            .iter()
+            .find(|l| l.keyword == keyword)
+            .expect("spilled");
+        assert_eq!(loss.at.as_ref().map(|p| p.as_str()), Some(at));
+        let description = adapted
+            .schema
+            .pointer(at)
+            .and_then(|n| n.get("description"));
+        assert!(
+            description
+                .and_then(Value::as_str)
+                .is_some_and(|d| d.contains(keyword)),
+            "{keyword} at {at}: {description:?}"
+        );
+    }
+}

@@ -102,12 +102,19 @@ impl Rule for StructuredFirst {
             if from >= branches.len() {
                 continue;
             }
+            let count = branches.len();
             let branch = branches.remove(from);
             branches.insert(0, branch);
             report.change(
                 &at,
                 format!("`{keyword}[{from}]`, the only structured branch, moved first"),
             );
+            // The branch now at `k` was at `before[k]`: positions below the union recorded
+            // later are taken back through this, not guessed from what each branch holds.
+            let before = std::iter::once(from)
+                .chain((0..count).filter(|&k| k != from))
+                .collect();
+            report.moved(&at, keyword, before);
         }
     }
 }

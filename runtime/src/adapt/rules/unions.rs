@@ -207,7 +207,9 @@ impl Rule for SpliceNestedAnyOf {
             }
             let mut hoisted = None;
             let mut out = Vec::with_capacity(branches.len());
-            for b in std::mem::take(branches) {
+            // Where each branch was: its index, and its index in the union it was spliced from.
+            let mut from = Vec::with_capacity(branches.len());
+            for (i, b) in std::mem::take(branches).into_iter().enumerate() {
                 if is_pure_any_of(&b) {
                     let Value::Object(mut inner) = b else {
                         unreachable!()
@@ -216,9 +218,11 @@ impl Rule for SpliceNestedAnyOf {
                         hoisted.get_or_insert(d);
                     }
                     if let Some(Value::Array(nested)) = inner.take_key("anyOf") {
+                        from.extend((0..nested.len()).map(|k| (i, Some(k))));
                         out.extend(nested);
                     }
                 } else {
+                    from.push((i, None));
                     out.push(b);
                 }
             }
@@ -227,6 +231,7 @@ impl Rule for SpliceNestedAnyOf {
                 map.entry("description").or_insert(d);
             }
             report.change(path.pointer(), "nested `anyOf` spliced into its parent");
+            report.spliced(&path.text(), from);
         });
     }
 }
