@@ -819,6 +819,11 @@ impl<'p> Moving<'p> {
         }
     }
 
+    /// The token at `index` read as a branch index.
+    fn branch_index(&self, index: usize) -> Option<usize> {
+        self.path.get(index).parse().ok()
+    }
+
     /// Inserts `tokens` before the token at `index`.
     fn insert(&mut self, index: usize, tokens: impl IntoIterator<Item = String>) {
         self.path.splice(index, index, tokens);
@@ -850,26 +855,14 @@ fn unmove(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> String
         match m {
             Move::Reordered { at, keyword, from } => {
                 if let Some(i) = path.branch_token(at, keyword) {
-                    if let Some(before) = path
-                        .path
-                        .get(i)
-                        .parse::<usize>()
-                        .ok()
-                        .and_then(|k| from.get(k))
-                    {
+                    if let Some(before) = path.branch_index(i).and_then(|k| from.get(k)) {
                         path.set(i, before.to_string());
                     }
                 }
             }
             Move::Spliced { at, from } => {
                 if let Some(i) = path.branch_token(at, "anyOf") {
-                    if let Some(&(before, inner)) = path
-                        .path
-                        .get(i)
-                        .parse::<usize>()
-                        .ok()
-                        .and_then(|k| from.get(k))
-                    {
+                    if let Some(&(before, inner)) = path.branch_index(i).and_then(|k| from.get(k)) {
                         path.set(i, before.to_string());
                         if let Some(inner) = inner {
                             path.insert(i + 1, ["anyOf".to_owned(), inner.to_string()]);
@@ -899,7 +892,7 @@ fn forward(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> Optio
         match m {
             Move::Reordered { at, keyword, from } => {
                 if let Some(i) = path.branch_token(at, keyword) {
-                    if let Ok(k) = path.path.get(i).parse::<usize>() {
+                    if let Some(k) = path.branch_index(i) {
                         let now = from.iter().position(|f| *f == k)?;
                         path.set(i, now.to_string());
                     }
@@ -907,7 +900,7 @@ fn forward(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> Optio
             }
             Move::Spliced { at, from } => {
                 if let Some(i) = path.branch_token(at, "anyOf") {
-                    if let Ok(k) = path.path.get(i).parse::<usize>() {
+                    if let Some(k) = path.branch_index(i) {
                         // A branch of a spliced union: its place among the spliced branches.
                         let inner = (path.path.len() > i + 2
                             && same_token(Some(path.path.get(i)), path.path.get(i + 1), "anyOf"))
