@@ -664,79 +664,10 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
     Moves { list, prefixes }
 }
 
-/// A position's tokens, edited where a move rewrites them: kept as two stacks on either side of
-/// the place last edited, so that an edit costs the distance from the last one, not the length of
-/// everything after it. A position taken through a move per level of a nesting is edited once per
-/// level, mostly in order of depth: with one vector, each edit shifted the rest of the path (the
-/// square of the depth per position, the cube for a report with an entry per level).
-struct Gap {
-    /// The tokens before the gap, in order.
-    head: Vec<String>,
-    /// The tokens after the gap, last first.
-    tail: Vec<String>,
-}
-
-impl Gap {
-    fn new(tokens: Vec<String>) -> Self {
-        Gap {
-            head: tokens,
-            tail: Vec::new(),
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.head.len() + self.tail.len()
-    }
-
-    fn get(&self, i: usize) -> &String {
-        match i.checked_sub(self.head.len()) {
-            None => &self.head[i],
-            Some(after) => &self.tail[self.tail.len() - 1 - after],
-        }
-    }
-
-    fn get_mut(&mut self, i: usize) -> &mut String {
-        match i.checked_sub(self.head.len()) {
-            None => &mut self.head[i],
-            Some(after) => {
-                let last = self.tail.len() - 1;
-                &mut self.tail[last - after]
-            }
-        }
-    }
-
-    /// Puts the gap after the first `at` tokens.
-    fn move_to(&mut self, at: usize) {
-        while self.head.len() > at {
-            self.tail.push(self.head.pop().expect("longer than at"));
-        }
-        while self.head.len() < at {
-            self.head
-                .push(self.tail.pop().expect("at is at most the length"));
-        }
-    }
-
-    /// Replaces the tokens `start..end` with `with`.
-    fn splice(&mut self, start: usize, end: usize, with: impl IntoIterator<Item = String>) {
-        self.move_to(end);
-        self.head.truncate(start);
-        self.head.extend(with);
-    }
-
-    fn join(&self) -> String {
-        let mut out = String::new();
-        for i in 0..self.len() {
-            out.push('/');
-            out.push_str(&escaped(self.get(i)));
-        }
-        out
-    }
-}
-
 /// A position being taken through moves: its tokens, and the numbers of its prefixes, made as
 /// far as asked and again from where a move changed the tokens.
 struct Moving<'p> {
-    path: Gap,
+    path: Vec<String>,
     canonical: Vec<u64>,
     spelled: Vec<u64>,
     /// The numbers are those of `path` for the prefixes of up to this many tokens.
@@ -747,7 +678,7 @@ struct Moving<'p> {
 impl<'p> Moving<'p> {
     fn new(recorded: &str, prefixes: &'p mut Prefixes) -> Self {
         Moving {
-            path: Gap::new(tokens(recorded)),
+            path: tokens(recorded),
             canonical: vec![ROOT_PREFIX],
             spelled: vec![ROOT_PREFIX],
             made: 0,
@@ -761,12 +692,10 @@ impl<'p> Moving<'p> {
         self.spelled.truncate(self.made + 1);
         while self.made < len {
             let i = self.made;
-            let above = i.checked_sub(1).map(|j| self.path.get(j).as_str());
-            let (c, s) = self.prefixes.both(
-                (self.canonical[i], self.spelled[i]),
-                above,
-                self.path.get(i),
-            );
+            let above = i.checked_sub(1).map(|j| self.path[j].as_str());
+            let (c, s) =
+                self.prefixes
+                    .both((self.canonical[i], self.spelled[i]), above, &self.path[i]);
             self.canonical.push(c);
             self.spelled.push(s);
             self.made += 1;
@@ -789,7 +718,7 @@ impl<'p> Moving<'p> {
     fn branch_token(&mut self, at: &Anchor, keyword: &str) -> Option<usize> {
         (self.path.len() > at.len() + 1
             && self.starts_with(at)
-            && same_token(at.tokens.last(), self.path.get(at.len()), keyword))
+            && same_token(at.tokens.last(), &self.path[at.len()], keyword))
         .then_some(at.len() + 1)
     }
 
@@ -800,13 +729,12 @@ impl<'p> Moving<'p> {
             && self.starts_with(from)
             && keys
                 .iter()
-                .any(|k| same_token(from.tokens.last(), self.path.get(from.len()), k))
+                .any(|k| same_token(from.tokens.last(), &self.path[from.len()], k))
         {
             // In place: the prefix both share is spelled as `to` spells it, and only the tokens
             // after it change.
             if self.numbers(shared).1 != to.spelled[shared] {
-                for (i, spelled) in to.tokens[..shared].iter().enumerate() {
-                    let token = self.path.get_mut(i);
+                for (token, spelled) in self.path.iter_mut().zip(&to.tokens[..shared]) {
                     if token != spelled {
                         token.clone_from(spelled);
                     }
@@ -814,31 +742,31 @@ impl<'p> Moving<'p> {
                 self.changed_from(0);
             }
             self.path
-                .splice(shared, from.len(), to.tokens[shared..].iter().cloned());
+                .splice(shared..from.len(), to.tokens[shared..].iter().cloned());
             self.changed_from(shared);
         }
     }
 
     /// The token at `index` read as a branch index.
     fn branch_index(&self, index: usize) -> Option<usize> {
-        self.path.get(index).parse().ok()
+        self.path[index].parse().ok()
     }
 
     /// Inserts `tokens` before the token at `index`.
     fn insert(&mut self, index: usize, tokens: impl IntoIterator<Item = String>) {
-        self.path.splice(index, index, tokens);
+        self.path.splice(index..index, tokens);
         self.changed_from(index);
     }
 
     /// Removes the tokens `start..end`.
     fn remove(&mut self, start: usize, end: usize) {
-        self.path.splice(start, end, std::iter::empty());
+        self.path.drain(start..end);
         self.changed_from(start);
     }
 
     /// Sets the token at `index`.
     fn set(&mut self, index: usize, token: String) {
-        *self.path.get_mut(index) = token;
+        self.path[index] = token;
         self.changed_from(index);
     }
 }
@@ -878,7 +806,7 @@ fn unmove(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> String
             } => path.relocate(at, from, keys, *shared),
         }
     }
-    path.path.join()
+    join(&path.path)
 }
 
 /// A position recorded before schemas moved, through each later move (the earliest first): the
@@ -903,8 +831,8 @@ fn forward(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> Optio
                     if let Some(k) = path.branch_index(i) {
                         // A branch of a spliced union: its place among the spliced branches.
                         let inner = (path.path.len() > i + 2
-                            && same_token(Some(path.path.get(i)), path.path.get(i + 1), "anyOf"))
-                        .then(|| path.path.get(i + 2).parse::<usize>().ok())
+                            && same_token(Some(&path.path[i]), &path.path[i + 1], "anyOf"))
+                        .then(|| path.branch_index(i + 2))
                         .flatten();
                         if let Some(now) =
                             inner.and_then(|n| from.iter().position(|f| *f == (k, Some(n))))
@@ -927,7 +855,7 @@ fn forward(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> Optio
             } => path.relocate(from, at, keys, *shared),
         }
     }
-    Some(path.path.join())
+    Some(join(&path.path))
 }
 
 /// A value for each position asked about, made from its parent's value once (or, for a position
