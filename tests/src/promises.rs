@@ -298,6 +298,20 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                 "spilled `{text}` ({}) is in no description of the output",
                 loss.pointer
             ));
+        } else if let Some(at) = &loss.at {
+            // And in the description of the node `at` names, where a reader is sent to find it.
+            let own = adapted
+                .schema
+                .pointer(at)
+                .and_then(|node| node.get("description"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if !own.contains(&text) && !own.contains(&plain) {
+                out.push(format!(
+                    "spilled `{text}` ({}) is not in the description of its `at`, `{at}`",
+                    loss.pointer
+                ));
+            }
         }
     }
     out

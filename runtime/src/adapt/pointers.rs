@@ -474,15 +474,15 @@ fn const_source(node: &Value, depth: usize) -> Option<String> {
     })
 }
 
-/// Whether `a` and `b` name the same place below `parent`, through the renames the rules make
+/// Whether `a` and `b` name the same place below a parent, through the renames the rules make
 /// (`oneOf` read as `anyOf`, `definitions` as `$defs`): a move logged before a rename matches
-/// positions recorded after it. Names in a map of schemas (`properties`, ...) are compared as
-/// they are.
-fn same_token(parent: Option<&String>, a: &str, b: &str) -> bool {
+/// positions recorded after it. Names in a map of schemas (`properties`, ...: `names`) are
+/// compared as they are.
+fn same_token(names: bool, a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
-    if parent.is_some_and(|p| names_children(p)) {
+    if names {
         return false;
     }
     matches!(
@@ -503,10 +503,23 @@ fn names_children(token: &str) -> bool {
     )
 }
 
-/// A token as [`same_token`] compares it below `parent`: a renamed keyword as the one name both
-/// spellings share.
-fn canonical<'t>(parent: Option<&str>, token: &'t str) -> &'t str {
-    if parent.is_some_and(names_children) {
+/// Whether the children of the token `token` are names, given whether `token` itself is one
+/// (`token_is_name`): a keyword of a map of schemas has names below it; a name (a property
+/// called `properties`) has keywords.
+fn names_below(token_is_name: bool, token: &str) -> bool {
+    !token_is_name && names_children(token)
+}
+
+/// Whether the last token of `tokens` has names below it.
+#[cfg(test)]
+fn names_after(tokens: &[String]) -> bool {
+    tokens.iter().fold(false, |name, t| names_below(name, t))
+}
+
+/// A token as [`same_token`] compares it (a name when `names`): a renamed keyword as the one
+/// name both spellings share.
+fn canonical(names: bool, token: &str) -> &str {
+    if names {
         return token;
     }
     match token {
@@ -545,11 +558,11 @@ impl Prefixes {
     }
 
     /// The numbers of the prefix `parents` (through the renames, as spelled) followed by
-    /// `token`, whose own parent token is `above`: the token is looked up once (twice when the
-    /// renames spell it otherwise).
-    fn both(&mut self, parents: (u64, u64), above: Option<&str>, token: &str) -> (u64, u64) {
+    /// `token`, a name when `name`: the token is looked up once (twice when the renames spell it
+    /// otherwise).
+    fn both(&mut self, parents: (u64, u64), name: bool, token: &str) -> (u64, u64) {
         let spelled = self.token(token);
-        let renamed = self::canonical(above, token);
+        let renamed = self::canonical(name, token);
         let canonical = if renamed == token {
             spelled
         } else {
@@ -572,6 +585,8 @@ struct Anchor {
     tokens: Vec<String>,
     canonical: u64,
     spelled: Vec<u64>,
+    /// Whether its children are names ([`same_token`]'s `names`).
+    names: bool,
 }
 
 impl Anchor {
@@ -580,15 +595,17 @@ impl Anchor {
         let mut spelled = Vec::with_capacity(tokens.len() + 1);
         spelled.push(ROOT_PREFIX);
         let mut numbers = (ROOT_PREFIX, ROOT_PREFIX);
-        for (i, t) in tokens.iter().enumerate() {
-            let above = i.checked_sub(1).map(|j| tokens[j].as_str());
-            numbers = prefixes.both(numbers, above, t);
+        let mut name = false;
+        for t in &tokens {
+            numbers = prefixes.both(numbers, name, t);
             spelled.push(numbers.1);
+            name = names_below(name, t);
         }
         Anchor {
             tokens,
             canonical: numbers.0,
             spelled,
+            names: name,
         }
     }
 
@@ -618,6 +635,30 @@ enum Move<'m> {
         /// How many leading tokens `at` and `from` share (a branch merged into its node: all of
         /// `at`, `from` being `at` and two more tokens).
         shared: usize,
+        gone: bool,
+    },
+    Inlined {
+        at: Anchor,
+        from: Anchor,
+        kept: &'m [String],
+        shared: usize,
+    },
+    Folded {
+        at: Anchor,
+        from: Anchor,
+    },
+    Wrapped {
+        at: Anchor,
+    },
+    Split {
+        at: Anchor,
+        types: &'m [String],
+    },
+    Tuple {
+        at: Anchor,
+        to: &'m [usize],
+        rest: Option<usize>,
+        single: bool,
     },
 }
 
@@ -625,6 +666,15 @@ enum Move<'m> {
 struct Moves<'m> {
     list: Vec<Move<'m>>,
     prefixes: Prefixes,
+}
+
+/// How many leading tokens two positions share, as spelled.
+fn shared_tokens(a: &Anchor, b: &Anchor) -> usize {
+    a.tokens
+        .iter()
+        .zip(&b.tokens)
+        .take_while(|(a, b)| a == b)
+        .count()
 }
 
 fn prepare(moves: &[BranchMove]) -> Moves<'_> {
@@ -641,21 +691,57 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
                 at: Anchor::new(at, &mut prefixes),
                 from,
             },
-            BranchMove::Lifted { at, from, keys } => {
+            BranchMove::Lifted {
+                at,
+                from,
+                keys,
+                gone,
+            } => {
                 let (at, from) = (
                     Anchor::new(at, &mut prefixes),
                     Anchor::new(from, &mut prefixes),
                 );
-                let shared = at
-                    .tokens
-                    .iter()
-                    .zip(&from.tokens)
-                    .take_while(|(a, b)| a == b)
-                    .count();
+                let shared = shared_tokens(&at, &from);
                 Move::Lifted {
                     at,
                     from,
                     keys,
+                    shared,
+                    gone: *gone,
+                }
+            }
+            BranchMove::Split { at, types } => Move::Split {
+                at: Anchor::new(at, &mut prefixes),
+                types,
+            },
+            BranchMove::Wrapped { at } => Move::Wrapped {
+                at: Anchor::new(at, &mut prefixes),
+            },
+            BranchMove::Folded { at, from } => Move::Folded {
+                at: Anchor::new(at, &mut prefixes),
+                from: Anchor::new(from, &mut prefixes),
+            },
+            BranchMove::Tuple {
+                at,
+                to,
+                rest,
+                single,
+            } => Move::Tuple {
+                at: Anchor::new(at, &mut prefixes),
+                to,
+                rest: *rest,
+                single: *single,
+            },
+            BranchMove::Inlined { at, from, kept } => {
+                let (at, from) = (
+                    Anchor::new(at, &mut prefixes),
+                    Anchor::new(from, &mut prefixes),
+                );
+                let shared = shared_tokens(&at, &from);
+                Move::Inlined {
+                    at,
+                    from,
+                    kept,
                     shared,
                 }
             }
@@ -670,6 +756,8 @@ struct Moving<'p> {
     path: Vec<String>,
     canonical: Vec<u64>,
     spelled: Vec<u64>,
+    /// Per prefix, whether the token after it is a name.
+    names: Vec<bool>,
     /// The numbers are those of `path` for the prefixes of up to this many tokens.
     made: usize,
     prefixes: &'p mut Prefixes,
@@ -681,6 +769,7 @@ impl<'p> Moving<'p> {
             path: tokens(recorded),
             canonical: vec![ROOT_PREFIX],
             spelled: vec![ROOT_PREFIX],
+            names: vec![false],
             made: 0,
             prefixes,
         }
@@ -690,14 +779,16 @@ impl<'p> Moving<'p> {
     fn numbers(&mut self, len: usize) -> (u64, u64) {
         self.canonical.truncate(self.made + 1);
         self.spelled.truncate(self.made + 1);
+        self.names.truncate(self.made + 1);
         while self.made < len {
             let i = self.made;
-            let above = i.checked_sub(1).map(|j| self.path[j].as_str());
+            let name = self.names[i];
             let (c, s) =
                 self.prefixes
-                    .both((self.canonical[i], self.spelled[i]), above, &self.path[i]);
+                    .both((self.canonical[i], self.spelled[i]), name, &self.path[i]);
             self.canonical.push(c);
             self.spelled.push(s);
+            self.names.push(names_below(name, &self.path[i]));
             self.made += 1;
         }
         (self.canonical[len], self.spelled[len])
@@ -718,18 +809,34 @@ impl<'p> Moving<'p> {
     fn branch_token(&mut self, at: &Anchor, keyword: &str) -> Option<usize> {
         (self.path.len() > at.len() + 1
             && self.starts_with(at)
-            && same_token(at.tokens.last(), &self.path[at.len()], keyword))
+            && same_token(at.names, &self.path[at.len()], keyword))
         .then_some(at.len() + 1)
     }
 
     /// The path moved from below `from` to below `to`, when it goes through one of the moved
     /// `keys`; the two share their first `shared` tokens.
     fn relocate(&mut self, from: &Anchor, to: &Anchor, keys: &[String], shared: usize) {
-        if self.path.len() > from.len()
+        let moved = |path: &[String]| {
+            keys.iter()
+                .any(|k| same_token(from.names, &path[from.len()], k))
+        };
+        self.relocate_when(from, to, shared, false, moved);
+    }
+
+    /// The path moved from below `from` (or from `from` itself, when `whole`) to `to`, when
+    /// `moved` says so of a path that goes below `from`.
+    fn relocate_when(
+        &mut self,
+        from: &Anchor,
+        to: &Anchor,
+        shared: usize,
+        whole: bool,
+        moved: impl Fn(&[String]) -> bool,
+    ) {
+        let below = self.path.len() > from.len();
+        if (below || (whole && self.path.len() == from.len()))
             && self.starts_with(from)
-            && keys
-                .iter()
-                .any(|k| same_token(from.tokens.last(), &self.path[from.len()], k))
+            && (!below || moved(&self.path))
         {
             // In place: the prefix both share is spelled as `to` spells it, and only the tokens
             // after it change.
@@ -756,6 +863,35 @@ impl<'p> Moving<'p> {
     fn insert(&mut self, index: usize, tokens: impl IntoIterator<Item = String>) {
         self.path.splice(index..index, tokens);
         self.changed_from(index);
+    }
+
+    /// Whether the last token is the keyword `description` (not a property of that name).
+    fn ends_in_description(&mut self) -> bool {
+        let last = self.path.len() - 1;
+        self.numbers(last);
+        self.path[last] == "description" && !self.names[last]
+    }
+
+    /// Replaces every token with `tokens`.
+    fn replace_all(&mut self, tokens: &[String]) {
+        self.path.clear();
+        self.path.extend_from_slice(tokens);
+        self.changed_from(0);
+    }
+
+    /// Replaces the tokens `start..end` with `tokens`.
+    fn replace<const N: usize>(&mut self, start: usize, end: usize, tokens: [&str; N]) {
+        self.path
+            .splice(start..end, tokens.into_iter().map(str::to_owned));
+        self.changed_from(start);
+    }
+
+    /// The index of the token after `at`, when the path goes below `at` through `keyword`.
+    fn keyword_after(&mut self, at: &Anchor, keyword: &str) -> Option<usize> {
+        (self.path.len() > at.len()
+            && self.starts_with(at)
+            && same_token(at.names, &self.path[at.len()], keyword))
+        .then_some(at.len())
     }
 
     /// Removes the tokens `start..end`.
@@ -803,7 +939,68 @@ fn unmove(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> String
                 from,
                 keys,
                 shared,
+                ..
             } => path.relocate(at, from, keys, *shared),
+            // Below the node where a definition was inlined: from the definition, unless under
+            // a keyword the node had itself.
+            Move::Inlined {
+                at,
+                from,
+                kept,
+                shared,
+            } => path.relocate_when(at, from, *shared, false, |p| {
+                !kept.iter().any(|k| same_token(at.names, &p[at.len()], k))
+            }),
+            // Nothing after it came from a removed schema.
+            Move::Folded { .. } => {}
+            // A branch of the split: the node.
+            Move::Split { at, .. } => {
+                if let Some(n) = path.keyword_after(at, "anyOf") {
+                    if path.path.len() > n + 1 && path.branch_index(n + 1).is_some() {
+                        path.remove(n, n + 2);
+                    }
+                }
+            }
+            // The wrapped node's first branch: the node; the null branch made with it: the node.
+            Move::Wrapped { at } => {
+                if let Some(n) = path.keyword_after(at, "anyOf") {
+                    if path.path.len() > n + 1 {
+                        match path.path[n + 1].as_str() {
+                            "0" => path.remove(n, n + 2),
+                            "1" => path.remove(n, path.path.len()),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            // The union of a tuple's positions: the tuple node; a branch: the first position it was;
+            // the one schema its positions shared: the first position.
+            Move::Tuple {
+                at,
+                to,
+                rest,
+                single,
+            } => {
+                if let Some(n) = path.keyword_after(at, "items") {
+                    if *single {
+                        if !to.is_empty() {
+                            path.replace(n, n + 1, ["prefixItems", "0"]);
+                        }
+                    } else if path.path.len() == n + 1 {
+                        path.remove(n, n + 1);
+                    } else if path.path.len() > n + 2
+                        && same_token(false, &path.path[n + 1], "anyOf")
+                    {
+                        if let Some(j) = path.branch_index(n + 2) {
+                            if let Some(k) = to.iter().position(|t| *t == j) {
+                                path.replace(n, n + 3, ["prefixItems", &k.to_string()]);
+                            } else if *rest == Some(j) {
+                                path.remove(n + 1, n + 3);
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
     join(&path.path)
@@ -831,7 +1028,7 @@ fn forward(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> Optio
                     if let Some(k) = path.branch_index(i) {
                         // A branch of a spliced union: its place among the spliced branches.
                         let inner = (path.path.len() > i + 2
-                            && same_token(Some(&path.path[i]), &path.path[i + 1], "anyOf"))
+                            && same_token(false, &path.path[i + 1], "anyOf"))
                         .then(|| path.branch_index(i + 2))
                         .flatten();
                         if let Some(now) =
@@ -839,20 +1036,94 @@ fn forward(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> Optio
                         {
                             path.set(i, now.to_string());
                             path.remove(i + 1, i + 3);
-                        } else {
-                            // A branch kept as it was; a spliced union itself is gone.
-                            let now = from.iter().position(|f| *f == (k, None))?;
+                        } else if let Some(now) = from.iter().position(|f| *f == (k, None)) {
+                            // A branch kept as it was.
                             path.set(i, now.to_string());
+                        } else if path.path.len() == i + 1 && from.iter().any(|f| f.0 == k) {
+                            // A spliced union itself: its branches are the node's now.
+                            path.remove(at.len(), i + 1);
+                        } else {
+                            return None;
                         }
                     }
                 }
             }
+            // A branch removed with its merge: all of it is at the node now.
+            Move::Lifted {
+                at,
+                from,
+                shared,
+                gone: true,
+                ..
+            } => path.relocate_when(from, at, *shared, true, |_| true),
             Move::Lifted {
                 at,
                 from,
                 keys,
                 shared,
+                ..
             } => path.relocate(from, at, keys, *shared),
+            // The definition and all of it now stands where it was first used.
+            Move::Inlined {
+                at, from, shared, ..
+            } => path.relocate_when(from, at, *shared, true, |_| true),
+            // A keyword of the split node: in the first branch whose type keeps it (gone when
+            // none does); its description and type stay on the union.
+            Move::Split { at, types } => {
+                if path.path.len() > at.len() && path.starts_with(at) {
+                    let key = path.path[at.len()].as_str();
+                    if key != "description" && key != "type" {
+                        let j = types
+                            .iter()
+                            .position(|t| !super::rules::types::of_another_type(t, key))?;
+                        path.insert(at.len(), ["anyOf".to_owned(), j.to_string()]);
+                    }
+                }
+            }
+            // Below the wrapped node, but its description: in the first branch.
+            Move::Wrapped { at } => {
+                if path.path.len() > at.len()
+                    && path.starts_with(at)
+                    && !same_token(at.names, &path.path[at.len()], "description")
+                {
+                    path.insert(at.len(), ["anyOf".to_owned(), "0".to_owned()]);
+                }
+            }
+            // Anything in the removed schema: the node whose description holds its words.
+            Move::Folded { at, from } => {
+                if path.starts_with(from) {
+                    // A description there: the node's (a spilled keyword's place).
+                    let description = path.path.len() > from.len() && path.ends_in_description();
+                    path.replace_all(&at.tokens);
+                    if description {
+                        path.insert(at.len(), ["description".to_owned()]);
+                    }
+                }
+            }
+            // A position: its branch of the union at `items` (or `items` itself); the tuple:
+            // that union; the schema past the positions: its branch.
+            Move::Tuple {
+                at,
+                to,
+                rest,
+                single,
+            } => {
+                if let Some(n) = path.keyword_after(at, "prefixItems") {
+                    if path.path.len() == n + 1 {
+                        path.replace(n, n + 1, ["items"]);
+                    } else if let Some(&j) = path.branch_index(n + 1).and_then(|k| to.get(k)) {
+                        if *single {
+                            path.replace(n, n + 2, ["items"]);
+                        } else {
+                            path.replace(n, n + 2, ["items", "anyOf", &j.to_string()]);
+                        }
+                    }
+                } else if let Some(n) = path.keyword_after(at, "items") {
+                    if let (Some(j), false) = (rest, single) {
+                        path.insert(n + 1, ["anyOf".to_owned(), j.to_string()]);
+                    }
+                }
+            }
         }
     }
     Some(join(&path.path))
@@ -1070,13 +1341,20 @@ pub(crate) fn locate(
         list: moves,
         mut prefixes,
     } = prepare(moves);
-    let mut place = |recorded: &Pointer, keyword: Option<&str>, epoch: usize| {
+    let mut place = |recorded: &Pointer, keyword: Option<&str>, epoch: usize, spilled: bool| {
         let epoch = epoch.min(moves.len());
         let (before, after) = moves.split_at(epoch);
         let node = node_of(recorded, keyword);
         let at = if after.is_empty() && resolve(&mut out_doc, output, &node).is_some() {
             Some(node)
         } else {
+            // A spilled keyword is gone from its node: its place is the node's description,
+            // which a node wrapped in a union keeps while its keywords move into a branch.
+            let (recorded, keyword) = if spilled {
+                (&node.child("description"), Some("description"))
+            } else {
+                (recorded, keyword)
+            };
             forward(recorded, after, &mut prefixes)
                 .and_then(|now| {
                     in_output(input, output, &now, keyword, &mut inlined, &mut out_cursor)
@@ -1092,7 +1370,8 @@ pub(crate) fn locate(
         (at, pointer)
     };
     for loss in &mut *losses {
-        let (at, pointer) = place(&loss.pointer, Some(&loss.keyword), loss.epoch);
+        let spilled = loss.kind == LossKind::Spilled;
+        let (at, pointer) = place(&loss.pointer, Some(&loss.keyword), loss.epoch, spilled);
         loss.at = at;
         if let Some(pointer) = pointer {
             loss.pointer = pointer;
@@ -1126,7 +1405,7 @@ pub(crate) fn locate(
         }
     }
     for change in changes {
-        let (at, pointer) = place(&change.pointer, None, change.epoch);
+        let (at, pointer) = place(&change.pointer, None, change.epoch, false);
         change.at = at;
         if let Some(pointer) = pointer {
             change.pointer = pointer;
@@ -1311,7 +1590,7 @@ mod tests {
         let by_tokens = |path: &[String], prefix: &[String]| {
             path.len() >= prefix.len()
                 && (0..prefix.len())
-                    .all(|i| same_token(i.checked_sub(1).map(|j| &path[j]), &path[i], &prefix[i]))
+                    .all(|i| same_token(names_after(&path[..i]), &path[i], &prefix[i]))
         };
         let words = [
             "anyOf",
@@ -1386,6 +1665,127 @@ mod tests {
         );
     }
 
+    /// The moves logged for rewrites that used to be guessed: each taken both ways.
+    #[test]
+    fn inlined_tuples_wraps_splits_and_folds_are_placed_both_ways() {
+        // A definition inlined at its use, keeping the referring node's own `description`.
+        let inlined = [BranchMove::Inlined {
+            at: "/properties/a".into(),
+            from: "/$defs/D".into(),
+            kept: vec!["description".into()],
+        }];
+        assert_eq!(
+            forwarded("/$defs/D/anyOf/1/format", &inlined).as_deref(),
+            Some("/properties/a/anyOf/1/format")
+        );
+        assert_eq!(
+            forwarded("/$defs/D", &inlined).as_deref(),
+            Some("/properties/a")
+        );
+        assert_eq!(
+            unmoved("/properties/a/anyOf/1", &inlined),
+            "/$defs/D/anyOf/1"
+        );
+        assert_eq!(
+            unmoved("/properties/a/description", &inlined),
+            "/properties/a/description"
+        );
+        // A tuple of three positions, the first and last equal, sent as `items.anyOf`.
+        let tuple = [BranchMove::Tuple {
+            at: "/t".into(),
+            to: vec![0, 1, 0],
+            rest: Some(2),
+            single: false,
+        }];
+        assert_eq!(
+            forwarded("/t/prefixItems/2/format", &tuple).as_deref(),
+            Some("/t/items/anyOf/0/format")
+        );
+        assert_eq!(
+            forwarded("/t/items/format", &tuple).as_deref(),
+            Some("/t/items/anyOf/2/format")
+        );
+        assert_eq!(
+            unmoved("/t/items/anyOf/1/type", &tuple),
+            "/t/prefixItems/1/type"
+        );
+        assert_eq!(unmoved("/t/items/anyOf/2", &tuple), "/t/items");
+        assert_eq!(unmoved("/t/items", &tuple), "/t");
+        // An optional property wrapped with null: its keywords in the first branch.
+        let wrapped = [BranchMove::Wrapped {
+            at: Pointer::parse("/properties/p"),
+        }];
+        assert_eq!(
+            forwarded("/properties/p/items/format", &wrapped).as_deref(),
+            Some("/properties/p/anyOf/0/items/format")
+        );
+        assert_eq!(
+            forwarded("/properties/p/description", &wrapped).as_deref(),
+            Some("/properties/p/description")
+        );
+        assert_eq!(
+            unmoved("/properties/p/anyOf/0/items", &wrapped),
+            "/properties/p/items"
+        );
+        assert_eq!(unmoved("/properties/p/anyOf/1", &wrapped), "/properties/p");
+        // A property named `properties` is a name, not the keyword: `oneOf` below it is the
+        // keyword, read as `anyOf`.
+        let under_a_name = [BranchMove::Wrapped {
+            at: Pointer::parse("/properties/properties/oneOf/0"),
+        }];
+        assert_eq!(
+            forwarded("/properties/properties/anyOf/0/minimum", &under_a_name).as_deref(),
+            Some("/properties/properties/anyOf/0/anyOf/0/minimum")
+        );
+        // A type list split: a keyword goes to the first branch whose type keeps it.
+        let split = [BranchMove::Split {
+            at: "/n".into(),
+            types: vec!["string".into(), "object".into(), "null".into()],
+        }];
+        assert_eq!(
+            forwarded("/n/properties/x", &split).as_deref(),
+            Some("/n/anyOf/1/properties/x")
+        );
+        assert_eq!(
+            forwarded("/n/maxLength", &split).as_deref(),
+            Some("/n/anyOf/0/maxLength")
+        );
+        assert_eq!(forwarded("/n/items", &split), None);
+        assert_eq!(
+            unmoved("/n/anyOf/1/properties/x", &split),
+            "/n/properties/x"
+        );
+        // A dropped branch whose words the node keeps: its descriptions are the node's.
+        let folded = [BranchMove::Folded {
+            at: "/f".into(),
+            from: "/f/anyOf/1".into(),
+        }];
+        assert_eq!(
+            forwarded("/f/anyOf/1/items/description", &folded).as_deref(),
+            Some("/f/description")
+        );
+        assert_eq!(
+            forwarded("/f/anyOf/1/items/format", &folded).as_deref(),
+            Some("/f")
+        );
+        assert_eq!(
+            forwarded("/f/anyOf/1/properties/description", &folded).as_deref(),
+            Some("/f")
+        );
+        // A branch merged into its node and removed: all of it is at the node.
+        let gone = [BranchMove::Lifted {
+            at: "/g".into(),
+            from: "/g/anyOf/0".into(),
+            keys: vec!["type".into()],
+            gone: true,
+        }];
+        assert_eq!(
+            forwarded("/g/anyOf/0/format", &gone).as_deref(),
+            Some("/g/format")
+        );
+        assert_eq!(unmoved("/g/format", &gone), "/g/format");
+    }
+
     /// A deep chain of moves (400 levels, each union reordered and then its branch merged into
     /// the node): the deepest position goes back through all 800 moves to the input's
     /// coordinates, and forward again to where it was, with the prefixes renumbered after each
@@ -1404,6 +1804,7 @@ mod tests {
                 at: at.clone(),
                 from: format!("{at}/anyOf/0"),
                 keys: vec!["properties".into()],
+                gone: false,
             });
             at.push_str("/properties/x");
         }
@@ -1599,6 +2000,7 @@ mod tests {
                 at: "/properties/id".into(),
                 from: "/properties/id/anyOf/0".into(),
                 keys: vec!["anyOf".into()],
+                gone: false,
             },
         ];
         assert_eq!(
@@ -1614,6 +2016,7 @@ mod tests {
             at: "/properties/id/oneOf/0/items".into(),
             from: "/properties/id/oneOf/0/items/anyOf/0".into(),
             keys: vec!["additionalProperties".into()],
+            gone: false,
         }];
         assert_eq!(
             unmoved(
@@ -1630,6 +2033,7 @@ mod tests {
                     at: "/properties/oneOf/items".into(),
                     from: "/properties/oneOf/items/anyOf/0".into(),
                     keys: vec!["additionalProperties".into()],
+                    gone: false,
                 }]
             ),
             "/properties/anyOf/items/additionalProperties"

@@ -136,10 +136,44 @@ pub(crate) enum BranchMove {
     },
     /// The keywords `keys` of the schema at `from` (a union's branch, a `$ref`'s target) were
     /// merged into the node at `at`: `at/K/...` was `from/K/...` before, for `K` in `keys`.
+    /// When `gone`, the schema at `from` was removed with it (a branch merged into its node):
+    /// all of it, its description joined into the node's, now stands at `at`.
     Lifted {
         at: String,
         from: String,
         keys: Vec<String>,
+        gone: bool,
+    },
+    /// The definition at `from` was inlined where it is first used, the node at `at` (a `$ref`
+    /// there, in the coordinates of the rule's input; where that node is itself in a definition,
+    /// a later `Inlined` of that definition takes it on). `from` and everything below it is at
+    /// `at` after; a position below `at` came from `from` unless it is under one of `kept`, the
+    /// keywords the referring node had itself (its own win where both have one).
+    Inlined {
+        at: String,
+        from: String,
+        kept: Vec<String>,
+    },
+    /// The type list of the node at `at` was split into an `anyOf` of one branch per type, of
+    /// the types `types` (in order): each keyword but `type` and `description` went to the
+    /// branches whose type keeps it.
+    Split { at: String, types: Vec<String> },
+    /// The node at `at` was wrapped in a union with null (an optional property made required
+    /// and nullable): its keywords but `description` are in `at/anyOf/0` after; `at/anyOf/1` is
+    /// the null branch.
+    Wrapped { at: Pointer },
+    /// The schema at `from` was removed and what it said in words (its descriptions) was
+    /// written into the description of the node at `at`: everything recorded in it is placed
+    /// at that node.
+    Folded { at: String, from: String },
+    /// The tuple at `at` was sent as one `items` schema: position `k` of its `prefixItems` is
+    /// branch `to[k]` of `at/items/anyOf` (or `at/items` itself when `single`), and its `items`
+    /// past the positions, where kept, is branch `rest`.
+    Tuple {
+        at: String,
+        to: Vec<usize>,
+        rest: Option<usize>,
+        single: bool,
     },
 }
 
@@ -200,15 +234,58 @@ impl RuleReport {
         });
     }
 
-    /// Logs that the keywords `keys` of the schema at `from` were merged into the node at `at`.
-    pub(crate) fn lifted(&mut self, at: &str, from: &str, keys: Vec<String>) {
-        if !keys.is_empty() {
+    /// Logs that the keywords `keys` of the schema at `from` were merged into the node at `at`
+    /// (and, when `gone`, that the schema at `from` was removed).
+    pub(crate) fn lifted(&mut self, at: &str, from: &str, keys: Vec<String>, gone: bool) {
+        if gone || !keys.is_empty() {
             self.moves.push(BranchMove::Lifted {
                 at: at.to_owned(),
                 from: from.to_owned(),
                 keys,
+                gone,
             });
         }
+    }
+
+    /// Logs that the definition at `from` was inlined at `at`, whose own keywords `kept` stay.
+    pub(crate) fn inlined(&mut self, at: &str, from: &str, kept: Vec<String>) {
+        self.moves.push(BranchMove::Inlined {
+            at: at.to_owned(),
+            from: from.to_owned(),
+            kept,
+        });
+    }
+
+    /// Logs that the type list at `at` was split into `anyOf` branches of `types`.
+    pub(crate) fn split(&mut self, at: &str, types: Vec<String>) {
+        self.moves.push(BranchMove::Split {
+            at: at.to_owned(),
+            types,
+        });
+    }
+
+    /// Logs that the node at `at` was wrapped as `{anyOf: [node, null], description}`.
+    pub(crate) fn wrapped(&mut self, at: Pointer) {
+        self.moves.push(BranchMove::Wrapped { at });
+    }
+
+    /// Logs that the schema at `from` was removed, its descriptions written into `at`'s.
+    pub(crate) fn folded(&mut self, at: &str, from: &str) {
+        self.moves.push(BranchMove::Folded {
+            at: at.to_owned(),
+            from: from.to_owned(),
+        });
+    }
+
+    /// Logs that the tuple at `at` was sent as `items`: position `k` is its branch `to[k]`, the
+    /// schema past the positions branch `rest` (the schema itself when `single`).
+    pub(crate) fn tupled(&mut self, at: &str, to: Vec<usize>, rest: Option<usize>, single: bool) {
+        self.moves.push(BranchMove::Tuple {
+            at: at.to_owned(),
+            to,
+            rest,
+            single,
+        });
     }
 
     /// Records the first reason the schema cannot be represented.

@@ -712,3 +712,106 @@ fn spilled_keywords_are_at_the_branch_that_holds_them_after_branches_move() {
         );
     }
 }
+
+/// A spilled keyword's `at` names the node whose description holds it, after the rewrites that
+/// move schemas: a definition inlined and then its branches reordered, a tuple sent as `items`,
+/// an optional property wrapped with null, a type list split, collapsed branches whose words
+/// the node keeps, and a property named `properties` or `description`. Each case is a fuzz
+/// finding (seeds 0x70015c4e and 0x2) of the check that the description at `at` holds the text.
+#[test]
+fn spilled_keywords_are_at_the_node_that_holds_them_after_schemas_move() {
+    let cases = [
+        (
+            Target::Gemini,
+            json!({"properties": {"id": {"$ref": "#/$defs/D1"}}, "$defs": {"D1": {"anyOf": [
+                {"type": "string", "format": "date-time"}, {"type": ["object", "null"]}]}}}),
+            "format",
+            "/properties/id/anyOf/1",
+        ),
+        (
+            Target::Gemini,
+            json!({"type": "object", "properties": {"id": {"type": "array", "prefixItems": [
+                {"oneOf": [{"enum": [null]}, {"type": "string"}]},
+                {"anyOf": [{"type": "string", "format": "date-time"}]}]}}}),
+            "format",
+            "/properties/id/items/anyOf/1",
+        ),
+        (
+            Target::GeminiOpenApi,
+            json!({"type": "object", "properties": {"properties": {"oneOf": [{"anyOf": [
+                {"enum": [false]}, {"const": 0}]}]}}}),
+            "const",
+            "/properties/properties/anyOf/1",
+        ),
+        (
+            Target::CcaClaude,
+            json!({"type": "object", "properties": {"id": {"anyOf": [
+                {"type": "array", "items": {"type": "string"}},
+                {"type": "array", "items": {"type": "integer", "format": "date-time"}}]}}}),
+            "format",
+            "/properties/id",
+        ),
+        (
+            Target::CcaClaude,
+            json!({"type": "object", "properties": {"id": {"properties": {"description": {"anyOf": [
+                {"type": "string"}, {"type": "string", "pattern": "^[a-z]*$"}]}}}}}),
+            "pattern",
+            "/properties/id/properties/description",
+        ),
+        (
+            Target::CcaClaude,
+            json!({"type": "object", "$defs": {"D0": {"properties": {}}},
+                "properties": {"id": {"type": "array", "prefixItems": [
+                {"anyOf": [{"$ref": "#/$defs/D0"}, {"properties": {"id": {"type": "string", "pattern": "^[a-z]*$"}}}]},
+                {"type": "string", "format": "date-time"}]}}}),
+            "pattern",
+            "/properties/id/items/properties/id",
+        ),
+        (
+            Target::OpenAiResponses,
+            json!({"type": "object", "properties": {"id": {"type": "array", "prefixItems": [
+                {"type": "string", "maxLength": 2}, {"properties": {}}]}}}),
+            "maxLength",
+            "/properties/id/anyOf/0/items/anyOf/1",
+        ),
+        (
+            Target::OpenAiStrict,
+            json!({"type": "object", "properties": {"id": {"type": "string", "default": null}}}),
+            "default",
+            "/properties/id",
+        ),
+        (
+            Target::OpenAiStrict,
+            json!({"type": "object", "required": ["root"], "properties": {"root": {"oneOf": [
+                {"type": "null"},
+                {"type": ["object", "null"], "properties": {"x": {"type": "string", "maxLength": 8}}}]}}}),
+            "maxLength",
+            "/properties/root/anyOf/0/properties/x",
+        ),
+    ];
+    for (target, schema, keyword, at) in cases {
+        let adapted = target.adapt(&schema);
+        let loss = adapted
+            .losses
+            .iter()
+            .find(|l| l.keyword == keyword && l.kind == LossKind::Spilled)
+            .unwrap_or_else(|| panic!("{target}: {keyword} spilled: {:?}", adapted.losses));
+        assert_eq!(
+            loss.at.as_ref().map(|p| p.as_str()),
+            Some(at),
+            "{target}: {keyword}"
+        );
+        let text = loss.detail.split('`').nth(1).expect("the spilled text");
+        let description = adapted
+            .schema
+            .pointer(at)
+            .and_then(|n| n.get("description"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        assert!(
+            description.contains(text)
+                || description.contains(&text.replacen(": \"", ": ", 1).replace('"', "")),
+            "{target}: `{text}` at {at}: {description:?}"
+        );
+    }
+}

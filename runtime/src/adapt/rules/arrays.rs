@@ -65,16 +65,22 @@ impl Rule for TupleItems {
                 let rest = map.take_key("items");
                 let closed = matches!(rest, Some(Value::Bool(false)));
                 let mut distinct: Vec<Value> = Vec::new();
+                // Where each position (and the schema past them) is among the distinct ones.
+                let mut to = Vec::with_capacity(count + 1);
                 for p in positions
                     .iter()
                     .chain(rest.iter().filter(|r| !closed && **r != json!(true)))
                 {
-                    if !distinct.contains(p) {
+                    to.push(distinct.iter().position(|d| d == p).unwrap_or_else(|| {
                         distinct.push(p.clone());
-                    }
+                        distinct.len() - 1
+                    }));
                 }
+                let rest_at = (to.len() > count).then(|| to[count]);
+                to.truncate(count);
                 // Items past the tuple, where the original allows them, are held to the same
                 // schemas: narrower, never wider, than the original.
+                let one = distinct.len() <= 1;
                 let items = match distinct.len() {
                     0 => json!({}),
                     1 => distinct.pop().expect("one"),
@@ -88,6 +94,8 @@ impl Rule for TupleItems {
                 if closed && !map.has("maxItems") {
                     map.insert("maxItems".into(), json!(count));
                 }
+                // Logged before the entry below, which names the tuple as it was.
+                report.tupled(&path.text(), to, rest_at, one);
                 if single {
                     report.change(
                         path.child("prefixItems"),

@@ -316,23 +316,25 @@ fn collapse(map: &mut Map<String, Value>, at: &dyn Fn() -> String, report: &mut 
             branches.into_iter().nth(pick)
         };
         if let Some(Value::Object(chosen)) = chosen {
-            absorb(map, chosen, at, &format!("{at}/{key}/{from}"), report);
+            absorb(map, chosen, at, &format!("{at}/{key}/{from}"), true, report);
         }
-        for note in notes {
+        for (i, note) in notes {
             append_description(map, &note, "\n\n");
+            // What was spilled in the dropped branch is in the node's description now.
+            report.folded(at, &format!("{at}/{key}/{i}"));
         }
     }
 }
 
 /// Notes for the descriptions of the branches a collapse drops (where earlier rules spilled those
 /// branches' constraints) stay readable on the node, marked as no longer accepted, so that what a
-/// report says is "in the description" is.
+/// report says is "in the description" is. Each note with the index of its branch.
 fn dropped_descriptions(
     branches: &[Value],
     types: &[String],
     pick: usize,
     same_type: bool,
-) -> Vec<String> {
+) -> Vec<(usize, String)> {
     let mut notes = Vec::new();
     for (i, branch) in branches.iter().enumerate() {
         if i == pick {
@@ -361,7 +363,7 @@ fn dropped_descriptions(
             } else {
                 format!("values of type `{}`, no longer accepted here", types[i])
             };
-            notes.push(format!("({what}: {})", texts.join("; ")));
+            notes.push((i, format!("({what}: {})", texts.join("; "))));
         }
     }
     notes
@@ -431,13 +433,18 @@ pub(crate) fn merge_objects(
             let mut b = b;
             b.take_key("required");
             b.take_key("type");
-            absorb(map, b, at, &format!("{branches_at}/{i}"), report);
-        } else if let Some(d) = b.key("description") {
-            // Alternatives merged: each branch's description is kept (what a rule spilled into
-            // it included), joined after the node's own.
-            if let Some(joined) = super::joined_description(map.key("description"), Some(d)) {
-                map.insert("description".into(), joined);
+            absorb(map, b, at, &format!("{branches_at}/{i}"), true, report);
+        } else {
+            if let Some(d) = b.key("description") {
+                // Alternatives merged: each branch's description is kept (what a rule spilled
+                // into it included), joined after the node's own.
+                if let Some(joined) = super::joined_description(map.key("description"), Some(d)) {
+                    map.insert("description".into(), joined);
+                }
             }
+            // The branch is gone: what was recorded in it is at the node (its properties among
+            // the node's).
+            report.lifted(at, &format!("{branches_at}/{i}"), Vec::new(), true);
         }
     }
     // A merged property that became a union is collapsed in turn (its branches already are).

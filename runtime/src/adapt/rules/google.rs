@@ -184,6 +184,7 @@ impl NodeRule for GoogleNullable {
                                     inner,
                                     &path.text(),
                                     &format!("{}/anyOf/0", path.text()),
+                                    true,
                                     report,
                                 );
                             }
@@ -364,6 +365,7 @@ impl Rule for OneBranchUnions {
                         branch,
                         &path.text(),
                         &format!("{}/{key}/0", path.text()),
+                        true,
                         report,
                     );
                 }

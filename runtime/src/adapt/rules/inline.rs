@@ -28,16 +28,36 @@ impl Default for InlineRefs {
     }
 }
 
+/// A use of a definition: where (the referring node, in the coordinates of the rule's input),
+/// the definition, the keywords the referring node had itself, and when its expansion ended.
+struct Use {
+    site: String,
+    definition: String,
+    kept: Vec<String>,
+    ended: usize,
+}
+
 struct Ctx<'a> {
     root: &'a Value,
     unroll: usize,
     active: HashMap<String, usize>,
     /// Every reference expanded, to tell which definitions nothing uses.
     used: std::collections::HashSet<String>,
+    /// Where each definition went, for positions recorded in it before: per reference, its
+    /// first use outside the definitions and its first use at all (not counting uses inside
+    /// its own expansion), each numbered in the order their expansions ended. Two per
+    /// definition at most, so the log grows with the definitions, not with the uses.
+    uses: HashMap<String, [Option<Use>; 2]>,
+    ended: usize,
     report: &'a mut RuleReport,
 }
 
 use crate::walk::escape;
+
+/// Whether a position is inside the root's definitions.
+fn in_definitions(at: &str) -> bool {
+    at.starts_with("/$defs/") || at.starts_with("/definitions/")
+}
 
 impl Ctx<'_> {
     /// The expansion of `node` found at `at` (a pointer in the input).
@@ -94,10 +114,28 @@ impl Ctx<'_> {
             merged.take_key("$defs");
             merged.take_key("definitions");
             let target_at = reference.trim_start_matches('#').to_owned();
+            let kept: Vec<String> = siblings.keys().cloned().collect();
             merge_siblings(&mut merged, siblings, &target_at, self.report);
             let out = self.expand(&Value::Object(merged), &Pointer::parse(&target_at));
             if let Some(n) = self.active.get_mut(&reference) {
                 *n -= 1;
+            }
+            // Where the definition went, for positions recorded in it before. A use inside its
+            // own expansion (recursion) is not where it went.
+            if depth == 0 && in_definitions(&target_at) {
+                self.ended += 1;
+                let site = at.as_str();
+                let outside = !in_definitions(site);
+                let uses = self.uses.entry(reference).or_default();
+                let slot = usize::from(!outside);
+                if uses[slot].is_none() {
+                    uses[slot] = Some(Use {
+                        site: site.to_owned(),
+                        definition: target_at,
+                        kept,
+                        ended: self.ended,
+                    });
+                }
             }
             return out;
         }
@@ -169,6 +207,8 @@ impl Rule for InlineRefs {
             unroll: self.unroll,
             active: HashMap::new(),
             used: std::collections::HashSet::new(),
+            uses: HashMap::new(),
+            ended: 0,
             report,
         };
         // The root itself is expanded as `#`, so `$ref: "#"` counts as recursion.
@@ -176,6 +216,7 @@ impl Rule for InlineRefs {
         let out = ctx.expand(&root, &Pointer::root());
         // Definitions no reference reaches leave with `$defs`, and say so.
         let used = std::mem::take(&mut ctx.used);
+        let uses = std::mem::take(&mut ctx.uses);
         for defs in ["$defs", "definitions"] {
             let Some(Value::Object(entries)) = schema.get(defs) else {
                 continue;
@@ -194,6 +235,18 @@ impl Rule for InlineRefs {
         }
         if has_defs {
             report.change("", "local references inlined; `$defs` removed");
+        }
+        // Logged after every entry of this rule, which names places as the input had them.
+        // Each definition went to its first use outside the definitions, else to its first use
+        // (inside another definition, whose own move, logged after, takes it on: moves in the
+        // order their expansions ended put a definition used inside another first).
+        let mut moves: Vec<Use> = uses
+            .into_values()
+            .filter_map(|[outside, inside]| outside.or(inside))
+            .collect();
+        moves.sort_unstable_by_key(|u| u.ended);
+        for u in moves {
+            report.inlined(&u.site, &u.definition, u.kept);
         }
         *schema = out;
     }

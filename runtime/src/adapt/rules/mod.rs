@@ -19,7 +19,7 @@ mod refs;
 mod responses;
 mod root;
 mod strict_checks;
-mod types;
+pub(super) mod types;
 mod unions;
 
 pub use arrays::TupleItems;
@@ -370,12 +370,14 @@ pub(crate) fn merge_siblings(
 /// spilled into the branch's description is lost. A keyword of the branch that the node's own
 /// value replaces is reported dropped, at `branch_at` (where the branch stands). The keywords
 /// the node takes over are logged as moved from `branch_at` to `node_at`, so that what later
-/// rules record under them is named where it stands in the input.
+/// rules record under them is named where it stands in the input; with `gone` (the caller
+/// removed the branch), what earlier rules recorded anywhere in the branch is placed at the node.
 pub(crate) fn absorb(
     node: &mut Map<String, Value>,
     branch: Map<String, Value>,
     node_at: &str,
     branch_at: &str,
+    gone: bool,
     report: &mut RuleReport,
 ) {
     let mut taken = Vec::new();
@@ -406,7 +408,7 @@ pub(crate) fn absorb(
             }
         }
     }
-    report.lifted(node_at, branch_at, taken);
+    report.lifted(node_at, branch_at, taken, gone);
 }
 
 /// `{"type": "null"}`, copied from one made once: a copy allocates as `json!` does but hashes

@@ -42,21 +42,25 @@ fn can_be_object(map: &Map<String, Value>) -> bool {
     }
 }
 
-/// Makes a property schema that does not accept `null` accept it too.
-fn nullable(v: Value) -> Value {
+/// Makes a property schema that does not accept `null` accept it too; with whether it was
+/// wrapped (its keywords moved into the first branch of a new `anyOf`).
+fn nullable(v: Value) -> (Value, bool) {
     if is_pure_any_of(&v) {
         let mut v = v;
         if let Some(Value::Array(bs)) = v.key_mut("anyOf") {
             bs.push(null_schema());
         }
-        return v;
+        return (v, false);
     }
-    let Value::Object(mut m) = v else { return v };
+    let Value::Object(mut m) = v else {
+        return (v, false);
+    };
     let description = crate::keys::take_in_one_pass(&mut m, "description");
-    wrapper(
+    let wrapped = wrapper(
         Value::Array(vec![Value::Object(m), null_schema()]),
         description,
-    )
+    );
+    (wrapped, true)
 }
 
 /// `{"anyOf": branches, "description": description}` (without a description when there is
@@ -249,14 +253,26 @@ fn close_node(
                 // In place: the property keeps its position.
                 let v = std::mem::take(slot);
                 let was_nullable = accepts_null_by(&v, &|r| references.get(r).copied());
-                *slot = if was_nullable { v } else { nullable(v) };
+                let wrapped = if was_nullable {
+                    *slot = v;
+                    false
+                } else {
+                    let (v, wrapped) = nullable(v);
+                    *slot = v;
+                    wrapped
+                };
                 let detail = if was_nullable {
                     "optional property made required (it already accepts null)"
                 } else {
                     "optional property made required and nullable: the model sends null for \"absent\""
                 };
                 let properties_at = properties_at.get_or_insert_with(|| at().child("properties"));
-                report.change(properties_at.child(name), detail);
+                let property_at = properties_at.child(name);
+                if wrapped {
+                    // Logged before the entry, which names the property as it was.
+                    report.wrapped(property_at.clone());
+                }
+                report.change(property_at, detail);
             }
             // `required` lists every property, in the properties' order: kept as it is
             // when it already does.

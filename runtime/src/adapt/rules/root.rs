@@ -153,7 +153,7 @@ impl Rule for ObjectRoot {
                 let map = schema.as_object_mut().expect("an object");
                 map.take_key("$ref");
                 let target_at = r.trim_start_matches('#').to_owned();
-                absorb(map, target, "", &target_at, report);
+                absorb(map, target, "", &target_at, false, report);
                 report.change(
                     "",
                     format!("the root `$ref: {r}` was replaced by its target"),

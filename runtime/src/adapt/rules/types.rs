@@ -65,7 +65,7 @@ fn fits(t: &str, v: &Value) -> bool {
 }
 
 /// Whether `key` is a keyword of another type than `t` (one that `t`'s branch does not keep).
-fn of_another_type(t: &str, key: &str) -> bool {
+pub(crate) fn of_another_type(t: &str, key: &str) -> bool {
     let of = |keys: &[&str]| keys.contains(&key);
     (t != "object" && of(OBJECT_ONLY))
         || (t != "array" && of(ARRAY_ONLY))
@@ -138,7 +138,18 @@ impl NodeRule for SplitTypeArrays {
             }
             _ => true,
         });
-        let mut variants: Vec<Value> = types.iter().filter_map(|t| variant(&base, t)).collect();
+        let mut kept = Vec::with_capacity(types.len());
+        let mut variants: Vec<Value> = types
+            .iter()
+            .filter_map(|t| {
+                let v = variant(&base, t)?;
+                kept.push(t.clone());
+                Some(v)
+            })
+            .collect();
+        if variants.len() > 1 {
+            report.split(&path.text(), kept);
+        }
         *map = match variants.len() {
             0 => with_description(base, description),
             1 => match variants.remove(0) {
