@@ -539,6 +539,7 @@ fn canonical(names: bool, token: &str) -> &str {
 /// sharing a number would be taken for one another).
 #[derive(Default)]
 struct Prefixes {
+    /// Tokens come from the input (hostile names are ordinary input): hashed with SipHash.
     tokens: Option<HashMap<String, u64>>,
     prefixes: HashMap<(u64, u64, bool), u64, BuildHasherDefault<IdHasher>>,
 }
@@ -547,6 +548,25 @@ struct Prefixes {
 const ROOT_PREFIX: u64 = 0;
 
 impl Prefixes {
+    /// Tables with room for the prefixes of `moves` moves (a few new tokens and prefixes each),
+    /// made at once rather than grown from empty one doubling at a time.
+    fn with_room(moves: usize) -> Self {
+        if moves == 0 {
+            return Prefixes::default();
+        }
+        Prefixes {
+            tokens: Some(HashMap::with_capacity(moves * 2)),
+            prefixes: HashMap::with_capacity_and_hasher(moves * 6, Default::default()),
+        }
+    }
+
+    /// The canonical number of the prefix `parent` followed by `token` (a name when `name`),
+    /// when some position numbered has it.
+    fn find(&self, parent: u64, name: bool, token: &str) -> Option<u64> {
+        let t = *self.tokens.as_ref()?.get(self::canonical(name, token))?;
+        self.prefixes.get(&(parent, t, true)).copied()
+    }
+
     fn token(&mut self, token: &str) -> u64 {
         let tokens = self.tokens.get_or_insert_with(HashMap::new);
         if let Some(&id) = tokens.get(token) {
@@ -587,6 +607,8 @@ struct Anchor {
     spelled: Vec<u64>,
     /// Whether its children are names ([`same_token`]'s `names`).
     names: bool,
+    /// How many tokens it has.
+    depth: usize,
 }
 
 impl Anchor {
@@ -602,6 +624,7 @@ impl Anchor {
             name = names_below(name, t);
         }
         Anchor {
+            depth: tokens.len(),
             tokens,
             canonical: numbers.0,
             spelled,
@@ -610,7 +633,66 @@ impl Anchor {
     }
 
     fn len(&self) -> usize {
-        self.tokens.len()
+        self.depth
+    }
+
+    /// The anchor of a position given as links, numbered from its parent's numbers (each link
+    /// once, kept in `known`): without its tokens, for moves that only compare and count them.
+    fn of_links(
+        at: &Pointer,
+        prefixes: &mut Prefixes,
+        known: &mut HashMap<usize, (u64, u64, bool, usize), BuildHasherDefault<IdHasher>>,
+    ) -> Self {
+        let mut chain: Vec<&Pointer> = Vec::new();
+        let mut p = at;
+        let mut base = (ROOT_PREFIX, ROOT_PREFIX, false, 0);
+        loop {
+            if p.is_root() {
+                break;
+            }
+            if let Some(&k) = known.get(&p.id()) {
+                base = k;
+                break;
+            }
+            match p.link() {
+                Some((parent, _)) => {
+                    chain.push(p);
+                    p = parent;
+                }
+                None => {
+                    let a = Anchor::new(p.as_str(), prefixes);
+                    base = (
+                        a.canonical,
+                        *a.spelled.last().expect("root"),
+                        a.names,
+                        a.depth,
+                    );
+                    break;
+                }
+            }
+        }
+        for p in chain.into_iter().rev() {
+            let token = unescaped(p.link().expect("a link").1);
+            let (c, s) = prefixes.both((base.0, base.1), base.2, &token);
+            base = (c, s, names_below(base.2, &token), base.3 + 1);
+            known.insert(p.id(), base);
+        }
+        Anchor {
+            tokens: Vec::new(),
+            canonical: base.0,
+            spelled: Vec::new(),
+            names: base.2,
+            depth: base.3,
+        }
+    }
+}
+
+/// A token as written in a JSON Pointer, unescaped.
+fn unescaped(token: &str) -> std::borrow::Cow<'_, str> {
+    if token.contains('~') {
+        std::borrow::Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+    } else {
+        std::borrow::Cow::Borrowed(token)
     }
 }
 
@@ -666,6 +748,105 @@ enum Move<'m> {
 struct Moves<'m> {
     list: Vec<Move<'m>>,
     prefixes: Prefixes,
+    anchors: Anchors,
+}
+
+/// What the moves' anchors say of one position: its canonical number (when a numbered prefix
+/// has it), whether its children are names, the latest move taking positions below one of its
+/// strict prefixes forward, and the earliest taking them back.
+#[derive(Clone, Copy)]
+struct Reached {
+    number: Option<u64>,
+    names: bool,
+    forward_above: Option<usize>,
+    back_above: Option<usize>,
+}
+
+impl Reached {
+    const ROOT: Reached = Reached {
+        number: Some(ROOT_PREFIX),
+        names: false,
+        forward_above: None,
+        back_above: None,
+    };
+}
+
+/// Where the moves are anchored, by the canonical number of the anchor, so that a position no
+/// move can touch is told without taking it through them: most entries of a report, when moves
+/// are many (an optional property wrapped each).
+#[derive(Default)]
+struct Anchors {
+    /// The latest move taking positions below the anchor forward.
+    forward_below: HashMap<u64, usize, BuildHasherDefault<IdHasher>>,
+    /// The latest move taking the anchor itself forward.
+    forward_at: HashMap<u64, usize, BuildHasherDefault<IdHasher>>,
+    /// The earliest move taking positions below the anchor back.
+    back_below: HashMap<u64, usize, BuildHasherDefault<IdHasher>>,
+}
+
+impl Anchors {
+    fn note(&mut self, index: usize, m: &Move<'_>) {
+        let (forward, at_too, back) = match m {
+            Move::Reordered { at, .. }
+            | Move::Spliced { at, .. }
+            | Move::Tuple { at, .. }
+            | Move::Wrapped { at }
+            | Move::Split { at, .. } => (Some(at), false, Some(at)),
+            Move::Lifted { at, from, gone, .. } => (Some(from), *gone, Some(at)),
+            Move::Inlined { at, from, .. } => (Some(from), true, Some(at)),
+            Move::Folded { from, .. } => (Some(from), true, None),
+        };
+        if let Some(a) = forward {
+            self.forward_below.insert(a.canonical, index);
+            if at_too {
+                self.forward_at.insert(a.canonical, index);
+            }
+        }
+        if let Some(a) = back {
+            self.back_below.entry(a.canonical).or_insert(index);
+        }
+    }
+
+    /// What the moves' anchors say of the position one `token` below a position `above` says
+    /// `reached` of.
+    fn step(&self, prefixes: &Prefixes, above: &Reached, token: &str) -> Reached {
+        let forward_here = above
+            .number
+            .and_then(|n| self.forward_below.get(&n).copied());
+        let back_here = above.number.and_then(|n| self.back_below.get(&n).copied());
+        Reached {
+            number: above
+                .number
+                .and_then(|n| prefixes.find(n, above.names, token)),
+            names: names_below(above.names, token),
+            forward_above: above.forward_above.max(forward_here),
+            back_above: match (above.back_above, back_here) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+        }
+    }
+
+    /// Whether a move from `epoch` on may take the position `reached` tells of forward.
+    fn forward_touches(&self, reached: &Reached, epoch: usize) -> bool {
+        reached.forward_above.is_some_and(|i| i >= epoch)
+            || reached
+                .number
+                .and_then(|n| self.forward_at.get(&n))
+                .is_some_and(|&i| i >= epoch)
+    }
+
+    /// Whether a move before `epoch` may take the position `reached` tells of back.
+    fn back_touches(reached: &Reached, epoch: usize) -> bool {
+        reached.back_above.is_some_and(|i| i < epoch)
+    }
+
+    /// What the anchors say of a position given as text.
+    fn reached(&self, prefixes: &Prefixes, text: &str) -> Reached {
+        text.split('/')
+            .skip(1)
+            .fold(Reached::ROOT, |r, t| self.step(prefixes, &r, &unescaped(t)))
+    }
 }
 
 /// How many leading tokens two positions share, as spelled.
@@ -678,8 +859,9 @@ fn shared_tokens(a: &Anchor, b: &Anchor) -> usize {
 }
 
 fn prepare(moves: &[BranchMove]) -> Moves<'_> {
-    let mut prefixes = Prefixes::default();
-    let list = moves
+    let mut prefixes = Prefixes::with_room(moves.len());
+    let mut known = HashMap::with_capacity_and_hasher(moves.len(), Default::default());
+    let list: Vec<Move<'_>> = moves
         .iter()
         .map(|m| match m {
             BranchMove::Reordered { at, keyword, from } => Move::Reordered {
@@ -715,7 +897,7 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
                 types,
             },
             BranchMove::Wrapped { at } => Move::Wrapped {
-                at: Anchor::new(at, &mut prefixes),
+                at: Anchor::of_links(at, &mut prefixes, &mut known),
             },
             BranchMove::Folded { at, from } => Move::Folded {
                 at: Anchor::new(at, &mut prefixes),
@@ -747,7 +929,15 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
             }
         })
         .collect();
-    Moves { list, prefixes }
+    let mut anchors = Anchors::default();
+    for (i, m) in list.iter().enumerate() {
+        anchors.note(i, m);
+    }
+    Moves {
+        list,
+        prefixes,
+        anchors,
+    }
 }
 
 /// A position being taken through moves: its tokens, and the numbers of its prefixes, made as
@@ -1152,15 +1342,29 @@ struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     fn write(&mut self, bytes: &[u8]) {
-        // Not used for ids (they hash with `write_usize`); mixes every byte in for any other key.
-        for &b in bytes {
-            self.write_usize(usize::from(b));
+        // Not used for ids (they hash with `write_usize`) nor for numbers (`write_u64`); mixes
+        // the bytes of any other key in eight at a time. Never for keys the input chooses.
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.write_u64(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
         }
+        let mut last = [0u8; 8];
+        let rest = chunks.remainder();
+        last[..rest.len()].copy_from_slice(rest);
+        self.write_u64(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56));
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.write_u64(u64::from(byte));
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        let product = u128::from(self.0 ^ word) * 0x9E37_79B9_7F4A_7C15;
+        self.0 = (product as u64) ^ ((product >> 64) as u64);
     }
 
     fn write_usize(&mut self, id: usize) {
-        let product = u128::from(self.0 ^ id as u64) * 0x9E37_79B9_7F4A_7C15;
-        self.0 = (product as u64) ^ ((product >> 64) as u64);
+        self.write_u64(id as u64);
     }
 
     fn finish(&self) -> u64 {
@@ -1340,12 +1544,37 @@ pub(crate) fn locate(
     let Moves {
         list: moves,
         mut prefixes,
+        anchors,
     } = prepare(moves);
+    let mut reached: PerPosition<Reached> = PerPosition::with_capacity(positions);
     let mut place = |recorded: &Pointer, keyword: Option<&str>, epoch: usize, spilled: bool| {
         let epoch = epoch.min(moves.len());
         let (before, after) = moves.split_at(epoch);
         let node = node_of(recorded, keyword);
-        let at = if after.is_empty() && resolve(&mut out_doc, output, &node).is_some() {
+        // What the anchors say of it, each position worked out from its parent's once.
+        let mut reach = |p: &Pointer, prefixes: &Prefixes| {
+            reached.get(
+                p,
+                Reached::ROOT,
+                |above, p| {
+                    let token = p.last_escaped().expect("not the root");
+                    anchors.step(prefixes, above, &unescaped(token))
+                },
+                |text| anchors.reached(prefixes, text),
+            )
+        };
+        // No move after it is anchored above it (a spilled keyword: above its node's
+        // description): it stays where it was recorded.
+        let stays = after.is_empty() || {
+            let r = if spilled {
+                let node = reach(&node, &prefixes);
+                anchors.step(&prefixes, &node, "description")
+            } else {
+                reach(recorded, &prefixes)
+            };
+            !anchors.forward_touches(&r, epoch)
+        };
+        let at = if stays && resolve(&mut out_doc, output, &node).is_some() {
             Some(node)
         } else {
             // A spilled keyword is gone from its node: its place is the node's description,
@@ -1361,7 +1590,9 @@ pub(crate) fn locate(
                 })
                 .map(Pointer::from)
         };
-        let pointer = if before.is_empty() && resolve(&mut in_doc, input, recorded).is_some() {
+        let unmoved =
+            before.is_empty() || !Anchors::back_touches(&reach(recorded, &prefixes), epoch);
+        let pointer = if unmoved && resolve(&mut in_doc, input, recorded).is_some() {
             None
         } else {
             let recorded = unmove(recorded, before, &mut prefixes);

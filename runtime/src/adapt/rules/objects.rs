@@ -42,6 +42,29 @@ fn can_be_object(map: &Map<String, Value>) -> bool {
     }
 }
 
+/// Whether a union (`anyOf`, `oneOf`, `allOf`) stands anywhere in `v` (a key of that name
+/// anywhere, a property so named included).
+fn holds_union(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                for (k, sub) in m {
+                    if matches!(k.as_str(), "anyOf" | "oneOf" | "allOf") {
+                        return true;
+                    }
+                    if sub.is_object() || sub.is_array() {
+                        stack.push(sub);
+                    }
+                }
+            }
+            Value::Array(a) => stack.extend(a.iter().filter(|x| x.is_object() || x.is_array())),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Makes a property schema that does not accept `null` accept it too; with whether it was
 /// wrapped (its keywords moved into the first branch of a new `anyOf`).
 fn nullable(v: Value) -> (Value, bool) {
@@ -257,9 +280,10 @@ fn close_node(
                     *slot = v;
                     false
                 } else {
+                    let unions = holds_union(&v);
                     let (v, wrapped) = nullable(v);
                     *slot = v;
-                    wrapped
+                    wrapped && unions
                 };
                 let detail = if was_nullable {
                     "optional property made required (it already accepts null)"
@@ -268,8 +292,12 @@ fn close_node(
                 };
                 let properties_at = properties_at.get_or_insert_with(|| at().child("properties"));
                 let property_at = properties_at.child(name);
+                // Logged (before the entry, which names the property as it was) where a later
+                // rule may move a union's branches inside it: the positions those moves name,
+                // and those recorded there, are below the wrap. Elsewhere the wrap is told by
+                // what the branches hold (the null branch holds nothing else), at no cost per
+                // property.
                 if wrapped {
-                    // Logged before the entry, which names the property as it was.
                     report.wrapped(property_at.clone());
                 }
                 report.change(property_at, detail);
