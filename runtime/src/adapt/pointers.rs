@@ -1900,121 +1900,111 @@ mod tests {
     #[test]
     fn inlined_tuples_wraps_splits_and_folds_are_placed_both_ways() {
         // A definition inlined at its use, keeping the referring node's own `description`.
-        let inlined = [BranchMove::Inlined {
+        let inlined = vec![BranchMove::Inlined {
             at: "/properties/a".into(),
             from: "/$defs/D".into(),
             kept: vec!["description".into()],
         }];
-        assert_eq!(
-            forwarded("/$defs/D/anyOf/1/format", &inlined).as_deref(),
-            Some("/properties/a/anyOf/1/format")
-        );
-        assert_eq!(
-            forwarded("/$defs/D", &inlined).as_deref(),
-            Some("/properties/a")
-        );
-        assert_eq!(
-            unmoved("/properties/a/anyOf/1", &inlined),
-            "/$defs/D/anyOf/1"
-        );
-        assert_eq!(
-            unmoved("/properties/a/description", &inlined),
-            "/properties/a/description"
-        );
         // A tuple of three positions, the first and last equal, sent as `items.anyOf`.
-        let tuple = [BranchMove::Tuple {
+        let tuple = vec![BranchMove::Tuple {
             at: "/t".into(),
             to: vec![0, 1, 0],
             rest: Some(2),
             single: false,
         }];
-        assert_eq!(
-            forwarded("/t/prefixItems/2/format", &tuple).as_deref(),
-            Some("/t/items/anyOf/0/format")
-        );
-        assert_eq!(
-            forwarded("/t/items/format", &tuple).as_deref(),
-            Some("/t/items/anyOf/2/format")
-        );
-        assert_eq!(
-            unmoved("/t/items/anyOf/1/type", &tuple),
-            "/t/prefixItems/1/type"
-        );
-        assert_eq!(unmoved("/t/items/anyOf/2", &tuple), "/t/items");
-        assert_eq!(unmoved("/t/items", &tuple), "/t");
         // An optional property wrapped with null: its keywords in the first branch.
-        let wrapped = [BranchMove::Wrapped {
+        let wrapped = vec![BranchMove::Wrapped {
             at: Pointer::parse("/properties/p"),
         }];
-        assert_eq!(
-            forwarded("/properties/p/items/format", &wrapped).as_deref(),
-            Some("/properties/p/anyOf/0/items/format")
-        );
-        assert_eq!(
-            forwarded("/properties/p/description", &wrapped).as_deref(),
-            Some("/properties/p/description")
-        );
-        assert_eq!(
-            unmoved("/properties/p/anyOf/0/items", &wrapped),
-            "/properties/p/items"
-        );
-        assert_eq!(unmoved("/properties/p/anyOf/1", &wrapped), "/properties/p");
         // A property named `properties` is a name, not the keyword: `oneOf` below it is the
         // keyword, read as `anyOf`.
-        let under_a_name = [BranchMove::Wrapped {
+        let under_a_name = vec![BranchMove::Wrapped {
             at: Pointer::parse("/properties/properties/oneOf/0"),
         }];
-        assert_eq!(
-            forwarded("/properties/properties/anyOf/0/minimum", &under_a_name).as_deref(),
-            Some("/properties/properties/anyOf/0/anyOf/0/minimum")
-        );
         // A type list split: a keyword goes to the first branch whose type keeps it.
-        let split = [BranchMove::Split {
+        let split = vec![BranchMove::Split {
             at: "/n".into(),
             types: vec!["string".into(), "object".into(), "null".into()],
         }];
-        assert_eq!(
-            forwarded("/n/properties/x", &split).as_deref(),
-            Some("/n/anyOf/1/properties/x")
-        );
-        assert_eq!(
-            forwarded("/n/maxLength", &split).as_deref(),
-            Some("/n/anyOf/0/maxLength")
-        );
-        assert_eq!(forwarded("/n/items", &split), None);
-        assert_eq!(
-            unmoved("/n/anyOf/1/properties/x", &split),
-            "/n/properties/x"
-        );
         // A dropped branch whose words the node keeps: its descriptions are the node's.
-        let folded = [BranchMove::Folded {
+        let folded = vec![BranchMove::Folded {
             at: "/f".into(),
             from: "/f/anyOf/1".into(),
         }];
-        assert_eq!(
-            forwarded("/f/anyOf/1/items/description", &folded).as_deref(),
-            Some("/f/description")
-        );
-        assert_eq!(
-            forwarded("/f/anyOf/1/items/format", &folded).as_deref(),
-            Some("/f")
-        );
-        assert_eq!(
-            forwarded("/f/anyOf/1/properties/description", &folded).as_deref(),
-            Some("/f")
-        );
         // A branch merged into its node and removed: all of it is at the node.
-        let gone = [BranchMove::Lifted {
+        let gone = vec![BranchMove::Lifted {
             at: "/g".into(),
             from: "/g/anyOf/0".into(),
             keys: vec!["type".into()],
             gone: true,
         }];
-        assert_eq!(
-            forwarded("/g/anyOf/0/format", &gone).as_deref(),
-            Some("/g/format")
-        );
-        assert_eq!(unmoved("/g/format", &gone), "/g/format");
+        let forward_cases: [(&[BranchMove], &str, Option<&str>); 16] = [
+            (
+                &inlined,
+                "/$defs/D/anyOf/1/format",
+                Some("/properties/a/anyOf/1/format"),
+            ),
+            (&inlined, "/$defs/D", Some("/properties/a")),
+            (
+                &tuple,
+                "/t/prefixItems/2/format",
+                Some("/t/items/anyOf/0/format"),
+            ),
+            (&tuple, "/t/items/format", Some("/t/items/anyOf/2/format")),
+            (
+                &wrapped,
+                "/properties/p/items/format",
+                Some("/properties/p/anyOf/0/items/format"),
+            ),
+            (
+                &wrapped,
+                "/properties/p/description",
+                Some("/properties/p/description"),
+            ),
+            (
+                &under_a_name,
+                "/properties/properties/anyOf/0/minimum",
+                Some("/properties/properties/anyOf/0/anyOf/0/minimum"),
+            ),
+            (&split, "/n/properties/x", Some("/n/anyOf/1/properties/x")),
+            (&split, "/n/maxLength", Some("/n/anyOf/0/maxLength")),
+            (&split, "/n/items", None),
+            (
+                &folded,
+                "/f/anyOf/1/items/description",
+                Some("/f/description"),
+            ),
+            (&folded, "/f/anyOf/1/items/format", Some("/f")),
+            (&folded, "/f/anyOf/1/properties/description", Some("/f")),
+            (&gone, "/g/anyOf/0/format", Some("/g/format")),
+            (&gone, "/g/anyOf/0", Some("/g")),
+            (&gone, "/g/anyOf/1", Some("/g/anyOf/1")),
+        ];
+        for (moves, recorded, now) in forward_cases {
+            assert_eq!(forwarded(recorded, moves).as_deref(), now, "{recorded}");
+        }
+        let back_cases: [(&[BranchMove], &str, &str); 9] = [
+            (&inlined, "/properties/a/anyOf/1", "/$defs/D/anyOf/1"),
+            (
+                &inlined,
+                "/properties/a/description",
+                "/properties/a/description",
+            ),
+            (&tuple, "/t/items/anyOf/1/type", "/t/prefixItems/1/type"),
+            (&tuple, "/t/items/anyOf/2", "/t/items"),
+            (&tuple, "/t/items", "/t"),
+            (
+                &wrapped,
+                "/properties/p/anyOf/0/items",
+                "/properties/p/items",
+            ),
+            (&wrapped, "/properties/p/anyOf/1", "/properties/p"),
+            (&split, "/n/anyOf/1/properties/x", "/n/properties/x"),
+            (&gone, "/g/format", "/g/format"),
+        ];
+        for (moves, recorded, before) in back_cases {
+            assert_eq!(unmoved(recorded, moves), before, "{recorded}");
+        }
     }
 
     /// A deep chain of moves (400 levels, each union reordered and then its branch merged into
