@@ -849,13 +849,21 @@ impl Anchors {
     }
 }
 
-/// How many leading tokens two positions share, as spelled.
-fn shared_tokens(a: &Anchor, b: &Anchor) -> usize {
-    a.tokens
+/// A move's destination and source as anchors, and how many leading tokens they share (as
+/// spelled).
+fn destination_and_source(
+    at: &str,
+    from: &str,
+    prefixes: &mut Prefixes,
+) -> (Anchor, Anchor, usize) {
+    let (at, from) = (Anchor::new(at, prefixes), Anchor::new(from, prefixes));
+    let shared = at
+        .tokens
         .iter()
-        .zip(&b.tokens)
+        .zip(&from.tokens)
         .take_while(|(a, b)| a == b)
-        .count()
+        .count();
+    (at, from, shared)
 }
 
 fn prepare(moves: &[BranchMove]) -> Moves<'_> {
@@ -879,11 +887,7 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
                 keys,
                 gone,
             } => {
-                let (at, from) = (
-                    Anchor::new(at, &mut prefixes),
-                    Anchor::new(from, &mut prefixes),
-                );
-                let shared = shared_tokens(&at, &from);
+                let (at, from, shared) = destination_and_source(at, from, &mut prefixes);
                 Move::Lifted {
                     at,
                     from,
@@ -915,11 +919,7 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
                 single: *single,
             },
             BranchMove::Inlined { at, from, kept } => {
-                let (at, from) = (
-                    Anchor::new(at, &mut prefixes),
-                    Anchor::new(from, &mut prefixes),
-                );
-                let shared = shared_tokens(&at, &from);
+                let (at, from, shared) = destination_and_source(at, from, &mut prefixes);
                 Move::Inlined {
                     at,
                     from,
