@@ -778,10 +778,17 @@ impl Reached {
 struct Anchors {
     /// The latest move taking positions below the anchor forward.
     forward_below: HashMap<u64, usize, BuildHasherDefault<IdHasher>>,
+    /// The same, but for the anchor's own `description`, which a wrap or a split leaves on
+    /// the node (where a spilled keyword is).
+    forward_description: HashMap<u64, usize, BuildHasherDefault<IdHasher>>,
     /// The latest move taking the anchor itself forward.
     forward_at: HashMap<u64, usize, BuildHasherDefault<IdHasher>>,
     /// The earliest move taking positions below the anchor back.
     back_below: HashMap<u64, usize, BuildHasherDefault<IdHasher>>,
+    /// Every move taking positions at or below the anchor forward, in order.
+    forward_moves: HashMap<u64, Vec<usize>, BuildHasherDefault<IdHasher>>,
+    /// Every move taking positions below the anchor back, in order.
+    back_moves: HashMap<u64, Vec<usize>, BuildHasherDefault<IdHasher>>,
 }
 
 impl Anchors {
@@ -798,21 +805,63 @@ impl Anchors {
         };
         if let Some(a) = forward {
             self.forward_below.insert(a.canonical, index);
+            if !matches!(m, Move::Wrapped { .. } | Move::Split { .. }) {
+                self.forward_description.insert(a.canonical, index);
+            }
             if at_too {
                 self.forward_at.insert(a.canonical, index);
             }
+            self.forward_moves
+                .entry(a.canonical)
+                .or_default()
+                .push(index);
         }
         if let Some(a) = back {
             self.back_below.entry(a.canonical).or_insert(index);
+            self.back_moves.entry(a.canonical).or_default().push(index);
         }
+    }
+
+    /// The first move from `cursor` on anchored at a prefix of `path` (forward), or the last
+    /// before `cursor` (back): the only moves that can change it, found without trying each
+    /// move in between (a report with a move per property made that quadratic in the
+    /// properties).
+    fn next(&self, path: &mut Moving<'_>, cursor: usize, back: bool) -> Option<usize> {
+        let lists = if back {
+            &self.back_moves
+        } else {
+            &self.forward_moves
+        };
+        let len = path.path.len();
+        path.numbers(len);
+        let mut found: Option<usize> = None;
+        for number in &path.canonical[..=len] {
+            let Some(list) = lists.get(number) else {
+                continue;
+            };
+            let k = list.partition_point(|&i| i < cursor);
+            let candidate = if back {
+                k.checked_sub(1).map(|k| list[k])
+            } else {
+                list.get(k).copied()
+            };
+            found = match (found, candidate) {
+                (Some(f), Some(c)) => Some(if back { f.max(c) } else { f.min(c) }),
+                (f, c) => f.or(c),
+            };
+        }
+        found
     }
 
     /// What the moves' anchors say of the position one `token` below a position `above` says
     /// `reached` of.
     fn step(&self, prefixes: &Prefixes, above: &Reached, token: &str) -> Reached {
-        let forward_here = above
-            .number
-            .and_then(|n| self.forward_below.get(&n).copied());
+        let below = if token == "description" && !above.names {
+            &self.forward_description
+        } else {
+            &self.forward_below
+        };
+        let forward_here = above.number.and_then(|n| below.get(&n).copied());
         let back_here = above.number.and_then(|n| self.back_below.get(&n).copied());
         Reached {
             number: above
@@ -897,7 +946,7 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
                 }
             }
             BranchMove::Split { at, types } => Move::Split {
-                at: Anchor::new(at, &mut prefixes),
+                at: Anchor::of_links(at, &mut prefixes, &mut known),
                 types,
             },
             BranchMove::Wrapped { at } => Move::Wrapped {
@@ -1100,13 +1149,21 @@ impl<'p> Moving<'p> {
 /// A position recorded after schemas moved (union branches removed or reordered, a branch merged
 /// into its node), back through each move (the latest first): the position in the coordinates
 /// of the rules' input.
-fn unmove(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> String {
-    if moves.is_empty() {
+fn unmove(
+    recorded: &str,
+    moves: &[Move<'_>],
+    until: usize,
+    anchors: &Anchors,
+    prefixes: &mut Prefixes,
+) -> String {
+    if until == 0 {
         return recorded.to_owned();
     }
     let mut path = Moving::new(recorded, prefixes);
-    for m in moves.iter().rev() {
-        match m {
+    let mut cursor = until;
+    while let Some(i) = anchors.next(&mut path, cursor, true) {
+        cursor = i;
+        match &moves[i] {
             Move::Reordered { at, keyword, from } => {
                 if let Some(i) = path.branch_token(at, keyword) {
                     if let Some(before) = path.branch_index(i).and_then(|k| from.get(k)) {
@@ -1198,13 +1255,21 @@ fn unmove(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> String
 
 /// A position recorded before schemas moved, through each later move (the earliest first): the
 /// position in the coordinates of the output; `None` when it was in a branch that was removed.
-fn forward(recorded: &str, moves: &[Move<'_>], prefixes: &mut Prefixes) -> Option<String> {
-    if moves.is_empty() {
+fn forward(
+    recorded: &str,
+    moves: &[Move<'_>],
+    from: usize,
+    anchors: &Anchors,
+    prefixes: &mut Prefixes,
+) -> Option<String> {
+    if from >= moves.len() {
         return Some(recorded.to_owned());
     }
     let mut path = Moving::new(recorded, prefixes);
-    for m in moves {
-        match m {
+    let mut cursor = from;
+    while let Some(i) = anchors.next(&mut path, cursor, false) {
+        cursor = i + 1;
+        match &moves[i] {
             Move::Reordered { at, keyword, from } => {
                 if let Some(i) = path.branch_token(at, keyword) {
                     if let Some(k) = path.branch_index(i) {
@@ -1584,7 +1649,7 @@ pub(crate) fn locate(
             } else {
                 (recorded, keyword)
             };
-            forward(recorded, after, &mut prefixes)
+            forward(recorded, &moves, epoch, &anchors, &mut prefixes)
                 .and_then(|now| {
                     in_output(input, output, &now, keyword, &mut inlined, &mut out_cursor)
                 })
@@ -1595,7 +1660,7 @@ pub(crate) fn locate(
         let pointer = if unmoved && resolve(&mut in_doc, input, recorded).is_some() {
             None
         } else {
-            let recorded = unmove(recorded, before, &mut prefixes);
+            let recorded = unmove(recorded, &moves, epoch, &anchors, &mut prefixes);
             Some(Pointer::from(in_input(input, &recorded, &mut in_cursor)))
         };
         (at, pointer)
@@ -1804,13 +1869,26 @@ mod tests {
     /// [`unmove`] through all of `moves`.
     fn unmoved(recorded: &str, moves: &[BranchMove]) -> String {
         let mut moves = prepare(moves);
-        unmove(recorded, &moves.list, &mut moves.prefixes)
+        let until = moves.list.len();
+        unmove(
+            recorded,
+            &moves.list,
+            until,
+            &moves.anchors,
+            &mut moves.prefixes,
+        )
     }
 
     /// [`forward`] through all of `moves`.
     fn forwarded(recorded: &str, moves: &[BranchMove]) -> Option<String> {
         let mut moves = prepare(moves);
-        forward(recorded, &moves.list, &mut moves.prefixes)
+        forward(
+            recorded,
+            &moves.list,
+            0,
+            &moves.anchors,
+            &mut moves.prefixes,
+        )
     }
 
     /// Numbered prefixes answer as comparing the tokens one by one through [`same_token`] does
@@ -1923,7 +2001,7 @@ mod tests {
         }];
         // A type list split: a keyword goes to the first branch whose type keeps it.
         let split = vec![BranchMove::Split {
-            at: "/n".into(),
+            at: Pointer::parse("/n"),
             types: vec!["string".into(), "object".into(), "null".into()],
         }];
         // A dropped branch whose words the node keeps: its descriptions are the node's.
@@ -2032,11 +2110,25 @@ mod tests {
         let mut prepared = prepare(&moves);
         // The deepest position, recorded after every move, back to before the first.
         let deepest = at.clone();
-        let back = unmove(&deepest, &prepared.list, &mut prepared.prefixes);
+        let until = prepared.list.len();
+        let back = unmove(
+            &deepest,
+            &prepared.list,
+            until,
+            &prepared.anchors,
+            &mut prepared.prefixes,
+        );
         assert_eq!(back, "/anyOf/1/properties/x".repeat(400));
         // And forward again from there, through every move.
         assert_eq!(
-            forward(&back, &prepared.list, &mut prepared.prefixes).as_deref(),
+            forward(
+                &back,
+                &prepared.list,
+                0,
+                &prepared.anchors,
+                &mut prepared.prefixes
+            )
+            .as_deref(),
             Some(deepest.as_str())
         );
     }

@@ -157,7 +157,7 @@ pub(crate) enum BranchMove {
     /// The type list of the node at `at` was split into an `anyOf` of one branch per type, of
     /// the types `types` (in order): each keyword but `type` and `description` went to the
     /// branches whose type keeps it.
-    Split { at: String, types: Vec<String> },
+    Split { at: Pointer, types: Vec<String> },
     /// The node at `at` was wrapped in a union with null (an optional property made required
     /// and nullable): its keywords but `description` are in `at/anyOf/0` after; `at/anyOf/1` is
     /// the null branch.
@@ -257,11 +257,8 @@ impl RuleReport {
     }
 
     /// Logs that the type list at `at` was split into `anyOf` branches of `types`.
-    pub(crate) fn split(&mut self, at: &str, types: Vec<String>) {
-        self.moves.push(BranchMove::Split {
-            at: at.to_owned(),
-            types,
-        });
+    pub(crate) fn split(&mut self, at: Pointer, types: Vec<String>) {
+        self.moves.push(BranchMove::Split { at, types });
     }
 
     /// Logs that the node at `at` was wrapped as `{anyOf: [node, null], description}`.

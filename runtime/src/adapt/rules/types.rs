@@ -148,7 +148,7 @@ impl NodeRule for SplitTypeArrays {
             })
             .collect();
         if variants.len() > 1 {
-            report.split(&path.text(), kept);
+            report.split(path.pointer(), kept);
         }
         *map = match variants.len() {
             0 => with_description(base, description),
