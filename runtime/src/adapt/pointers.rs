@@ -1161,7 +1161,14 @@ fn unmove(
     }
     let mut path = Moving::new(recorded, prefixes);
     let mut cursor = until;
-    while let Some(i) = anchors.next(&mut path, cursor, true) {
+    // Few moves for a long path (a deep nest): each tried in turn, which costs less than
+    // asking every prefix at each move (cubic in the depth).
+    let each = until <= 4 * path.path.len() + 16;
+    while let Some(i) = if each {
+        cursor.checked_sub(1)
+    } else {
+        anchors.next(&mut path, cursor, true)
+    } {
         cursor = i;
         match &moves[i] {
             Move::Reordered { at, keyword, from } => {
@@ -1267,7 +1274,13 @@ fn forward(
     }
     let mut path = Moving::new(recorded, prefixes);
     let mut cursor = from;
-    while let Some(i) = anchors.next(&mut path, cursor, false) {
+    // As in `unmove`: few moves for a long path are each tried in turn.
+    let each = moves.len() - from <= 4 * path.path.len() + 16;
+    while let Some(i) = if each {
+        (cursor < moves.len()).then_some(cursor)
+    } else {
+        anchors.next(&mut path, cursor, false)
+    } {
         cursor = i + 1;
         match &moves[i] {
             Move::Reordered { at, keyword, from } => {
