@@ -643,7 +643,10 @@ impl Anchor {
         prefixes: &mut Prefixes,
         known: &mut HashMap<usize, (u64, u64, bool, usize), BuildHasherDefault<IdHasher>>,
     ) -> Self {
-        let mut chain: Vec<&Pointer> = Vec::new();
+        // The links below the nearest numbered one, deepest first: most on the stack.
+        let mut near: [Option<&Pointer>; 8] = [None; 8];
+        let mut count = 0;
+        let mut far: Vec<&Pointer> = Vec::new();
         let mut p = at;
         let mut base = (ROOT_PREFIX, ROOT_PREFIX, false, 0);
         loop {
@@ -656,7 +659,12 @@ impl Anchor {
             }
             match p.link() {
                 Some((parent, _)) => {
-                    chain.push(p);
+                    if count < near.len() {
+                        near[count] = Some(p);
+                        count += 1;
+                    } else {
+                        far.push(p);
+                    }
                     p = parent;
                 }
                 None => {
@@ -671,7 +679,8 @@ impl Anchor {
                 }
             }
         }
-        for p in chain.into_iter().rev() {
+        let pending = near[..count].iter().map(|p| p.expect("filled"));
+        for p in far.into_iter().rev().chain(pending.rev()) {
             let token = unescaped(p.link().expect("a link").1);
             let (c, s) = prefixes.both((base.0, base.1), base.2, &token);
             base = (c, s, names_below(base.2, &token), base.3 + 1);
@@ -771,25 +780,36 @@ impl Reached {
     };
 }
 
+/// What the moves anchored at one position do (indices into the moves): the latest taking
+/// positions below it forward, the same for its own `description` (which a wrap or a split
+/// leaves on the node, where a spilled keyword is), the latest taking the position itself
+/// forward, and the earliest taking positions below it back.
+#[derive(Clone, Copy, Default)]
+struct AnchoredHere {
+    forward_below: Option<usize>,
+    forward_description: Option<usize>,
+    forward_at: Option<usize>,
+    back_below: Option<usize>,
+}
+
 /// Where the moves are anchored, by the canonical number of the anchor, so that a position no
 /// move can touch is told without taking it through them: most entries of a report, when moves
-/// are many (an optional property wrapped each).
+/// are many (a type array split at each property). One table, looked up once per position.
 #[derive(Default)]
 struct Anchors {
-    /// The latest move taking positions below the anchor forward.
-    forward_below: HashMap<u64, usize, BuildHasherDefault<IdHasher>>,
-    /// The same, but for the anchor's own `description`, which a wrap or a split leaves on
-    /// the node (where a spilled keyword is).
-    forward_description: HashMap<u64, usize, BuildHasherDefault<IdHasher>>,
-    /// The latest move taking the anchor itself forward.
-    forward_at: HashMap<u64, usize, BuildHasherDefault<IdHasher>>,
-    /// The earliest move taking positions below the anchor back.
-    back_below: HashMap<u64, usize, BuildHasherDefault<IdHasher>>,
-    /// Every move taking positions at or below the anchor forward, in order.
-    forward_moves: HashMap<u64, Vec<usize>, BuildHasherDefault<IdHasher>>,
-    /// Every move taking positions below the anchor back, in order.
-    back_moves: HashMap<u64, Vec<usize>, BuildHasherDefault<IdHasher>>,
+    here: HashMap<u64, AnchoredHere, BuildHasherDefault<IdHasher>>,
+    /// Whether any move takes its anchor itself forward (else a position's own number is not
+    /// needed to tell whether a move touches it).
+    any_at: bool,
+    /// Per move, the canonical numbers of its forward and back anchors.
+    ends: Vec<(Option<u64>, Option<u64>)>,
+    /// Per anchor, every move taking positions at or below it forward, and every move taking
+    /// positions below it back, in order: made when a position is first taken through the
+    /// moves this way (most reports never are).
+    lists: std::cell::OnceCell<MoveLists>,
 }
+
+type MoveLists = [HashMap<u64, Vec<usize>, BuildHasherDefault<IdHasher>>; 2];
 
 impl Anchors {
     fn note(&mut self, index: usize, m: &Move<'_>) {
@@ -804,22 +824,37 @@ impl Anchors {
             Move::Folded { from, .. } => (Some(from), true, None),
         };
         if let Some(a) = forward {
-            self.forward_below.insert(a.canonical, index);
+            let here = self.here.entry(a.canonical).or_default();
+            here.forward_below = Some(index);
             if !matches!(m, Move::Wrapped { .. } | Move::Split { .. }) {
-                self.forward_description.insert(a.canonical, index);
+                here.forward_description = Some(index);
             }
             if at_too {
-                self.forward_at.insert(a.canonical, index);
+                here.forward_at = Some(index);
+                self.any_at = true;
             }
-            self.forward_moves
-                .entry(a.canonical)
-                .or_default()
-                .push(index);
         }
         if let Some(a) = back {
-            self.back_below.entry(a.canonical).or_insert(index);
-            self.back_moves.entry(a.canonical).or_default().push(index);
+            let here = self.here.entry(a.canonical).or_default();
+            here.back_below.get_or_insert(index);
         }
+        self.ends
+            .push((forward.map(|a| a.canonical), back.map(|a| a.canonical)));
+    }
+
+    fn lists(&self) -> &MoveLists {
+        self.lists.get_or_init(|| {
+            let mut lists: MoveLists = Default::default();
+            for (index, &(forward, back)) in self.ends.iter().enumerate() {
+                if let Some(n) = forward {
+                    lists[0].entry(n).or_default().push(index);
+                }
+                if let Some(n) = back {
+                    lists[1].entry(n).or_default().push(index);
+                }
+            }
+            lists
+        })
     }
 
     /// The first move from `cursor` on anchored at a prefix of `path` (forward), or the last
@@ -827,11 +862,7 @@ impl Anchors {
     /// move in between (a report with a move per property made that quadratic in the
     /// properties).
     fn next(&self, path: &mut Moving<'_>, cursor: usize, back: bool) -> Option<usize> {
-        let lists = if back {
-            &self.back_moves
-        } else {
-            &self.forward_moves
-        };
+        let lists = &self.lists()[usize::from(back)];
         let len = path.path.len();
         path.numbers(len);
         let mut found: Option<usize> = None;
@@ -856,17 +887,30 @@ impl Anchors {
     /// What the moves' anchors say of the position one `token` below a position `above` says
     /// `reached` of.
     fn step(&self, prefixes: &Prefixes, above: &Reached, token: &str) -> Reached {
-        let below = if token == "description" && !above.names {
-            &self.forward_description
+        self.step_to(prefixes, above, token, false)
+    }
+
+    /// As [`Anchors::step`], for a position nothing below will be asked about (an entry's
+    /// own): its number is made only when a move may take a position itself forward.
+    fn step_to(&self, prefixes: &Prefixes, above: &Reached, token: &str, leaf: bool) -> Reached {
+        let here = above.number.and_then(|n| self.here.get(&n));
+        let forward_here = here.and_then(|h| {
+            if token == "description" && !above.names {
+                h.forward_description
+            } else {
+                h.forward_below
+            }
+        });
+        let back_here = here.and_then(|h| h.back_below);
+        let number = if leaf && !self.any_at {
+            None
         } else {
-            &self.forward_below
-        };
-        let forward_here = above.number.and_then(|n| below.get(&n).copied());
-        let back_here = above.number.and_then(|n| self.back_below.get(&n).copied());
-        Reached {
-            number: above
+            above
                 .number
-                .and_then(|n| prefixes.find(n, above.names, token)),
+                .and_then(|n| prefixes.find(n, above.names, token))
+        };
+        Reached {
+            number,
             names: names_below(above.names, token),
             forward_above: above.forward_above.max(forward_here),
             back_above: match (above.back_above, back_here) {
@@ -881,8 +925,8 @@ impl Anchors {
         reached.forward_above.is_some_and(|i| i >= epoch)
             || reached
                 .number
-                .and_then(|n| self.forward_at.get(&n))
-                .is_some_and(|&i| i >= epoch)
+                .and_then(|n| self.here.get(&n)?.forward_at)
+                .is_some_and(|i| i >= epoch)
     }
 
     /// Whether a move before `epoch` may take the position `reached` tells of back.
@@ -978,7 +1022,11 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
             }
         })
         .collect();
-    let mut anchors = Anchors::default();
+    let mut anchors = Anchors {
+        here: HashMap::with_capacity_and_hasher(list.len(), Default::default()),
+        ends: Vec::with_capacity(list.len()),
+        ..Anchors::default()
+    };
     for (i, m) in list.iter().enumerate() {
         anchors.note(i, m);
     }
@@ -1629,26 +1677,37 @@ pub(crate) fn locate(
         let epoch = epoch.min(moves.len());
         let (before, after) = moves.split_at(epoch);
         let node = node_of(recorded, keyword);
-        // What the anchors say of it, each position worked out from its parent's once.
-        let mut reach = |p: &Pointer, prefixes: &Prefixes| {
-            reached.get(
-                p,
-                Reached::ROOT,
-                |above, p| {
-                    let token = p.last_escaped().expect("not the root");
-                    anchors.step(prefixes, above, &unescaped(token))
-                },
-                |text| anchors.reached(prefixes, text),
-            )
+        // What the anchors say of it, each position worked out from its parent's once; the
+        // entry's own position (`leaf`) from its parent's, without keeping it: another entry
+        // rarely shares it, and keeping each made the table as large as the report.
+        let mut reach = |p: &Pointer, prefixes: &Prefixes, leaf: bool| {
+            let mut get = |p: &Pointer| {
+                reached.get(
+                    p,
+                    Reached::ROOT,
+                    |above, p| {
+                        let token = p.last_escaped().expect("not the root");
+                        anchors.step(prefixes, above, &unescaped(token))
+                    },
+                    |text| anchors.reached(prefixes, text),
+                )
+            };
+            match p.link() {
+                Some((parent, token)) if leaf => {
+                    anchors.step_to(prefixes, &get(parent), &unescaped(token), true)
+                }
+                _ => get(p),
+            }
         };
+        let mut recorded_reached = None;
         // No move after it is anchored above it (a spilled keyword: above its node's
         // description): it stays where it was recorded.
         let stays = after.is_empty() || {
             let r = if spilled {
-                let node = reach(&node, &prefixes);
-                anchors.step(&prefixes, &node, "description")
+                let node = reach(&node, &prefixes, false);
+                anchors.step_to(&prefixes, &node, "description", true)
             } else {
-                reach(recorded, &prefixes)
+                *recorded_reached.insert(reach(recorded, &prefixes, true))
             };
             !anchors.forward_touches(&r, epoch)
         };
@@ -1668,8 +1727,13 @@ pub(crate) fn locate(
                 })
                 .map(Pointer::from)
         };
-        let unmoved =
-            before.is_empty() || !Anchors::back_touches(&reach(recorded, &prefixes), epoch);
+        let unmoved = before.is_empty() || {
+            let r = match recorded_reached {
+                Some(r) => r,
+                None => reach(recorded, &prefixes, true),
+            };
+            !Anchors::back_touches(&r, epoch)
+        };
         let pointer = if unmoved && resolve(&mut in_doc, input, recorded).is_some() {
             None
         } else {

@@ -31,6 +31,10 @@ struct Rendered {
     text: String,
     /// The pointers made: `(serial, pointer)`.
     made: Vec<(usize, Pointer)>,
+    /// Per level, the last map or list of schemas made below a node (`…/properties`,
+    /// `…/anyOf`), tagged with that node's serial: siblings share it, so that the positions of
+    /// one object's properties share their parent link.
+    containers: Vec<(usize, Pointer)>,
 }
 
 /// The state one walk shares between its levels.
@@ -100,7 +104,9 @@ impl<'p> Path<'p> {
     /// The JSON Pointer (RFC 6901) of the node.
     pub fn pointer(&self) -> Pointer {
         let mut r = self.shared.rendered.borrow_mut();
-        let made = &mut r.made;
+        let Rendered {
+            made, containers, ..
+        } = &mut *r;
         let good = |p: &Path<'_>| made.get(p.depth - 1).is_some_and(|(s, _)| *s == p.serial);
         let chain = self.unmade(good);
         let mut pointer = match chain.last() {
@@ -110,10 +116,18 @@ impl<'p> Path<'p> {
             None => return made[self.depth - 1].1.clone(),
         };
         for p in chain.iter().rev() {
+            let mut container = |k: &str| {
+                let parent = p.up.map_or(0, |up| up.serial);
+                let kept = slot(containers, p.depth - 1, || (usize::MAX, Pointer::root()));
+                if kept.0 != parent || kept.1.last_escaped() != Some(k) {
+                    *kept = (parent, pointer.child(k));
+                }
+                kept.1.clone()
+            };
             pointer = match p.step.expect("a path below the root has a step") {
                 Step::Key(k) => pointer.child(k),
-                Step::Index(k, i) => pointer.child(k).index(i),
-                Step::Name(k, n) => pointer.child(k).child(n),
+                Step::Index(k, i) => container(k).index(i),
+                Step::Name(k, n) => container(k).child(n),
             };
             *slot(made, p.depth - 1, || (0, Pointer::root())) = (p.serial, pointer.clone());
         }
