@@ -966,7 +966,7 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
         .iter()
         .map(|m| match m {
             BranchMove::Reordered { at, keyword, from } => Move::Reordered {
-                at: Anchor::new(at, &mut prefixes),
+                at: Anchor::of_links(at, &mut prefixes, &mut known),
                 keyword,
                 from,
             },
@@ -2172,7 +2172,7 @@ mod tests {
         let mut at = String::new();
         for _ in 0..400 {
             moves.push(BranchMove::Reordered {
-                at: at.clone(),
+                at: Pointer::from(&at),
                 keyword: "anyOf",
                 from: vec![1, 0],
             });

@@ -123,7 +123,7 @@ pub(crate) enum BranchMove {
     /// A union's branches were removed or reordered: the branch now at index `k` of
     /// `at/keyword` was at `from[k]` before.
     Reordered {
-        at: String,
+        at: Pointer,
         keyword: &'static str,
         from: Vec<usize>,
     },
@@ -217,12 +217,8 @@ impl RuleReport {
     }
 
     /// Logs that the branches of `at/keyword` moved: the one now at `k` was at `from[k]`.
-    pub(crate) fn moved(&mut self, at: &str, keyword: &'static str, from: Vec<usize>) {
-        self.moves.push(BranchMove::Reordered {
-            at: at.to_owned(),
-            keyword,
-            from,
-        });
+    pub(crate) fn moved(&mut self, at: Pointer, keyword: &'static str, from: Vec<usize>) {
+        self.moves.push(BranchMove::Reordered { at, keyword, from });
     }
 
     /// Logs that the `anyOf` branches of `at` that were unions were spliced into it: the branch

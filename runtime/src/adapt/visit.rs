@@ -54,6 +54,8 @@ pub struct Path<'p> {
     up: Option<&'p Path<'p>>,
     step: Option<Step<'p>>,
     depth: usize,
+    /// How many JSON Pointer tokens name the node (`properties/x` is two).
+    tokens: usize,
     serial: usize,
     shared: &'p Shared,
 }
@@ -72,6 +74,7 @@ impl<'p> Path<'p> {
             up: None,
             step: None,
             depth: 0,
+            tokens: 0,
             serial: 0,
             shared,
         }
@@ -84,6 +87,7 @@ impl<'p> Path<'p> {
             up: Some(self),
             step: Some(step),
             depth: self.depth + 1,
+            tokens: self.tokens + if matches!(step, Step::Key(_)) { 1 } else { 2 },
             serial,
             shared: self.shared,
         }
@@ -179,6 +183,18 @@ impl<'p> Path<'p> {
     /// How many schema steps below the root the node is.
     pub fn depth(&self) -> usize {
         self.depth
+    }
+
+    /// How many tokens the node's JSON Pointer has.
+    pub(crate) fn tokens(&self) -> usize {
+        self.tokens
+    }
+
+    /// The node's place in the walk's order, parents before children (the root is 0): the same
+    /// node has the same number in [`visit`] and [`visit_ref`] of one document, whatever the
+    /// order the callback runs in, as long as no callback changes what is still to be visited.
+    pub(crate) fn serial(&self) -> usize {
+        self.serial
     }
 
     /// The step from the parent to this node, as [`crate::walk`] names it (`None` at the root).
@@ -325,6 +341,41 @@ mod tests {
                 "/$defs/X/anyOf/0",
             ]
         );
+    }
+
+    /// A node has one place (`serial`) and one token count in every walk of a document:
+    /// `StructuredFirst` plans on the read-only walk and moves branches in a children-first
+    /// walk by those places. Every keyword that holds schemas, as a map, a list and one schema,
+    /// with names that look like keywords.
+    #[test]
+    fn every_walk_gives_a_node_the_same_place_and_token_count() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "properties": {"anyOf": [{"type": "null"}, {"items": [{"not": {}}, {"$ref": "#"}]}]},
+                "a/b": {"prefixItems": [true, {"type": "string"}], "items": false},
+                "anyOf": {"oneOf": [{"additionalProperties": {"type": "integer"}}]}
+            },
+            "$defs": {"X": {"allOf": [{"if": {}, "then": {}, "else": {}}]}},
+            "dependentSchemas": {"k": {"contains": {}}},
+            "enum": [{"type": "object"}]
+        });
+        let mut read = Vec::new();
+        visit_ref(&schema, &mut |_, p| {
+            read.push((p.serial(), p.pointer().to_string(), p.tokens()))
+        });
+        for order in [Order::Pre, Order::Post] {
+            let mut walked = Vec::new();
+            visit(&mut schema, order, &mut |_, p| {
+                walked.push((p.serial(), p.pointer().to_string(), p.tokens()))
+            });
+            walked.sort();
+            assert_eq!(walked, read);
+        }
+        for (_, pointer, tokens) in &read {
+            assert_eq!(*tokens, pointer.matches('/').count(), "{pointer}");
+        }
+        assert!(read.len() > 15, "{read:?}");
     }
 
     /// Positions asked at some nodes and not others, text before or after the pointer, in both

@@ -160,7 +160,7 @@ impl NodeRule for GoogleNullable {
                 .collect();
             branches.retain(|b| !is_null_schema(b));
             if branches.len() != before {
-                report.moved(&path.text(), "anyOf", kept);
+                report.moved(path.pointer(), "anyOf", kept);
                 nullable = true;
                 if branches.is_empty() {
                     map.take_key("anyOf");

@@ -3,7 +3,8 @@
 use serde_json::Value;
 
 use super::{Held, Rule, RuleReport};
-use crate::adapt::visit::visit_ref;
+use crate::adapt::pointer::Pointer;
+use crate::adapt::visit::{Order, visit, visit_ref};
 use crate::contract::{BranchKind, direct_branch_kind, flatten_branches};
 use crate::keys::Keys;
 
@@ -49,8 +50,9 @@ impl Rule for StructuredFirst {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        // Plan on the immutable document (branches are judged through `$ref`s), then apply.
-        let mut moves: Vec<(usize, String, &'static str, usize)> = Vec::new();
+        // Plan on the immutable document (branches are judged through `$ref`s): per union to
+        // reorder, its node's place in the walk, its keyword and the branch to move first.
+        let mut plan: Vec<(usize, &'static str, usize)> = Vec::new();
         visit_ref(schema, &mut |node, path| {
             for keyword in ["anyOf", "oneOf"] {
                 let Some(Value::Array(branches)) = node.key(keyword) else {
@@ -84,29 +86,64 @@ impl Rule for StructuredFirst {
                     ),
                 };
                 if let Some(only) = only.filter(|&only| only != 0) {
-                    moves.push((path.depth(), path.text(), keyword, only));
+                    plan.push((path.serial(), keyword, only));
                 }
             }
         });
-        // Level by level (parents' levels first), then deepest pointer first: moving an outer
-        // union's branch moves the unions inside it, so their planned positions must be used
-        // before that.
-        moves.sort_by_key(|(depth, _, _, _)| *depth);
-        moves.sort_by_key(|(_, at, _, _)| std::cmp::Reverse(at.matches('/').count()));
-        for (_, at, keyword, from) in moves {
-            let Some(Value::Array(branches)) =
-                schema.pointer_mut(&at).and_then(|n| n.get_mut(keyword))
-            else {
-                continue;
-            };
-            if from >= branches.len() {
-                continue;
+        if plan.is_empty() {
+            return;
+        }
+        // Applied children first, in one walk: moving an outer union's branch moves the unions
+        // inside it, so theirs are moved while the walk's positions are still theirs. The
+        // plan is in the walk's order (by place), which a walk children-first still numbers
+        // the same.
+        struct Done {
+            /// Deepest position first, then by level, then as planned: the order the moves are
+            /// logged in (a position recorded after them is taken back through each in turn).
+            order: (std::cmp::Reverse<usize>, usize, usize),
+            at: Pointer,
+            keyword: &'static str,
+            from: usize,
+            count: usize,
+        }
+        let mut done: Vec<Done> = Vec::with_capacity(plan.len());
+        visit(schema, Order::Post, &mut |node, path| {
+            let serial = path.serial();
+            let first = plan.partition_point(|(s, _, _)| *s < serial);
+            for (i, &(_, keyword, from)) in plan
+                .iter()
+                .enumerate()
+                .skip(first)
+                .take_while(|(_, (s, _, _))| *s == serial)
+            {
+                let Some(Value::Array(branches)) = node.key_mut(keyword) else {
+                    continue;
+                };
+                if from >= branches.len() {
+                    continue;
+                }
+                let branch = branches.remove(from);
+                branches.insert(0, branch);
+                done.push(Done {
+                    order: (std::cmp::Reverse(path.tokens()), path.depth(), i),
+                    at: path.pointer(),
+                    keyword,
+                    from,
+                    count: branches.len(),
+                });
             }
-            let count = branches.len();
-            let branch = branches.remove(from);
-            branches.insert(0, branch);
+        });
+        done.sort_unstable_by_key(|d| d.order);
+        for Done {
+            at,
+            keyword,
+            from,
+            count,
+            ..
+        } in done
+        {
             report.change(
-                &at,
+                at.clone(),
                 format!("`{keyword}[{from}]`, the only structured branch, moved first"),
             );
             // The branch now at `k` was at `before[k]`: positions below the union recorded
@@ -114,7 +151,7 @@ impl Rule for StructuredFirst {
             let before = std::iter::once(from)
                 .chain((0..count).filter(|&k| k != from))
                 .collect();
-            report.moved(&at, keyword, before);
+            report.moved(at, keyword, before);
         }
     }
 }
