@@ -542,6 +542,20 @@ struct Prefixes {
     /// Tokens come from the input (hostile names are ordinary input): hashed with SipHash.
     tokens: Option<HashMap<String, u64>>,
     prefixes: HashMap<(u64, u64, bool), u64, BuildHasherDefault<IdHasher>>,
+    /// The buffers of the last [`Moving`] made, kept for the next (every one borrows the
+    /// numbering): taking a report's entries through the moves then allocates nothing per
+    /// token.
+    scratch: Scratch,
+}
+
+/// A [`Moving`]'s buffers, their tokens' strings kept for reuse.
+#[derive(Default)]
+struct Scratch {
+    path: Vec<String>,
+    spare: Vec<String>,
+    canonical: Vec<u64>,
+    spelled: Vec<u64>,
+    names: Vec<bool>,
 }
 
 /// The number of the empty prefix (the root), in both kinds.
@@ -557,6 +571,7 @@ impl Prefixes {
         Prefixes {
             tokens: Some(HashMap::with_capacity(moves * 2)),
             prefixes: HashMap::with_capacity_and_hasher(moves * 6, Default::default()),
+            scratch: Scratch::default(),
         }
     }
 
@@ -971,7 +986,7 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
                 from,
             },
             BranchMove::Spliced { at, from } => Move::Spliced {
-                at: Anchor::new(at, &mut prefixes),
+                at: Anchor::of_links(at, &mut prefixes, &mut known),
                 from,
             },
             BranchMove::Lifted {
@@ -1006,7 +1021,7 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
                 rest,
                 single,
             } => Move::Tuple {
-                at: Anchor::new(at, &mut prefixes),
+                at: Anchor::of_links(at, &mut prefixes, &mut known),
                 to,
                 rest: *rest,
                 single: *single,
@@ -1052,11 +1067,34 @@ struct Moving<'p> {
 
 impl<'p> Moving<'p> {
     fn new(recorded: &str, prefixes: &'p mut Prefixes) -> Self {
+        let Scratch {
+            mut path,
+            mut spare,
+            mut canonical,
+            mut spelled,
+            mut names,
+        } = std::mem::take(&mut prefixes.scratch);
+        spare.append(&mut path);
+        if !recorded.is_empty() {
+            for t in recorded.split('/').skip(1) {
+                let mut token = spare.pop().unwrap_or_default();
+                token.clear();
+                token.push_str(&unescaped(t));
+                path.push(token);
+            }
+        }
+        canonical.clear();
+        canonical.push(ROOT_PREFIX);
+        spelled.clear();
+        spelled.push(ROOT_PREFIX);
+        names.clear();
+        names.push(false);
+        prefixes.scratch.spare = spare;
         Moving {
-            path: tokens(recorded),
-            canonical: vec![ROOT_PREFIX],
-            spelled: vec![ROOT_PREFIX],
-            names: vec![false],
+            path,
+            canonical,
+            spelled,
+            names,
             made: 0,
             prefixes,
         }
@@ -1191,6 +1229,17 @@ impl<'p> Moving<'p> {
     fn set(&mut self, index: usize, token: String) {
         self.path[index] = token;
         self.changed_from(index);
+    }
+}
+
+impl Drop for Moving<'_> {
+    /// Its buffers go back to the numbering, for the next position taken through the moves.
+    fn drop(&mut self) {
+        let scratch = &mut self.prefixes.scratch;
+        scratch.path = std::mem::take(&mut self.path);
+        scratch.canonical = std::mem::take(&mut self.canonical);
+        scratch.spelled = std::mem::take(&mut self.spelled);
+        scratch.names = std::mem::take(&mut self.names);
     }
 }
 

@@ -131,7 +131,7 @@ pub(crate) enum BranchMove {
     /// branch now at index `k` was `from[k].0` before, or branch `from[k].1` of the union that
     /// was there.
     Spliced {
-        at: String,
+        at: Pointer,
         from: Vec<(usize, Option<usize>)>,
     },
     /// The keywords `keys` of the schema at `from` (a union's branch, a `$ref`'s target) were
@@ -170,7 +170,7 @@ pub(crate) enum BranchMove {
     /// branch `to[k]` of `at/items/anyOf` (or `at/items` itself when `single`), and its `items`
     /// past the positions, where kept, is branch `rest`.
     Tuple {
-        at: String,
+        at: Pointer,
         to: Vec<usize>,
         rest: Option<usize>,
         single: bool,
@@ -223,11 +223,8 @@ impl RuleReport {
 
     /// Logs that the `anyOf` branches of `at` that were unions were spliced into it: the branch
     /// now at `k` was `from[k]` (its index before, and its index in the union it was in).
-    pub(crate) fn spliced(&mut self, at: &str, from: Vec<(usize, Option<usize>)>) {
-        self.moves.push(BranchMove::Spliced {
-            at: at.to_owned(),
-            from,
-        });
+    pub(crate) fn spliced(&mut self, at: Pointer, from: Vec<(usize, Option<usize>)>) {
+        self.moves.push(BranchMove::Spliced { at, from });
     }
 
     /// Logs that the keywords `keys` of the schema at `from` were merged into the node at `at`
@@ -272,9 +269,15 @@ impl RuleReport {
 
     /// Logs that the tuple at `at` was sent as `items`: position `k` is its branch `to[k]`, the
     /// schema past the positions branch `rest` (the schema itself when `single`).
-    pub(crate) fn tupled(&mut self, at: &str, to: Vec<usize>, rest: Option<usize>, single: bool) {
+    pub(crate) fn tupled(
+        &mut self,
+        at: Pointer,
+        to: Vec<usize>,
+        rest: Option<usize>,
+        single: bool,
+    ) {
         self.moves.push(BranchMove::Tuple {
-            at: at.to_owned(),
+            at,
             to,
             rest,
             single,

@@ -95,7 +95,7 @@ impl Rule for TupleItems {
                     map.insert("maxItems".into(), json!(count));
                 }
                 // Logged before the entry below, which names the tuple as it was.
-                report.tupled(&path.text(), to, rest_at, one);
+                report.tupled(path.pointer(), to, rest_at, one);
                 if single {
                     report.change(
                         path.child("prefixItems"),

@@ -231,7 +231,7 @@ impl Rule for SpliceNestedAnyOf {
                 map.entry("description").or_insert(d);
             }
             report.change(path.pointer(), "nested `anyOf` spliced into its parent");
-            report.spliced(&path.text(), from);
+            report.spliced(path.pointer(), from);
         });
     }
 }
