@@ -39,7 +39,7 @@ fn tokens(pointer: &str) -> Vec<String> {
         .collect()
 }
 
-fn join(tokens: &[String]) -> String {
+fn join<'t>(tokens: impl IntoIterator<Item = &'t String>) -> String {
     let mut out = String::new();
     for t in tokens {
         out.push('/');
@@ -551,7 +551,7 @@ struct Prefixes {
 /// A [`Moving`]'s buffers, their tokens' strings kept for reuse.
 #[derive(Default)]
 struct Scratch {
-    path: Vec<String>,
+    path: Tokens,
     spare: Vec<String>,
     canonical: Vec<u64>,
     spelled: Vec<u64>,
@@ -1052,10 +1052,87 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
     }
 }
 
+/// A path's tokens, with a gap where tokens are put in and taken out: tokens
+/// `0..front.len()` are `front`, the rest are `back`, last first. A position taken through a
+/// move per level has tokens put in at a rising (or falling) index; shifting every token after
+/// that index each time made it cubic in the depth, moving the gap costs the distance from the
+/// last change.
+#[derive(Default)]
+struct Tokens {
+    front: Vec<String>,
+    back: Vec<String>,
+}
+
+impl Tokens {
+    fn len(&self) -> usize {
+        self.front.len() + self.back.len()
+    }
+
+    /// Moves the gap before the token at `index` (at most the length).
+    fn gap_to(&mut self, index: usize) {
+        while self.front.len() > index {
+            let t = self.front.pop().expect("tokens before the gap");
+            self.back.push(t);
+        }
+        while self.front.len() < index {
+            let t = self.back.pop().expect("an index within the path");
+            self.front.push(t);
+        }
+    }
+
+    /// Replaces the tokens `range` with `tokens`.
+    fn splice(&mut self, range: std::ops::Range<usize>, tokens: impl IntoIterator<Item = String>) {
+        self.gap_to(range.end);
+        self.front.truncate(range.start);
+        self.front.extend(tokens);
+    }
+
+    /// Every token taken out, its string kept in `spare`.
+    fn empty_into(&mut self, spare: &mut Vec<String>) {
+        spare.append(&mut self.front);
+        spare.append(&mut self.back);
+    }
+}
+
+impl std::ops::Index<usize> for Tokens {
+    type Output = String;
+
+    fn index(&self, index: usize) -> &String {
+        match index.checked_sub(self.front.len()) {
+            None => &self.front[index],
+            Some(k) => &self.back[self.back.len() - 1 - k],
+        }
+    }
+}
+
+impl std::ops::IndexMut<usize> for Tokens {
+    fn index_mut(&mut self, index: usize) -> &mut String {
+        match index.checked_sub(self.front.len()) {
+            None => &mut self.front[index],
+            Some(k) => {
+                let last = self.back.len() - 1;
+                &mut self.back[last - k]
+            }
+        }
+    }
+}
+
+impl<'t> IntoIterator for &'t Tokens {
+    type Item = &'t String;
+    type IntoIter = std::iter::Chain<
+        std::slice::Iter<'t, String>,
+        std::iter::Rev<std::slice::Iter<'t, String>>,
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.front.iter().chain(self.back.iter().rev())
+    }
+}
+
 /// A position being taken through moves: its tokens, and the numbers of its prefixes, made as
 /// far as asked and again from where a move changed the tokens.
 struct Moving<'p> {
-    path: Vec<String>,
+    path: Tokens,
     canonical: Vec<u64>,
     spelled: Vec<u64>,
     /// Per prefix, whether the token after it is a name.
@@ -1074,13 +1151,13 @@ impl<'p> Moving<'p> {
             mut spelled,
             mut names,
         } = std::mem::take(&mut prefixes.scratch);
-        spare.append(&mut path);
+        path.empty_into(&mut spare);
         if !recorded.is_empty() {
             for t in recorded.split('/').skip(1) {
                 let mut token = spare.pop().unwrap_or_default();
                 token.clear();
                 token.push_str(&unescaped(t));
-                path.push(token);
+                path.front.push(token);
             }
         }
         canonical.clear();
@@ -1141,7 +1218,7 @@ impl<'p> Moving<'p> {
     /// The path moved from below `from` to below `to`, when it goes through one of the moved
     /// `keys`; the two share their first `shared` tokens.
     fn relocate(&mut self, from: &Anchor, to: &Anchor, keys: &[String], shared: usize) {
-        let moved = |path: &[String]| {
+        let moved = |path: &Tokens| {
             keys.iter()
                 .any(|k| same_token(from.names, &path[from.len()], k))
         };
@@ -1156,7 +1233,7 @@ impl<'p> Moving<'p> {
         to: &Anchor,
         shared: usize,
         whole: bool,
-        moved: impl Fn(&[String]) -> bool,
+        moved: impl Fn(&Tokens) -> bool,
     ) {
         let below = self.path.len() > from.len();
         if (below || (whole && self.path.len() == from.len()))
@@ -1166,9 +1243,9 @@ impl<'p> Moving<'p> {
             // In place: the prefix both share is spelled as `to` spells it, and only the tokens
             // after it change.
             if self.numbers(shared).1 != to.spelled[shared] {
-                for (token, spelled) in self.path.iter_mut().zip(&to.tokens[..shared]) {
-                    if token != spelled {
-                        token.clone_from(spelled);
+                for (i, spelled) in to.tokens[..shared].iter().enumerate() {
+                    if self.path[i] != *spelled {
+                        self.path[i].clone_from(spelled);
                     }
                 }
                 self.changed_from(0);
@@ -1199,8 +1276,9 @@ impl<'p> Moving<'p> {
 
     /// Replaces every token with `tokens`.
     fn replace_all(&mut self, tokens: &[String]) {
-        self.path.clear();
-        self.path.extend_from_slice(tokens);
+        self.path.front.clear();
+        self.path.back.clear();
+        self.path.front.extend_from_slice(tokens);
         self.changed_from(0);
     }
 
@@ -1221,7 +1299,7 @@ impl<'p> Moving<'p> {
 
     /// Removes the tokens `start..end`.
     fn remove(&mut self, start: usize, end: usize) {
-        self.path.drain(start..end);
+        self.path.splice(start..end, []);
         self.changed_from(start);
     }
 
@@ -2020,6 +2098,42 @@ mod tests {
     /// Numbered prefixes answer as comparing the tokens one by one through [`same_token`] does
     /// (each token with the path's own token above it), for every pair of paths of up to three
     /// tokens over keywords that are renamed, keywords whose children are names, and names.
+    /// The gap buffer reads, indexes and splices as a `Vec` does, wherever the gap was left:
+    /// edits rising, falling and at random places, each followed by reads of every token.
+    #[test]
+    fn tokens_splice_as_a_vec_does() {
+        let mut tokens = Tokens::default();
+        let mut vec: Vec<String> = Vec::new();
+        // A small linear congruential sequence: the same edits every run.
+        let mut state = 7u64;
+        let mut next = |below: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as usize % below.max(1)
+        };
+        for round in 0..400 {
+            let len = vec.len();
+            let start = match round % 3 {
+                0 => (round / 3) % (len + 1),
+                1 => len - (round / 3) % (len + 1),
+                _ => next(len + 1),
+            };
+            let end = (start + next(3)).min(len);
+            let new: Vec<String> = (0..next(4)).map(|k| format!("t{round}.{k}")).collect();
+            vec.splice(start..end, new.iter().cloned());
+            tokens.splice(start..end, new);
+            if round % 5 == 0 && !vec.is_empty() {
+                let i = next(vec.len());
+                vec[i] = format!("set{round}");
+                tokens[i] = format!("set{round}");
+            }
+            assert_eq!(tokens.len(), vec.len());
+            assert!((0..vec.len()).all(|i| tokens[i] == vec[i]), "round {round}");
+            assert_eq!(join(&tokens), join(&vec));
+        }
+    }
+
     #[test]
     fn numbered_prefixes_compare_as_tokens_do() {
         let by_tokens = |path: &[String], prefix: &[String]| {
