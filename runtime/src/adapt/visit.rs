@@ -343,6 +343,32 @@ mod tests {
         );
     }
 
+    /// The positions of one object's properties (and of one union's branches) share their
+    /// parent link, `…/properties` (`…/anyOf`), as they share their parent's: report placing
+    /// works a position out from its parent's once, by the link's identity, and a link made
+    /// anew per property made every entry of a wide object miss.
+    #[test]
+    fn siblings_share_their_parent_link() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"anyOf": [{"type": "null"}, true]}, "c": {}},
+            "$defs": {"d": {}}
+        });
+        let mut seen = Vec::new();
+        visit(&mut schema, Order::Post, &mut |_, p| seen.push(p.pointer()));
+        let parent = |text: &str| {
+            let p = seen.iter().find(|p| p.as_str() == text).expect(text);
+            p.parent().expect("not the root").id()
+        };
+        assert_eq!(parent("/properties/a"), parent("/properties/b"));
+        assert_eq!(parent("/properties/a"), parent("/properties/c"));
+        assert_eq!(
+            parent("/properties/b/anyOf/0"),
+            parent("/properties/b/anyOf/1")
+        );
+        assert_ne!(parent("/properties/a"), parent("/$defs/d"));
+    }
+
     /// A node has one place (`serial`) and one token count in every walk of a document:
     /// `StructuredFirst` plans on the read-only walk and moves branches in a children-first
     /// walk by those places. Every keyword that holds schemas, as a map, a list and one schema,
