@@ -65,16 +65,18 @@ impl Rule for TupleItems {
                 let rest = map.take_key("items");
                 let closed = matches!(rest, Some(Value::Bool(false)));
                 let mut distinct: Vec<Value> = Vec::new();
-                // Where each position (and the schema past them) is among the distinct ones.
+                // Where each position (and the schema past them) is among the distinct ones,
+                // each moved, not copied (a copy per level of a nest of tuples was quadratic).
                 let mut to = Vec::with_capacity(count + 1);
-                for p in positions
-                    .iter()
-                    .chain(rest.iter().filter(|r| !closed && **r != json!(true)))
-                {
-                    to.push(distinct.iter().position(|d| d == p).unwrap_or_else(|| {
-                        distinct.push(p.clone());
-                        distinct.len() - 1
-                    }));
+                let past = rest.filter(|r| !closed && *r != Value::Bool(true));
+                for p in positions.into_iter().chain(past) {
+                    to.push(match distinct.iter().position(|d| *d == p) {
+                        Some(k) => k,
+                        None => {
+                            distinct.push(p);
+                            distinct.len() - 1
+                        }
+                    });
                 }
                 let rest_at = (to.len() > count).then(|| to[count]);
                 to.truncate(count);
