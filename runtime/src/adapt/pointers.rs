@@ -29,13 +29,7 @@ fn tokens(pointer: &str) -> Vec<String> {
     pointer
         .split('/')
         .skip(1)
-        .map(|t| {
-            if t.contains('~') {
-                t.replace("~1", "/").replace("~0", "~")
-            } else {
-                t.to_owned()
-            }
-        })
+        .map(|t| unescaped(t).into_owned())
         .collect()
 }
 
@@ -1276,9 +1270,7 @@ impl<'p> Moving<'p> {
 
     /// Replaces every token with `tokens`.
     fn replace_all(&mut self, tokens: &[String]) {
-        self.path.front.clear();
-        self.path.back.clear();
-        self.path.front.extend_from_slice(tokens);
+        self.path.splice(0..self.path.len(), tokens.iter().cloned());
         self.changed_from(0);
     }
 
@@ -2095,9 +2087,6 @@ mod tests {
         )
     }
 
-    /// Numbered prefixes answer as comparing the tokens one by one through [`same_token`] does
-    /// (each token with the path's own token above it), for every pair of paths of up to three
-    /// tokens over keywords that are renamed, keywords whose children are names, and names.
     /// The gap buffer reads, indexes and splices as a `Vec` does, wherever the gap was left:
     /// edits rising, falling and at random places, each followed by reads of every token.
     #[test]
@@ -2134,6 +2123,9 @@ mod tests {
         }
     }
 
+    /// Numbered prefixes answer as comparing the tokens one by one through [`same_token`] does
+    /// (each token with the path's own token above it), for every pair of paths of up to three
+    /// tokens over keywords that are renamed, keywords whose children are names, and names.
     #[test]
     fn numbered_prefixes_compare_as_tokens_do() {
         let by_tokens = |path: &[String], prefix: &[String]| {
