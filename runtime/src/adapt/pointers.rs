@@ -19,6 +19,8 @@ use super::report::{BranchMove, Change, Loss, LossKind};
 use crate::keys::Keys;
 use crate::walk::{Cursor, escape, escaped, resolve_local, step};
 
+mod places;
+
 /// How many `$ref` jumps one mapping may take (a cycle of references ends here).
 const MAX_JUMPS: usize = 32;
 
@@ -1720,6 +1722,48 @@ fn resolve<'a>(
     )
 }
 
+/// A position that `doc` has once the rules' renames are taken back (`anyOf` recorded where
+/// `doc` has `oneOf`, `$defs` for `definitions`, `prefixItems` for a tuple's `items`): the
+/// position as `doc` spells it, each link worked out from its parent's once. `None` where a
+/// token is missing either way (`follow` then guesses). Where this finds the position, `follow`
+/// finds the same: each token is the child as recorded, or else the renamed one.
+fn through_renames<'a>(
+    found: &mut PerPosition<Option<(&'a Value, Pointer)>>,
+    doc: &'a Value,
+    pointer: &Pointer,
+) -> Option<Pointer> {
+    let down = |(node, at): &(&'a Value, Pointer), token: &str| -> Option<(&'a Value, Pointer)> {
+        if let Some(c) = child(node, token) {
+            return Some((c, at.child(token)));
+        }
+        let m = node.as_object()?;
+        let renamed = match token {
+            "$defs" => "definitions",
+            "definitions" => "$defs",
+            "anyOf" => "oneOf",
+            "oneOf" => "anyOf",
+            "prefixItems" if m.get("items").is_some_and(Value::is_array) => "items",
+            _ => return None,
+        };
+        m.get(renamed).map(|c| (c, at.child(renamed)))
+    };
+    found
+        .get(
+            pointer,
+            Some((doc, Pointer::root())),
+            |parent, p| {
+                let token = unescaped(p.last_escaped().expect("not the root"));
+                parent.as_ref().and_then(|parent| down(parent, &token))
+            },
+            |text| {
+                text.split('/')
+                    .skip(1)
+                    .try_fold((doc, Pointer::root()), |at, t| down(&at, &unescaped(t)))
+            },
+        )
+        .map(|(_, at)| at)
+}
+
 /// The positions [`resolve_near`] steps down to directly: at most this many links deep.
 const NEAR: usize = 6;
 
@@ -1773,6 +1817,7 @@ pub(crate) fn locate(
     changes: &mut [Change],
     moves: &[BranchMove],
 ) {
+    let originals = moves;
     if losses.is_empty() && changes.is_empty() {
         return;
     }
@@ -1792,78 +1837,104 @@ pub(crate) fn locate(
         anchors,
     } = prepare(moves);
     let mut reached: PerPosition<Reached> = PerPosition::with_capacity(positions);
-    let mut place = |recorded: &Pointer, keyword: Option<&str>, epoch: usize, spilled: bool| {
-        let epoch = epoch.min(moves.len());
-        let (before, after) = moves.split_at(epoch);
-        let node = node_of(recorded, keyword);
-        // What the anchors say of it, each position worked out from its parent's once; the
-        // entry's own position (`leaf`) from its parent's, without keeping it: another entry
-        // rarely shares it, and keeping each made the table as large as the report.
-        let mut reach = |p: &Pointer, prefixes: &Prefixes, leaf: bool| {
-            let mut get = |p: &Pointer| {
-                reached.get(
-                    p,
-                    Reached::ROOT,
-                    |above, p| {
-                        let token = p.last_escaped().expect("not the root");
-                        anchors.step(prefixes, above, &unescaped(token))
-                    },
-                    |text| anchors.reached(prefixes, text),
-                )
-            };
-            match p.link() {
-                Some((parent, token)) if leaf => {
-                    anchors.step_to(prefixes, &get(parent), &unescaped(token), true)
+    let (mut in_renamed, mut out_renamed) = (PerPosition::new(), PerPosition::new());
+    // Entries whose place in the output the moves after them may change: taken through them
+    // together once every entry has been seen.
+    let mut later: Vec<Later> = Vec::new();
+    let mut place =
+        |recorded: &Pointer, keyword: Option<&str>, epoch: usize, spilled: bool, entry: Entry| {
+            let epoch = epoch.min(moves.len());
+            let before = &moves[..epoch];
+            let after = &moves[epoch..];
+            let node = node_of(recorded, keyword);
+            // What the anchors say of it, each position worked out from its parent's once; the
+            // entry's own position (`leaf`) from its parent's, without keeping it: another entry
+            // rarely shares it, and keeping each made the table as large as the report.
+            let mut reach = |p: &Pointer, prefixes: &Prefixes, leaf: bool| {
+                let mut get = |p: &Pointer| {
+                    reached.get(
+                        p,
+                        Reached::ROOT,
+                        |above, p| {
+                            let token = p.last_escaped().expect("not the root");
+                            anchors.step(prefixes, above, &unescaped(token))
+                        },
+                        |text| anchors.reached(prefixes, text),
+                    )
+                };
+                match p.link() {
+                    Some((parent, token)) if leaf => {
+                        anchors.step_to(prefixes, &get(parent), &unescaped(token), true)
+                    }
+                    _ => get(p),
                 }
-                _ => get(p),
-            }
-        };
-        let mut recorded_reached = None;
-        // No move after it is anchored above it (a spilled keyword: above its node's
-        // description): it stays where it was recorded.
-        let stays = after.is_empty() || {
-            let r = if spilled {
-                let node = reach(&node, &prefixes, false);
-                anchors.step_to(&prefixes, &node, "description", true)
+            };
+            let mut recorded_reached = None;
+            // No move after it is anchored above it (a spilled keyword: above its node's
+            // description): it stays where it was recorded.
+            let stays = after.is_empty() || {
+                let r = if spilled {
+                    let node = reach(&node, &prefixes, false);
+                    anchors.step_to(&prefixes, &node, "description", true)
+                } else {
+                    *recorded_reached.insert(reach(recorded, &prefixes, true))
+                };
+                !anchors.forward_touches(&r, epoch)
+            };
+            let at = if stays && resolve(&mut out_doc, output, &node).is_some() {
+                Some(node)
             } else {
-                *recorded_reached.insert(reach(recorded, &prefixes, true))
+                // A spilled keyword is gone from its node: its place is the node's description,
+                // which a node wrapped in a union keeps while its keywords move into a branch.
+                let (position, keyword) = if spilled {
+                    (node.child("description"), Some("description"))
+                } else {
+                    (recorded.clone(), keyword)
+                };
+                later.push(Later {
+                    entry,
+                    position,
+                    keyword: keyword.map(str::to_owned),
+                    epoch,
+                });
+                None
             };
-            !anchors.forward_touches(&r, epoch)
-        };
-        let at = if stays && resolve(&mut out_doc, output, &node).is_some() {
-            Some(node)
-        } else {
-            // A spilled keyword is gone from its node: its place is the node's description,
-            // which a node wrapped in a union keeps while its keywords move into a branch.
-            let (recorded, keyword) = if spilled {
-                (&node.child("description"), Some("description"))
+            let unmoved = before.is_empty() || {
+                let r = match recorded_reached {
+                    Some(r) => r,
+                    None => reach(recorded, &prefixes, true),
+                };
+                !Anchors::back_touches(&r, epoch)
+            };
+            let pointer = if unmoved && resolve(&mut in_doc, input, recorded).is_some() {
+                None
+            } else if let Some(found) = unmoved
+                .then(|| through_renames(&mut in_renamed, input, recorded))
+                .flatten()
+            {
+                // Recorded after a rename (`oneOf` read as `anyOf`): named as the input spells it.
+                #[cfg(test)]
+                assert_eq!(
+                    found.as_str(),
+                    in_input(input, recorded, &mut in_cursor),
+                    "{recorded} found through the renames and as text"
+                );
+                Some(found)
             } else {
-                (recorded, keyword)
+                let recorded = unmove(recorded, &moves, epoch, &anchors, &mut prefixes);
+                Some(Pointer::from(in_input(input, &recorded, &mut in_cursor)))
             };
-            forward(recorded, &moves, epoch, &anchors, &mut prefixes)
-                .and_then(|now| {
-                    in_output(input, output, &now, keyword, &mut inlined, &mut out_cursor)
-                })
-                .map(Pointer::from)
+            (at, pointer)
         };
-        let unmoved = before.is_empty() || {
-            let r = match recorded_reached {
-                Some(r) => r,
-                None => reach(recorded, &prefixes, true),
-            };
-            !Anchors::back_touches(&r, epoch)
-        };
-        let pointer = if unmoved && resolve(&mut in_doc, input, recorded).is_some() {
-            None
-        } else {
-            let recorded = unmove(recorded, &moves, epoch, &anchors, &mut prefixes);
-            Some(Pointer::from(in_input(input, &recorded, &mut in_cursor)))
-        };
-        (at, pointer)
-    };
-    for loss in &mut *losses {
+    for (i, loss) in losses.iter_mut().enumerate() {
         let spilled = loss.kind == LossKind::Spilled;
-        let (at, pointer) = place(&loss.pointer, Some(&loss.keyword), loss.epoch, spilled);
+        let (at, pointer) = place(
+            &loss.pointer,
+            Some(&loss.keyword),
+            loss.epoch,
+            spilled,
+            Entry::Loss(i),
+        );
         loss.at = at;
         if let Some(pointer) = pointer {
             loss.pointer = pointer;
@@ -1896,14 +1967,95 @@ pub(crate) fn locate(
             loss.keyword = partner.to_owned();
         }
     }
-    for change in changes {
-        let (at, pointer) = place(&change.pointer, None, change.epoch, false);
+    for (i, change) in changes.iter_mut().enumerate() {
+        let (at, pointer) = place(&change.pointer, None, change.epoch, false, Entry::Change(i));
         change.at = at;
         if let Some(pointer) = pointer {
             change.pointer = pointer;
         }
     }
+    if !later.is_empty() {
+        let entries: Vec<(Pointer, usize)> = later
+            .iter()
+            .map(|l| (l.position.clone(), l.epoch))
+            .collect();
+        let placed = places::forward_all(&moves, originals, &anchors, &prefixes, &entries);
+        for (l, placed) in later.into_iter().zip(placed) {
+            let keyword = l.keyword.as_deref();
+            let at = match placed {
+                places::Placed::Gone => None,
+                places::Placed::At(now) => {
+                    // The node it names: the position, or its parent when it ends in the keyword.
+                    let node = match (keyword, now.last_escaped()) {
+                        (Some(k), Some(last)) if escaped(k) == last => {
+                            now.parent().expect("not the root")
+                        }
+                        _ => now.clone(),
+                    };
+                    if resolve(&mut out_doc, output, &node).is_some() {
+                        Some(node)
+                    } else if let Some(found) = through_renames(&mut out_renamed, output, &node) {
+                        Some(found)
+                    } else {
+                        in_output(input, output, &now, keyword, &mut inlined, &mut out_cursor)
+                            .map(Pointer::from)
+                    }
+                }
+                places::Placed::Unsure => forward(
+                    l.position.as_str(),
+                    &moves,
+                    l.epoch,
+                    &anchors,
+                    &mut prefixes,
+                )
+                .and_then(|now| {
+                    in_output(input, output, &now, keyword, &mut inlined, &mut out_cursor)
+                })
+                .map(Pointer::from),
+            };
+            #[cfg(test)]
+            {
+                let text = forward(
+                    l.position.as_str(),
+                    &moves,
+                    l.epoch,
+                    &anchors,
+                    &mut prefixes,
+                )
+                .and_then(|now| {
+                    in_output(input, output, &now, keyword, &mut inlined, &mut out_cursor)
+                });
+                assert_eq!(
+                    at.as_ref().map(|p| p.as_str().to_owned()),
+                    text,
+                    "{} (epoch {}) placed by the tree and as text",
+                    l.position,
+                    l.epoch
+                );
+            }
+            match l.entry {
+                Entry::Loss(i) => losses[i].at = at,
+                Entry::Change(i) => changes[i].at = at,
+            }
+        }
+    }
     went_with_dropped(losses);
+}
+
+/// A report entry.
+#[derive(Clone, Copy)]
+enum Entry {
+    Loss(usize),
+    Change(usize),
+}
+
+/// An entry whose place in the output waits for every entry to be seen (see [`places`]).
+struct Later {
+    entry: Entry,
+    /// The position to take forward: the recorded one, or a spilled keyword's description.
+    position: Pointer,
+    keyword: Option<String>,
+    epoch: usize,
 }
 
 /// A keyword spilled into a description inside a subtree that a later rule dropped whole (a
@@ -2686,5 +2838,58 @@ mod tests {
         assert_eq!(said(5), gone("the unreferenced definition Unused"));
         assert_eq!(said(6), (LossKind::Spilled, true, "d".to_owned()));
         assert_eq!(said(7), (LossKind::Spilled, true, "d".to_owned()));
+    }
+
+    /// Nestings that log a move at every level (a union reordered, a null branch removed, a
+    /// branch merged into its node, a tuple sent as `items`, a type list split, an optional
+    /// property wrapped), spelled with `oneOf` and `definitions` as well: every entry the tree of
+    /// positions places (`places`) is where taking it through the moves as text puts it (in a
+    /// test build `locate` checks each against the text), for every target.
+    #[test]
+    fn the_tree_of_positions_places_entries_as_the_text_does() {
+        use crate::adapt::Target;
+        use serde_json::json;
+        fn object(x: Value) -> Value {
+            json!({"type": "object", "properties": {"x": x, "s": {"type": "string", "format": "email"}}, "required": ["x"]})
+        }
+        let shapes: [fn(Value) -> Value; 10] = [
+            |x| json!({"anyOf": [{"type": "string"}, object(x)]}),
+            |x| json!({"oneOf": [{"type": "integer"}, object(x)]}),
+            |x| json!({"oneOf": [{"type": "null"}, {"type": ["object", "null"], "properties": {"x": x}}]}),
+            |x| json!({"anyOf": [object(x), {"type": "null"}]}),
+            |x| json!({"anyOf": [object(x)]}),
+            |x| json!({"allOf": [object(x)]}),
+            |x| json!({"type": "array", "prefixItems": [x, {"type": "string", "minLength": 2}]}),
+            |x| json!({"type": ["object", "null"], "properties": {"x": x}, "minProperties": 1}),
+            |x| json!({"type": "object", "properties": {"x": x, "o": {"type": "string", "pattern": "^a"}}}),
+            |x| json!({"anyOf": [{"anyOf": [object(x), {"type": "boolean"}]}, {"type": "string"}]}),
+        ];
+        for (i, wrap) in shapes.iter().enumerate() {
+            let mut node = json!({"type": "string", "maxLength": 8});
+            for _ in 0..12 {
+                node = wrap(node);
+            }
+            let doc = json!({
+                "type": "object",
+                "properties": {"root": node, "d": {"$ref": "#/definitions/D"}},
+                "required": ["root"],
+                "definitions": {"D": {"oneOf": [{"type": "string"}, object(json!({"type": "integer", "minimum": 1}))]}}
+            });
+            for &target in Target::ALL {
+                let adapted = target.adapt(&doc);
+                // Every entry is placed, in the output where it says it is.
+                for at in adapted
+                    .losses
+                    .iter()
+                    .filter_map(|l| l.at.as_ref())
+                    .chain(adapted.changes.iter().filter_map(|c| c.at.as_ref()))
+                {
+                    assert!(
+                        adapted.schema.pointer(at).is_some(),
+                        "shape {i}, {target}: {at} is not in the output"
+                    );
+                }
+            }
+        }
     }
 }

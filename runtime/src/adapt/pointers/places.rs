@@ -1,0 +1,755 @@
+//! Every position that the moves logged after it may change, taken forward through those moves
+//! all at once, on one tree of positions (`Places`), instead of one position at a time as text.
+//!
+//! Taking each entry's position through the moves as text costs its depth per entry: a report
+//! with an entry per level of a nesting that logs a move per level (a union reordered at every
+//! level, a tuple at every level) was quadratic in the depth. Here each position asked about is a
+//! node of a tree whose edges are tokens (compared through the renames, as [`super::same_token`]
+//! does); a move rewires the edges just below its anchor, which moves every position below them
+//! at once, and a position's place in the output is made from its parent's place once. An entry's
+//! position is found in the tree from its parent's (the links of a [`Pointer`]), each link once
+//! for as long as no move anchored above it runs; so the whole report costs time linear in its
+//! entries and the nodes they name.
+//!
+//! What it gives is what [`super::forward`] gives each position. Where the tree cannot tell
+//! (positions spelled differently at one place, `oneOf` here and `anyOf` there, which `forward`
+//! keeps each as spelled), it says so and that position is taken through the moves as text.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use super::super::pointer::Pointer;
+use super::super::report::BranchMove;
+use super::{Anchors, IdHasher, Move, Prefixes, ROOT_PREFIX, canonical, names_below, unescaped};
+
+/// No node.
+const NONE: u32 = u32::MAX;
+
+/// The root's node.
+const ROOT: u32 = 0;
+
+/// One position of the tree: the token from its parent (as spelled by the first position that
+/// named it), its children as a list, and what became of it.
+struct Node {
+    parent: u32,
+    first: u32,
+    next: u32,
+    prev: u32,
+    token: String,
+    /// Whether its children are names (compared as spelled).
+    names: bool,
+    /// Whether it hangs in the tree (a node moved away or merged is not, until put back).
+    attached: bool,
+    /// The canonical id of its token, under its parent.
+    key: u32,
+    /// The node it became one with (a branch merged into its node, two positions moved to one).
+    alias: u32,
+    /// Removed with a branch: nothing below it is in the output.
+    gone: bool,
+    /// Positions spelled it in two ways: those through it are taken through the moves as text.
+    mixed: bool,
+}
+
+/// Where a link of a [`Pointer`] was found, and until when that holds: no move anchored above it
+/// (or, when a move takes its anchor itself, at it) runs before `until`.
+struct Mapped {
+    node: u32,
+    until: usize,
+    /// Its canonical number, when a move's anchor has it as a prefix.
+    number: Option<u64>,
+}
+
+/// Where a position taken through the moves is in the output.
+pub(super) enum Placed {
+    /// In a branch that was removed.
+    Gone,
+    At(Pointer),
+    /// Spelled in two ways at one place: to be taken through the moves as text.
+    Unsure,
+}
+
+pub(super) struct Places<'a> {
+    nodes: Vec<Node>,
+    /// The child of a node by the canonical id of its token.
+    index: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+    /// Canonical tokens' ids. Tokens come from the input: hashed with SipHash.
+    keys: HashMap<String, u32>,
+    links: HashMap<usize, Mapped, BuildHasherDefault<IdHasher>>,
+    /// The links mapped, kept alive so that no other position takes an id while it is mapped.
+    kept: Vec<Pointer>,
+    anchors: &'a Anchors,
+    prefixes: &'a Prefixes,
+    /// A move this tree cannot take positions through ran: every place is unsure.
+    broken: bool,
+}
+
+impl<'a> Places<'a> {
+    fn new(anchors: &'a Anchors, prefixes: &'a Prefixes, room: usize) -> Self {
+        let mut nodes = Vec::with_capacity(room + 1);
+        nodes.push(Node {
+            parent: NONE,
+            first: NONE,
+            next: NONE,
+            prev: NONE,
+            token: String::new(),
+            names: false,
+            attached: true,
+            key: 0,
+            alias: NONE,
+            gone: false,
+            mixed: false,
+        });
+        Places {
+            nodes,
+            index: HashMap::with_capacity_and_hasher(room, Default::default()),
+            keys: HashMap::new(),
+            links: HashMap::with_capacity_and_hasher(room, Default::default()),
+            kept: Vec::with_capacity(room),
+            anchors,
+            prefixes,
+            broken: false,
+        }
+    }
+
+    fn key(&mut self, names: bool, token: &str) -> u32 {
+        let c = canonical(names, token);
+        if let Some(&k) = self.keys.get(c) {
+            return k;
+        }
+        let k = u32::try_from(self.keys.len()).expect("fewer tokens than memory");
+        self.keys.insert(c.to_owned(), k);
+        k
+    }
+
+    fn slot(parent: u32, key: u32) -> u64 {
+        (u64::from(parent) << 32) | u64::from(key)
+    }
+
+    /// The child of `parent` that `token` names, through the renames.
+    fn child(&mut self, parent: u32, token: &str) -> Option<u32> {
+        let key = self.key(self.nodes[parent as usize].names, token);
+        self.index.get(&Self::slot(parent, key)).copied()
+    }
+
+    fn children(&self, node: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut c = self.nodes[node as usize].first;
+        while c != NONE {
+            out.push(c);
+            c = self.nodes[c as usize].next;
+        }
+        out
+    }
+
+    fn make(&mut self, token: String) -> u32 {
+        let id = u32::try_from(self.nodes.len()).expect("fewer nodes than memory");
+        self.nodes.push(Node {
+            parent: NONE,
+            first: NONE,
+            next: NONE,
+            prev: NONE,
+            token,
+            names: false,
+            attached: false,
+            key: 0,
+            alias: NONE,
+            gone: false,
+            mixed: false,
+        });
+        id
+    }
+
+    /// Takes `node` out of the tree (its subtree goes with it).
+    fn detach(&mut self, node: u32) {
+        let n = &self.nodes[node as usize];
+        if !n.attached {
+            return;
+        }
+        let (parent, prev, next) = (n.parent, n.prev, n.next);
+        let slot = Self::slot(parent, n.key);
+        if self.index.get(&slot) == Some(&node) {
+            self.index.remove(&slot);
+        }
+        if prev == NONE {
+            self.nodes[parent as usize].first = next;
+        } else {
+            self.nodes[prev as usize].next = next;
+        }
+        if next != NONE {
+            self.nodes[next as usize].prev = prev;
+        }
+        let n = &mut self.nodes[node as usize];
+        n.attached = false;
+        n.parent = NONE;
+        n.prev = NONE;
+        n.next = NONE;
+    }
+
+    /// Puts the detached `node` below `parent` as `token`. Where `parent` has a child of that
+    /// name already, the two are one position from now on: `node` becomes that child, and its
+    /// children go below it (merged the same way).
+    fn attach(&mut self, parent: u32, node: u32, token: String) {
+        let mut work = vec![(parent, node, token)];
+        while let Some((parent, node, token)) = work.pop() {
+            let names = self.nodes[parent as usize].names;
+            let key = self.key(names, &token);
+            let slot = Self::slot(parent, key);
+            if let Some(&existing) = self.index.get(&slot) {
+                let mixed = self.nodes[node as usize].mixed;
+                let e = &mut self.nodes[existing as usize];
+                if mixed || e.token != token {
+                    e.mixed = true;
+                }
+                self.nodes[node as usize].alias = existing;
+                for c in self.children(node) {
+                    self.detach(c);
+                    let t = std::mem::take(&mut self.nodes[c as usize].token);
+                    work.push((existing, c, t));
+                }
+                continue;
+            }
+            let below = names_below(names, &token);
+            let first = self.nodes[parent as usize].first;
+            {
+                let n = &mut self.nodes[node as usize];
+                n.parent = parent;
+                n.token = token;
+                n.key = key;
+                n.attached = true;
+                n.prev = NONE;
+                n.next = first;
+            }
+            if first != NONE {
+                self.nodes[first as usize].prev = node;
+            }
+            self.nodes[parent as usize].first = node;
+            self.index.insert(slot, node);
+            if self.nodes[node as usize].names != below {
+                // Its children are compared otherwise now: put again, under their new keys.
+                self.nodes[node as usize].names = below;
+                for c in self.children(node) {
+                    self.detach(c);
+                    let t = std::mem::take(&mut self.nodes[c as usize].token);
+                    work.push((node, c, t));
+                }
+            }
+        }
+    }
+
+    /// The child of `parent` that `token` names, made when there is none. A child spelled
+    /// otherwise is marked: positions through it are each spelled as recorded.
+    fn ensure(&mut self, parent: u32, token: &str) -> u32 {
+        if let Some(c) = self.child(parent, token) {
+            let n = &mut self.nodes[c as usize];
+            if n.token != token {
+                n.mixed = true;
+            }
+            return c;
+        }
+        let n = self.make(token.to_owned());
+        self.attach(parent, n, token.to_owned());
+        n
+    }
+
+    /// Removes `node` and everything below it.
+    fn remove(&mut self, node: u32) {
+        self.detach(node);
+        self.nodes[node as usize].gone = true;
+    }
+
+    /// `node` is now at `into`; what was below it is removed.
+    fn merge_alone(&mut self, node: u32, into: u32) {
+        self.detach(node);
+        self.nodes[node as usize].alias = into;
+        for c in self.children(node) {
+            self.remove(c);
+        }
+    }
+
+    /// The first move from `t` on anchored at the position numbered `number`.
+    fn first_from(&self, number: Option<u64>, t: usize) -> usize {
+        number
+            .and_then(|n| self.anchors.lists()[0].get(&n))
+            .and_then(|list| list.get(list.partition_point(|&i| i < t)).copied())
+            .unwrap_or(usize::MAX)
+    }
+
+    /// The node of the position `p` at the time of move `t` (in the coordinates of the
+    /// document before it): a link is found from its parent's node once, and again only after
+    /// a move anchored above it ran.
+    fn node(&mut self, p: &Pointer, t: usize) -> u32 {
+        let mut chain: Vec<&Pointer> = Vec::new();
+        let mut at = p;
+        let (mut node, mut until, mut number) = loop {
+            if at.is_root() {
+                break (ROOT, usize::MAX, Some(ROOT_PREFIX));
+            }
+            if let Some(m) = self.links.get(&at.id()) {
+                let n = &self.nodes[m.node as usize];
+                if t <= m.until && n.attached && n.alias == NONE && !n.gone {
+                    break (m.node, m.until, m.number);
+                }
+            }
+            match at.link() {
+                Some((parent, _)) => {
+                    chain.push(at);
+                    at = parent;
+                }
+                None => {
+                    let text = at.as_str().to_owned();
+                    let found = self.walk(&text, t);
+                    self.links.insert(
+                        at.id(),
+                        Mapped {
+                            node: found.0,
+                            until: found.1,
+                            number: found.2,
+                        },
+                    );
+                    self.kept.push(at.clone());
+                    break found;
+                }
+            }
+        };
+        for link in chain.into_iter().rev() {
+            let token = unescaped(link.last_escaped().expect("a link"));
+            (node, until, number) = self.step((node, until, number), &token, t);
+            self.links.insert(
+                link.id(),
+                Mapped {
+                    node,
+                    until,
+                    number,
+                },
+            );
+            self.kept.push(link.clone());
+        }
+        node
+    }
+
+    /// One token down from a node found at time `t`.
+    fn step(
+        &mut self,
+        (node, until, number): (u32, usize, Option<u64>),
+        token: &str,
+        t: usize,
+    ) -> (u32, usize, Option<u64>) {
+        let names = self.nodes[node as usize].names;
+        // Moves anchored at the parent move what is below it.
+        let mut until = until.min(self.first_from(number, t));
+        let number = number.and_then(|n| self.prefixes.find(n, names, token));
+        if self.anchors.any_at {
+            // A move may take a position itself (a merged branch, an inlined definition).
+            until = until.min(self.first_from(number, t));
+        }
+        (self.ensure(node, token), until, number)
+    }
+
+    /// The node of a position given as text, token by token from the root.
+    fn walk(&mut self, text: &str, t: usize) -> (u32, usize, Option<u64>) {
+        let mut found = (ROOT, usize::MAX, Some(ROOT_PREFIX));
+        if !text.is_empty() {
+            for token in text.split('/').skip(1) {
+                found = self.step(found, &unescaped(token), t);
+            }
+        }
+        found
+    }
+
+    /// The node of a move's anchor given as tokens.
+    fn node_of_tokens(&mut self, tokens: &[String]) -> u32 {
+        let mut node = ROOT;
+        for token in tokens {
+            node = self.ensure(node, token);
+        }
+        node
+    }
+
+    /// The node a logged move is anchored at (forward), at its time `t`; `None` when no
+    /// position asked about goes through a move's anchor given as text (it then moves none).
+    fn anchor(&mut self, m: &Move<'_>, original: &BranchMove, t: usize) -> Option<u32> {
+        match (m, original) {
+            (
+                _,
+                BranchMove::Reordered { at, .. }
+                | BranchMove::Spliced { at, .. }
+                | BranchMove::Split { at, .. }
+                | BranchMove::Wrapped { at }
+                | BranchMove::Tuple { at, .. },
+            ) => Some(self.node(at, t)),
+            (
+                Move::Lifted { from, .. } | Move::Inlined { from, .. } | Move::Folded { from, .. },
+                _,
+            ) => {
+                let mut node = ROOT;
+                for token in &from.tokens {
+                    node = self.child(node, token)?;
+                }
+                Some(node)
+            }
+            _ => unreachable!("a move and its log entry are of one kind"),
+        }
+    }
+
+    /// The ancestor `up` levels above `node`.
+    fn up(&self, mut node: u32, up: usize) -> u32 {
+        for _ in 0..up {
+            node = self.nodes[node as usize].parent;
+        }
+        node
+    }
+
+    /// Takes the tree through move `t`, as [`super::forward`] takes each position.
+    fn apply(&mut self, m: &Move<'_>, original: &BranchMove, t: usize) {
+        let Some(na) = self.anchor(m, original, t) else {
+            return;
+        };
+        match m {
+            Move::Reordered { keyword, from, .. } => {
+                let Some(k) = self.child(na, keyword) else {
+                    return;
+                };
+                let mut renamed = Vec::new();
+                for c in self.children(k) {
+                    let Ok(index) = self.nodes[c as usize].token.parse::<usize>() else {
+                        continue;
+                    };
+                    match from.iter().position(|f| *f == index) {
+                        Some(now) => renamed.push((c, now)),
+                        None => self.remove(c),
+                    }
+                }
+                for &(c, _) in &renamed {
+                    self.detach(c);
+                }
+                for (c, now) in renamed {
+                    self.attach(k, c, now.to_string());
+                }
+            }
+            Move::Spliced { from, .. } => {
+                let Some(k) = self.child(na, "anyOf") else {
+                    return;
+                };
+                let mut placed = Vec::new();
+                for c in self.children(k) {
+                    let Ok(index) = self.nodes[c as usize].token.parse::<usize>() else {
+                        continue;
+                    };
+                    // Branches of the union that was branch `index`: their place among the
+                    // spliced branches.
+                    if let Some(inner) = self.child(c, "anyOf") {
+                        for h in self.children(inner) {
+                            let n = self.nodes[h as usize].token.parse::<usize>().ok();
+                            if let Some(now) =
+                                n.and_then(|n| from.iter().position(|f| *f == (index, Some(n))))
+                            {
+                                self.detach(h);
+                                placed.push((h, now));
+                            }
+                        }
+                    }
+                    if let Some(now) = from.iter().position(|f| *f == (index, None)) {
+                        // A branch kept as it was.
+                        self.detach(c);
+                        placed.push((c, now));
+                    } else if from.iter().any(|f| f.0 == index) {
+                        // A spliced union itself: its branches are the node's now; nothing
+                        // else below it is kept.
+                        self.merge_alone(c, na);
+                    } else {
+                        self.remove(c);
+                    }
+                }
+                for (c, now) in placed {
+                    self.attach(k, c, now.to_string());
+                }
+            }
+            Move::Split { types, .. } => {
+                let mut moved = Vec::new();
+                for c in self.children(na) {
+                    let key = self.nodes[c as usize].token.as_str();
+                    if key == "description" || key == "type" {
+                        continue;
+                    }
+                    match types
+                        .iter()
+                        .position(|t| !crate::adapt::rules::types::of_another_type(t, key))
+                    {
+                        Some(j) => moved.push((c, j)),
+                        None => self.remove(c),
+                    }
+                }
+                for &(c, _) in &moved {
+                    self.detach(c);
+                }
+                if !moved.is_empty() {
+                    let union = self.ensure(na, "anyOf");
+                    for (c, j) in moved {
+                        let branch = self.ensure(union, &j.to_string());
+                        let token = std::mem::take(&mut self.nodes[c as usize].token);
+                        self.attach(branch, c, token);
+                    }
+                }
+            }
+            Move::Wrapped { .. } => {
+                let names = self.nodes[na as usize].names;
+                let moved: Vec<u32> = self
+                    .children(na)
+                    .into_iter()
+                    .filter(|&c| canonical(names, &self.nodes[c as usize].token) != "description")
+                    .collect();
+                for &c in &moved {
+                    self.detach(c);
+                }
+                if !moved.is_empty() {
+                    let union = self.ensure(na, "anyOf");
+                    let branch = self.ensure(union, "0");
+                    for c in moved {
+                        let token = std::mem::take(&mut self.nodes[c as usize].token);
+                        self.attach(branch, c, token);
+                    }
+                }
+            }
+            Move::Tuple {
+                to, rest, single, ..
+            } => {
+                let positions = self.child(na, "prefixItems");
+                let items = self.child(na, "items");
+                // What stood at `items` past the positions: branch `rest` of the union there.
+                let rest_moves = match (items, rest, single) {
+                    (Some(i), Some(j), false) => Some((i, *j)),
+                    _ => None,
+                };
+                if positions.is_none() && rest_moves.is_none() {
+                    return;
+                }
+                if let Some(p) = positions {
+                    self.detach(p);
+                }
+                if let Some((i, _)) = rest_moves {
+                    self.detach(i);
+                }
+                let sent = self.ensure(na, "items");
+                if let Some((i, j)) = rest_moves {
+                    let union = self.ensure(sent, "anyOf");
+                    self.attach(union, i, j.to_string());
+                }
+                if let Some(p) = positions {
+                    let mut stay = Vec::new();
+                    for c in self.children(p) {
+                        let index = self.nodes[c as usize].token.parse::<usize>().ok();
+                        match index.and_then(|k| to.get(k)) {
+                            Some(&j) => {
+                                self.detach(c);
+                                if *single {
+                                    // The position is `items` itself.
+                                    self.attach_into(sent, c);
+                                } else {
+                                    let union = self.ensure(sent, "anyOf");
+                                    self.attach(union, c, j.to_string());
+                                }
+                            }
+                            None => stay.push(c),
+                        }
+                    }
+                    if !stay.is_empty() {
+                        // Not a position: still below `prefixItems`.
+                        let kept = self.ensure(na, "prefixItems");
+                        for c in stay {
+                            self.detach(c);
+                            let token = std::mem::take(&mut self.nodes[c as usize].token);
+                            self.attach(kept, c, token);
+                        }
+                    }
+                    self.merge_alone(p, sent);
+                }
+            }
+            Move::Lifted {
+                at,
+                keys,
+                gone,
+                from,
+                shared,
+            } => {
+                let target = if *shared == at.len() && at.len() <= from.len() {
+                    // Into a node above the branch (as spelled): that node.
+                    self.up(na, from.len() - at.len())
+                } else {
+                    self.node_of_tokens(&at.tokens)
+                };
+                if na == target {
+                    return;
+                }
+                if *shared < at.len() && self.below(target, na) {
+                    self.broken = true;
+                    return;
+                }
+                if *gone {
+                    self.detach(na);
+                    self.attach_into(target, na);
+                } else {
+                    let names = from.names;
+                    for c in self.children(na) {
+                        let token = &self.nodes[c as usize].token;
+                        if keys.iter().any(|k| super::same_token(names, token, k)) {
+                            self.detach(c);
+                            let token = std::mem::take(&mut self.nodes[c as usize].token);
+                            self.attach(target, c, token);
+                        }
+                    }
+                }
+            }
+            Move::Inlined { at, .. } => {
+                let target = self.node_of_tokens(&at.tokens);
+                if na == target {
+                    return;
+                }
+                if self.below(target, na) {
+                    self.broken = true;
+                    return;
+                }
+                self.detach(na);
+                self.attach_into(target, na);
+            }
+            Move::Folded { at, .. } => {
+                let target = self.node_of_tokens(&at.tokens);
+                if self.below(target, na) {
+                    self.broken = true;
+                    return;
+                }
+                let description = self.ensure(target, "description");
+                // Everything in the removed schema: the node, or its description.
+                self.detach(na);
+                let mut work = vec![(na, false)];
+                while let Some((n, below)) = work.pop() {
+                    let node = &self.nodes[n as usize];
+                    let is_description = below && node.token == "description" && {
+                        let parent_names = if node.parent == NONE {
+                            false
+                        } else {
+                            self.nodes[node.parent as usize].names
+                        };
+                        !parent_names
+                    };
+                    for c in self.children(n) {
+                        work.push((c, true));
+                    }
+                    self.nodes[n as usize].alias =
+                        if is_description { description } else { target };
+                }
+            }
+        }
+    }
+
+    /// Whether `node` is `above` or below it: a relocation to there (a schema moved into its
+    /// own subtree) is not a tree's move.
+    fn below(&self, mut node: u32, above: u32) -> bool {
+        loop {
+            if node == above {
+                return true;
+            }
+            let n = &self.nodes[node as usize];
+            if !n.attached || n.parent == NONE {
+                return false;
+            }
+            node = n.parent;
+        }
+    }
+
+    /// `node` (detached) becomes `into`: its children go below `into`.
+    fn attach_into(&mut self, into: u32, node: u32) {
+        if self.nodes[node as usize].mixed {
+            self.nodes[into as usize].mixed = true;
+        }
+        self.nodes[node as usize].alias = into;
+        for c in self.children(node) {
+            self.detach(c);
+            let token = std::mem::take(&mut self.nodes[c as usize].token);
+            self.attach(into, c, token);
+        }
+    }
+
+    /// Where a node stands in the output, each node worked out from its parent's once.
+    fn place(
+        &self,
+        node: u32,
+        placed: &mut [Option<Option<(Pointer, bool)>>],
+    ) -> Option<(Pointer, bool)> {
+        let mut pending = Vec::new();
+        let mut n = node;
+        let mut value = loop {
+            if let Some(v) = &placed[n as usize] {
+                break v.clone();
+            }
+            let node = &self.nodes[n as usize];
+            if n == ROOT {
+                break Some((Pointer::root(), node.mixed));
+            }
+            if node.gone {
+                break None;
+            }
+            pending.push(n);
+            if node.alias != NONE {
+                n = node.alias;
+            } else if node.attached {
+                n = node.parent;
+            } else {
+                // Detached and never put back: not a place this tree can tell.
+                break Some((Pointer::root(), true));
+            }
+        };
+        placed[n as usize] = Some(value.clone());
+        for p in pending.into_iter().rev() {
+            let node = &self.nodes[p as usize];
+            value = if node.alias != NONE {
+                value.map(|(ptr, mixed)| (ptr, mixed || node.mixed))
+            } else {
+                value.map(|(ptr, mixed)| (ptr.child(&node.token), mixed || node.mixed))
+            };
+            placed[p as usize] = Some(value.clone());
+        }
+        value
+    }
+}
+
+/// Each position of `entries` (with the number of moves logged before it was recorded), taken
+/// forward through the moves logged after it.
+pub(super) fn forward_all(
+    moves: &[Move<'_>],
+    originals: &[BranchMove],
+    anchors: &Anchors,
+    prefixes: &Prefixes,
+    entries: &[(Pointer, usize)],
+) -> Vec<Placed> {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&i| entries[i].1);
+    let mut places = Places::new(anchors, prefixes, entries.len() * 4 + moves.len() * 2);
+    let mut nodes = vec![ROOT; entries.len()];
+    let mut next = 0;
+    for (t, (m, original)) in moves.iter().zip(originals).enumerate() {
+        while next < order.len() && entries[order[next]].1 <= t {
+            let i = order[next];
+            nodes[i] = places.node(&entries[i].0, t);
+            next += 1;
+        }
+        if next > 0 {
+            places.apply(m, original, t);
+        }
+    }
+    // Positions no move after them is anchored above, which the output does not have as recorded.
+    for &i in &order[next..] {
+        nodes[i] = places.node(&entries[i].0, moves.len());
+    }
+    if places.broken {
+        return entries.iter().map(|_| Placed::Unsure).collect();
+    }
+    let mut placed = vec![None; places.nodes.len()];
+    nodes
+        .iter()
+        .map(|&n| match places.place(n, &mut placed) {
+            None => Placed::Gone,
+            Some((_, true)) => Placed::Unsure,
+            Some((p, false)) => Placed::At(p),
+        })
+        .collect()
+}
