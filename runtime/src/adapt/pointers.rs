@@ -1838,9 +1838,12 @@ pub(crate) fn locate(
     } = prepare(moves);
     let mut reached: PerPosition<Reached> = PerPosition::with_capacity(positions);
     let (mut in_renamed, mut out_renamed) = (PerPosition::new(), PerPosition::new());
+    // Whether no node of the input (output) has both spellings of a renamed keyword.
+    let (mut in_once, mut out_once) = (None, None);
     // Entries whose place in the output the moves after them may change: taken through them
     // together once every entry has been seen.
     let mut later: Vec<Later> = Vec::new();
+    let mut earlier: Vec<Later> = Vec::new();
     let mut place =
         |recorded: &Pointer, keyword: Option<&str>, epoch: usize, spilled: bool, entry: Entry| {
             let epoch = epoch.min(moves.len());
@@ -1921,8 +1924,14 @@ pub(crate) fn locate(
                 );
                 Some(found)
             } else {
-                let recorded = unmove(recorded, &moves, epoch, &anchors, &mut prefixes);
-                Some(Pointer::from(in_input(input, &recorded, &mut in_cursor)))
+                // Taken back through the moves before it with the others, once all are seen.
+                earlier.push(Later {
+                    entry,
+                    position: recorded.clone(),
+                    keyword: None,
+                    epoch,
+                });
+                None
             };
             (at, pointer)
         };
@@ -1939,6 +1948,63 @@ pub(crate) fn locate(
         if let Some(pointer) = pointer {
             loss.pointer = pointer;
         }
+    }
+    for (i, change) in changes.iter_mut().enumerate() {
+        let (at, pointer) = place(&change.pointer, None, change.epoch, false, Entry::Change(i));
+        change.at = at;
+        if let Some(pointer) = pointer {
+            change.pointer = pointer;
+        }
+    }
+    if !earlier.is_empty() {
+        let entries: Vec<(Pointer, usize)> = earlier
+            .iter()
+            .map(|l| (l.position.clone(), l.epoch))
+            .collect();
+        let placed = places::back_all(&moves, originals, &anchors, &prefixes, &entries);
+        for (l, placed) in earlier.into_iter().zip(placed) {
+            let by_text = |prefixes: &mut Prefixes, in_cursor: &mut Cursor<'_>| {
+                let recorded = unmove(l.position.as_str(), &moves, l.epoch, &anchors, prefixes);
+                Pointer::from(in_input(input, &recorded, in_cursor))
+            };
+            let pointer = match placed {
+                places::Placed::At(before) => {
+                    if resolve(&mut in_doc, input, &before).is_some() {
+                        before
+                    } else if let Some(found) = through_renames(&mut in_renamed, input, &before) {
+                        found
+                    } else {
+                        Pointer::from(in_input(input, &before, &mut in_cursor))
+                    }
+                }
+                places::Placed::Respelled(before)
+                    if !renamed_pair(before.last_escaped())
+                        && *in_once.get_or_insert_with(|| spelled_once(input)) =>
+                {
+                    match through_renames(&mut in_renamed, input, &before) {
+                        Some(found) => found,
+                        None => by_text(&mut prefixes, &mut in_cursor),
+                    }
+                }
+                places::Placed::Respelled(_) | places::Placed::Gone | places::Placed::Unsure => {
+                    by_text(&mut prefixes, &mut in_cursor)
+                }
+            };
+            #[cfg(test)]
+            assert_eq!(
+                pointer.as_str(),
+                by_text(&mut prefixes, &mut in_cursor).as_str(),
+                "{} (epoch {}) taken back by the tree and as text",
+                l.position,
+                l.epoch
+            );
+            match l.entry {
+                Entry::Loss(i) => losses[i].pointer = pointer,
+                Entry::Change(i) => changes[i].pointer = pointer,
+            }
+        }
+    }
+    for loss in &mut *losses {
         // A keyword a rule derived from another (`const` read as a one-value `enum`) is named
         // where its source stands.
         if loss.keyword == "enum" && loss.pointer.last_escaped() != Some("enum") {
@@ -1967,13 +2033,6 @@ pub(crate) fn locate(
             loss.keyword = partner.to_owned();
         }
     }
-    for (i, change) in changes.iter_mut().enumerate() {
-        let (at, pointer) = place(&change.pointer, None, change.epoch, false, Entry::Change(i));
-        change.at = at;
-        if let Some(pointer) = pointer {
-            change.pointer = pointer;
-        }
-    }
     if !later.is_empty() {
         let entries: Vec<(Pointer, usize)> = later
             .iter()
@@ -1985,13 +2044,7 @@ pub(crate) fn locate(
             let at = match placed {
                 places::Placed::Gone => None,
                 places::Placed::At(now) => {
-                    // The node it names: the position, or its parent when it ends in the keyword.
-                    let node = match (keyword, now.last_escaped()) {
-                        (Some(k), Some(last)) if escaped(k) == last => {
-                            now.parent().expect("not the root")
-                        }
-                        _ => now.clone(),
-                    };
+                    let node = strip(&now, keyword);
                     if resolve(&mut out_doc, output, &node).is_some() {
                         Some(node)
                     } else if let Some(found) = through_renames(&mut out_renamed, output, &node) {
@@ -2001,7 +2054,15 @@ pub(crate) fn locate(
                             .map(Pointer::from)
                     }
                 }
-                places::Placed::Unsure => forward(
+                places::Placed::Respelled(now)
+                    if !renamed_pair(now.last_escaped())
+                        && *out_once.get_or_insert_with(|| spelled_once(output))
+                        && through_renames(&mut out_renamed, output, &strip(&now, keyword))
+                            .is_some() =>
+                {
+                    through_renames(&mut out_renamed, output, &strip(&now, keyword))
+                }
+                places::Placed::Respelled(_) | places::Placed::Unsure => forward(
                     l.position.as_str(),
                     &moves,
                     l.epoch,
@@ -2040,6 +2101,41 @@ pub(crate) fn locate(
         }
     }
     went_with_dropped(losses);
+}
+
+/// The node a position taken to the output names: the position, or its parent when it ends in
+/// the entry's keyword.
+fn strip(now: &Pointer, keyword: Option<&str>) -> Pointer {
+    match (keyword, now.last_escaped()) {
+        (Some(k), Some(last)) if escaped(k) == last => now.parent().expect("not the root"),
+        _ => now.clone(),
+    }
+}
+
+/// Whether a token is one of a renamed pair (`anyOf`/`oneOf`, `$defs`/`definitions`).
+fn renamed_pair(token: Option<&str>) -> bool {
+    matches!(token, Some("anyOf" | "oneOf" | "$defs" | "definitions"))
+}
+
+/// Whether no object of `doc` has both spellings of a renamed keyword (`anyOf` and `oneOf`,
+/// `$defs` and `definitions`): then a position spelled either way names one node, found
+/// through the renames.
+fn spelled_once(doc: &Value) -> bool {
+    let mut stack = vec![doc];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                let both = |a: &str, b: &str| m.contains_key(a) && m.contains_key(b);
+                if both("anyOf", "oneOf") || both("$defs", "definitions") {
+                    return false;
+                }
+                stack.extend(m.values());
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    true
 }
 
 /// A report entry.

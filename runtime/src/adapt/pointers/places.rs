@@ -51,7 +51,8 @@ struct Node {
 }
 
 /// Where a link of a [`Pointer`] was found, and until when that holds: no move anchored above it
-/// (or, when a move takes its anchor itself, at it) runs before `until`.
+/// (or, when a move takes its anchor itself, at it) runs before `until` (taking positions
+/// forward); none at or after `until` is taken back (taking them back, the moves latest first).
 struct Mapped {
     node: u32,
     until: usize,
@@ -64,7 +65,11 @@ pub(super) enum Placed {
     /// In a branch that was removed.
     Gone,
     At(Pointer),
-    /// Spelled in two ways at one place: to be taken through the moves as text.
+    /// The place, but positions spelled one place in two ways (`oneOf` here, `anyOf` there),
+    /// which the text keeps each as spelled: the same place once the document's own spelling
+    /// is found through the renames, where no node has both spellings.
+    Respelled(Pointer),
+    /// A place this tree cannot tell: to be taken through the moves as text.
     Unsure,
 }
 
@@ -81,10 +86,16 @@ pub(super) struct Places<'a> {
     prefixes: &'a Prefixes,
     /// A move this tree cannot take positions through ran: every place is unsure.
     broken: bool,
+    /// Whether positions are taken back through the moves (to the input), not forward.
+    back: bool,
+    /// Whether a token spelled otherwise than the renames read it (`oneOf`, `definitions`)
+    /// joined the tree: a merge's destination is then found token by token (its spelling
+    /// checked), not from the branch's node.
+    varied: bool,
 }
 
 impl<'a> Places<'a> {
-    fn new(anchors: &'a Anchors, prefixes: &'a Prefixes, room: usize) -> Self {
+    fn new(anchors: &'a Anchors, prefixes: &'a Prefixes, room: usize, back: bool) -> Self {
         let mut nodes = Vec::with_capacity(room + 1);
         nodes.push(Node {
             parent: NONE,
@@ -108,6 +119,8 @@ impl<'a> Places<'a> {
             anchors,
             prefixes,
             broken: false,
+            back,
+            varied: false,
         }
     }
 
@@ -209,6 +222,7 @@ impl<'a> Places<'a> {
                 continue;
             }
             let below = names_below(names, &token);
+            self.varied |= respelled(&token);
             let first = self.nodes[parent as usize].first;
             {
                 let n = &mut self.nodes[node as usize];
@@ -274,6 +288,28 @@ impl<'a> Places<'a> {
             .unwrap_or(usize::MAX)
     }
 
+    /// One past the last move before `t` that takes positions below the position numbered
+    /// `number` back (0: none).
+    fn past_last_before(&self, number: Option<u64>, t: usize) -> usize {
+        let Some(list) = number.and_then(|n| self.anchors.lists()[1].get(&n)) else {
+            return 0;
+        };
+        match list.partition_point(|&i| i < t) {
+            0 => 0,
+            k => list[k - 1] + 1,
+        }
+    }
+
+    /// The bound of a position no move touches.
+    fn unbounded(&self) -> usize {
+        if self.back { 0 } else { usize::MAX }
+    }
+
+    /// Whether a link found with `until` still names its node at time `t`.
+    fn holds(&self, until: usize, t: usize) -> bool {
+        if self.back { until <= t } else { t <= until }
+    }
+
     /// The node of the position `p` at the time of move `t` (in the coordinates of the
     /// document before it): a link is found from its parent's node once, and again only after
     /// a move anchored above it ran.
@@ -282,11 +318,11 @@ impl<'a> Places<'a> {
         let mut at = p;
         let (mut node, mut until, mut number) = loop {
             if at.is_root() {
-                break (ROOT, usize::MAX, Some(ROOT_PREFIX));
+                break (ROOT, self.unbounded(), Some(ROOT_PREFIX));
             }
             if let Some(m) = self.links.get(&at.id()) {
                 let n = &self.nodes[m.node as usize];
-                if t <= m.until && n.attached && n.alias == NONE && !n.gone {
+                if self.holds(m.until, t) && n.attached && n.alias == NONE && !n.gone {
                     break (m.node, m.until, m.number);
                 }
             }
@@ -335,19 +371,25 @@ impl<'a> Places<'a> {
         t: usize,
     ) -> (u32, usize, Option<u64>) {
         let names = self.nodes[node as usize].names;
+        let child = number.and_then(|n| self.prefixes.find(n, names, token));
         // Moves anchored at the parent move what is below it.
-        let mut until = until.min(self.first_from(number, t));
-        let number = number.and_then(|n| self.prefixes.find(n, names, token));
-        if self.anchors.any_at {
+        let until = if self.back {
+            // None takes a position itself back.
+            until.max(self.past_last_before(number, t))
+        } else if self.anchors.any_at {
             // A move may take a position itself (a merged branch, an inlined definition).
-            until = until.min(self.first_from(number, t));
-        }
-        (self.ensure(node, token), until, number)
+            until
+                .min(self.first_from(number, t))
+                .min(self.first_from(child, t))
+        } else {
+            until.min(self.first_from(number, t))
+        };
+        (self.ensure(node, token), until, child)
     }
 
     /// The node of a position given as text, token by token from the root.
     fn walk(&mut self, text: &str, t: usize) -> (u32, usize, Option<u64>) {
-        let mut found = (ROOT, usize::MAX, Some(ROOT_PREFIX));
+        let mut found = (ROOT, self.unbounded(), Some(ROOT_PREFIX));
         if !text.is_empty() {
             for token in text.split('/').skip(1) {
                 found = self.step(found, &unescaped(token), t);
@@ -571,7 +613,11 @@ impl<'a> Places<'a> {
                 from,
                 shared,
             } => {
-                let target = if *shared == at.len() && at.len() <= from.len() {
+                let target = if *shared == at.len()
+                    && at.len() <= from.len()
+                    && !self.varied
+                    && !at.tokens.iter().any(|t| respelled(t))
+                {
                     // Into a node above the branch (as spelled): that node.
                     self.up(na, from.len() - at.len())
                 } else {
@@ -641,6 +687,246 @@ impl<'a> Places<'a> {
         }
     }
 
+    /// The node a position given as tokens names, when the tree has it.
+    fn find(&mut self, tokens: &[String]) -> Option<u32> {
+        let mut node = ROOT;
+        for token in tokens {
+            node = self.child(node, token)?;
+        }
+        Some(node)
+    }
+
+    /// Every node of the subtree at `node` (itself included) stands at `into` now.
+    fn alias_all(&mut self, node: u32, into: u32) {
+        let mut work = vec![node];
+        while let Some(n) = work.pop() {
+            work.extend(self.children(n));
+            self.nodes[n as usize].alias = into;
+        }
+    }
+
+    /// Takes the tree back through move `t`, as [`super::unmove`] takes each position.
+    fn undo(&mut self, m: &Move<'_>, original: &BranchMove, t: usize) {
+        let na = match (m, original) {
+            (Move::Folded { .. }, _) => return,
+            (Move::Lifted { at, .. } | Move::Inlined { at, .. }, _) => {
+                let Some(na) = self.find(&at.tokens) else {
+                    return;
+                };
+                na
+            }
+            (
+                _,
+                BranchMove::Reordered { at, .. }
+                | BranchMove::Spliced { at, .. }
+                | BranchMove::Split { at, .. }
+                | BranchMove::Wrapped { at }
+                | BranchMove::Tuple { at, .. },
+            ) => self.node(at, t),
+            _ => unreachable!("a move and its log entry are of one kind"),
+        };
+        match m {
+            Move::Reordered { keyword, from, .. } => {
+                let Some(k) = self.child(na, keyword) else {
+                    return;
+                };
+                let mut renamed = Vec::new();
+                for c in self.children(k) {
+                    let index = self.nodes[c as usize].token.parse::<usize>().ok();
+                    if let Some(&before) = index.and_then(|i| from.get(i)) {
+                        self.detach(c);
+                        renamed.push((c, before));
+                    }
+                }
+                for (c, before) in renamed {
+                    self.attach(k, c, before.to_string());
+                }
+            }
+            Move::Spliced { from, .. } => {
+                let Some(k) = self.child(na, "anyOf") else {
+                    return;
+                };
+                let mut renamed = Vec::new();
+                for c in self.children(k) {
+                    let index = self.nodes[c as usize].token.parse::<usize>().ok();
+                    if let Some(&(before, inner)) = index.and_then(|i| from.get(i)) {
+                        self.detach(c);
+                        renamed.push((c, before, inner));
+                    }
+                }
+                for (c, before, inner) in renamed {
+                    match inner {
+                        None => self.attach(k, c, before.to_string()),
+                        Some(n) => {
+                            // A branch of a union that was a branch: back in that union.
+                            let branch = self.ensure(k, &before.to_string());
+                            let union = self.ensure(branch, "anyOf");
+                            self.attach(union, c, n.to_string());
+                        }
+                    }
+                }
+            }
+            Move::Lifted {
+                at,
+                from,
+                keys,
+                shared,
+                ..
+            } => {
+                let names = self.nodes[na as usize].names;
+                let moved: Vec<u32> = self
+                    .children(na)
+                    .into_iter()
+                    .filter(|&c| {
+                        let token = &self.nodes[c as usize].token;
+                        keys.iter().any(|k| super::same_token(names, token, k))
+                    })
+                    .collect();
+                self.relocate_back(na, moved, at, from, *shared);
+            }
+            Move::Inlined {
+                at,
+                from,
+                kept,
+                shared,
+            } => {
+                let names = self.nodes[na as usize].names;
+                let moved: Vec<u32> = self
+                    .children(na)
+                    .into_iter()
+                    .filter(|&c| {
+                        let token = &self.nodes[c as usize].token;
+                        !kept.iter().any(|k| super::same_token(names, token, k))
+                    })
+                    .collect();
+                self.relocate_back(na, moved, at, from, *shared);
+            }
+            Move::Folded { .. } => {}
+            // A branch of the split: the node.
+            Move::Split { .. } => {
+                let Some(union) = self.child(na, "anyOf") else {
+                    return;
+                };
+                let branches: Vec<u32> = self
+                    .children(union)
+                    .into_iter()
+                    .filter(|&c| self.nodes[c as usize].token.parse::<usize>().is_ok())
+                    .collect();
+                for &c in &branches {
+                    self.detach(c);
+                }
+                for c in branches {
+                    self.attach_into(na, c);
+                }
+            }
+            // The wrapped node's first branch: the node; the null branch made with it (and
+            // anything below it): the node.
+            Move::Wrapped { .. } => {
+                let Some(union) = self.child(na, "anyOf") else {
+                    return;
+                };
+                let first = self.child(union, "0");
+                let null = self.child(union, "1");
+                for c in [first, null].into_iter().flatten() {
+                    self.detach(c);
+                }
+                if let Some(c) = first {
+                    self.attach_into(na, c);
+                }
+                if let Some(c) = null {
+                    self.alias_all(c, na);
+                }
+            }
+            // The union of a tuple's positions: the tuple node; a branch: the first position it
+            // was; the one schema its positions shared: the first position.
+            Move::Tuple {
+                to, rest, single, ..
+            } => {
+                let Some(items) = self.child(na, "items") else {
+                    return;
+                };
+                if *single {
+                    if !to.is_empty() {
+                        self.detach(items);
+                        let positions = self.ensure(na, "prefixItems");
+                        self.attach(positions, items, "0".to_owned());
+                    }
+                    return;
+                }
+                // `items` itself: the tuple node; what is below it stays below an `items`.
+                self.detach(items);
+                let kept = self.ensure(na, "items");
+                let union = self.child(items, "anyOf");
+                let mut to_positions = Vec::new();
+                let mut to_rest = Vec::new();
+                if let Some(u) = union {
+                    for c in self.children(u) {
+                        let Ok(j) = self.nodes[c as usize].token.parse::<usize>() else {
+                            continue;
+                        };
+                        if let Some(k) = to.iter().position(|t| *t == j) {
+                            self.detach(c);
+                            to_positions.push((c, k));
+                        } else if *rest == Some(j) {
+                            self.detach(c);
+                            to_rest.push(c);
+                        }
+                    }
+                }
+                for c in self.children(items) {
+                    self.detach(c);
+                    let token = std::mem::take(&mut self.nodes[c as usize].token);
+                    self.attach(kept, c, token);
+                }
+                self.nodes[items as usize].alias = na;
+                for (c, k) in to_positions {
+                    let positions = self.ensure(na, "prefixItems");
+                    self.attach(positions, c, k.to_string());
+                }
+                for c in to_rest {
+                    self.attach_into(kept, c);
+                }
+            }
+        }
+    }
+
+    /// The children `moved` of the node `na` at `at` go below `from` (a merge or an inlining
+    /// taken back), `at` and `from` sharing their first `shared` tokens.
+    fn relocate_back(
+        &mut self,
+        na: u32,
+        moved: Vec<u32>,
+        at: &super::Anchor,
+        from: &super::Anchor,
+        shared: usize,
+    ) {
+        if moved.is_empty() {
+            return;
+        }
+        for &c in &moved {
+            self.detach(c);
+        }
+        // Found after the moved children left: a `from` below `at` is then made anew, never
+        // below a child being moved.
+        let target = if shared == at.len()
+            && from.len() >= at.len()
+            && !self.varied
+            && !from.tokens.iter().any(|t| respelled(t))
+        {
+            let mut node = na;
+            for token in &from.tokens[at.len()..] {
+                node = self.ensure(node, token);
+            }
+            node
+        } else {
+            self.node_of_tokens(&from.tokens)
+        };
+        for c in moved {
+            let token = std::mem::take(&mut self.nodes[c as usize].token);
+            self.attach(target, c, token);
+        }
+    }
+
     /// Whether `node` is `above` or below it: a relocation to there (a schema moved into its
     /// own subtree) is not a tree's move.
     fn below(&self, mut node: u32, above: u32) -> bool {
@@ -669,12 +955,32 @@ impl<'a> Places<'a> {
         }
     }
 
-    /// Where a node stands in the output, each node worked out from its parent's once.
+    /// Where each of `nodes` stands at the end.
+    fn placed(&self, nodes: &[u32]) -> Vec<Placed> {
+        if self.broken {
+            return nodes.iter().map(|_| Placed::Unsure).collect();
+        }
+        let mut placed = vec![None; self.nodes.len()];
+        nodes
+            .iter()
+            .map(|&n| match self.place(n, &mut placed) {
+                // Taking positions back removes none.
+                None if self.back => Placed::Unsure,
+                None => Placed::Gone,
+                Some((p, SURE)) => Placed::At(p),
+                Some((p, RESPELLED)) => Placed::Respelled(p),
+                Some(_) => Placed::Unsure,
+            })
+            .collect()
+    }
+
+    /// Where a node stands at the end, and how sure that is ([`SURE`], [`RESPELLED`],
+    /// [`UNSURE`]), each node worked out from its parent's once; `None`: removed.
     fn place(
         &self,
         node: u32,
-        placed: &mut [Option<Option<(Pointer, bool)>>],
-    ) -> Option<(Pointer, bool)> {
+        placed: &mut [Option<Option<(Pointer, u8)>>],
+    ) -> Option<(Pointer, u8)> {
         let mut pending = Vec::new();
         let mut n = node;
         let mut value = loop {
@@ -683,7 +989,7 @@ impl<'a> Places<'a> {
             }
             let node = &self.nodes[n as usize];
             if n == ROOT {
-                break Some((Pointer::root(), node.mixed));
+                break Some((Pointer::root(), SURE));
             }
             if node.gone {
                 break None;
@@ -695,21 +1001,64 @@ impl<'a> Places<'a> {
                 n = node.parent;
             } else {
                 // Detached and never put back: not a place this tree can tell.
-                break Some((Pointer::root(), true));
+                break Some((Pointer::root(), UNSURE));
             }
         };
         placed[n as usize] = Some(value.clone());
         for p in pending.into_iter().rev() {
             let node = &self.nodes[p as usize];
+            let here = if node.mixed { RESPELLED } else { SURE };
             value = if node.alias != NONE {
-                value.map(|(ptr, mixed)| (ptr, mixed || node.mixed))
+                value.map(|(ptr, how)| (ptr, how.max(here)))
             } else {
-                value.map(|(ptr, mixed)| (ptr.child(&node.token), mixed || node.mixed))
+                value.map(|(ptr, how)| (ptr.child(&node.token), how.max(here)))
             };
             placed[p as usize] = Some(value.clone());
         }
         value
     }
+}
+
+/// A place the tree is sure of.
+const SURE: u8 = 0;
+/// A place up to the spelling of renamed keywords (`oneOf` for `anyOf`).
+const RESPELLED: u8 = 1;
+/// A place the tree cannot tell.
+const UNSURE: u8 = 2;
+
+/// Whether the renames read `token` as another spelling (where it is a keyword).
+fn respelled(token: &str) -> bool {
+    token == "oneOf" || token == "definitions"
+}
+
+/// Each position of `entries` (with the number of moves logged before it was recorded), taken
+/// back through the moves logged before it, the latest first: its position in the rules' input.
+pub(super) fn back_all(
+    moves: &[Move<'_>],
+    originals: &[BranchMove],
+    anchors: &Anchors,
+    prefixes: &Prefixes,
+    entries: &[(Pointer, usize)],
+) -> Vec<Placed> {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(entries[i].1));
+    let mut places = Places::new(anchors, prefixes, entries.len() * 4 + moves.len() * 2, true);
+    let mut nodes = vec![ROOT; entries.len()];
+    let mut next = 0;
+    for t in (1..=moves.len()).rev() {
+        while next < order.len() && entries[order[next]].1 >= t {
+            let i = order[next];
+            nodes[i] = places.node(&entries[i].0, t);
+            next += 1;
+        }
+        if next > 0 {
+            places.undo(&moves[t - 1], &originals[t - 1], t - 1);
+        }
+    }
+    for &i in &order[next..] {
+        nodes[i] = places.node(&entries[i].0, 0);
+    }
+    places.placed(&nodes)
 }
 
 /// Each position of `entries` (with the number of moves logged before it was recorded), taken
@@ -723,7 +1072,12 @@ pub(super) fn forward_all(
 ) -> Vec<Placed> {
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by_key(|&i| entries[i].1);
-    let mut places = Places::new(anchors, prefixes, entries.len() * 4 + moves.len() * 2);
+    let mut places = Places::new(
+        anchors,
+        prefixes,
+        entries.len() * 4 + moves.len() * 2,
+        false,
+    );
     let mut nodes = vec![ROOT; entries.len()];
     let mut next = 0;
     for (t, (m, original)) in moves.iter().zip(originals).enumerate() {
@@ -740,16 +1094,5 @@ pub(super) fn forward_all(
     for &i in &order[next..] {
         nodes[i] = places.node(&entries[i].0, moves.len());
     }
-    if places.broken {
-        return entries.iter().map(|_| Placed::Unsure).collect();
-    }
-    let mut placed = vec![None; places.nodes.len()];
-    nodes
-        .iter()
-        .map(|&n| match places.place(n, &mut placed) {
-            None => Placed::Gone,
-            Some((_, true)) => Placed::Unsure,
-            Some((p, false)) => Placed::At(p),
-        })
-        .collect()
+    places.placed(&nodes)
 }
