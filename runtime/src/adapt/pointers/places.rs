@@ -84,8 +84,6 @@ pub(super) struct Places<'a> {
     kept: Vec<Pointer>,
     anchors: &'a Anchors,
     prefixes: &'a Prefixes,
-    /// A move this tree cannot take positions through ran: every place is unsure.
-    broken: bool,
     /// Whether positions are taken back through the moves (to the input), not forward.
     back: bool,
     /// Whether a token spelled otherwise than the renames read it (`oneOf`, `definitions`)
@@ -118,7 +116,6 @@ impl<'a> Places<'a> {
             kept: Vec::with_capacity(room),
             anchors,
             prefixes,
-            broken: false,
             back,
             varied: false,
         }
@@ -613,59 +610,62 @@ impl<'a> Places<'a> {
                 from,
                 shared,
             } => {
-                let target = if *shared == at.len()
+                // Into a node above the branch (as spelled, every spelling plain): that node,
+                // found from the branch's.
+                let above = *shared == at.len()
                     && at.len() <= from.len()
                     && !self.varied
-                    && !at.tokens.iter().any(|t| respelled(t))
-                {
-                    // Into a node above the branch (as spelled): that node.
-                    self.up(na, from.len() - at.len())
-                } else {
-                    self.node_of_tokens(&at.tokens)
-                };
-                if na == target {
-                    return;
-                }
-                if *shared < at.len() && self.below(target, na) {
-                    self.broken = true;
-                    return;
-                }
+                    && !at.tokens.iter().any(|t| respelled(t));
                 if *gone {
-                    self.detach(na);
-                    self.attach_into(target, na);
+                    let target = if above {
+                        self.up(na, from.len() - at.len())
+                    } else {
+                        // Found once the branch is out of the tree: a destination below it is
+                        // made anew, never inside what moves.
+                        self.detach(na);
+                        self.node_of_tokens(&at.tokens)
+                    };
+                    if na != target {
+                        self.detach(na);
+                        self.attach_into(target, na);
+                    }
                 } else {
                     let names = from.names;
-                    for c in self.children(na) {
-                        let token = &self.nodes[c as usize].token;
-                        if keys.iter().any(|k| super::same_token(names, token, k)) {
-                            self.detach(c);
-                            let token = std::mem::take(&mut self.nodes[c as usize].token);
-                            self.attach(target, c, token);
-                        }
+                    let moved: Vec<u32> = self
+                        .children(na)
+                        .into_iter()
+                        .filter(|&c| {
+                            let token = &self.nodes[c as usize].token;
+                            keys.iter().any(|k| super::same_token(names, token, k))
+                        })
+                        .collect();
+                    if moved.is_empty() {
+                        return;
+                    }
+                    for &c in &moved {
+                        self.detach(c);
+                    }
+                    let target = if above {
+                        self.up(na, from.len() - at.len())
+                    } else {
+                        self.node_of_tokens(&at.tokens)
+                    };
+                    for c in moved {
+                        let token = std::mem::take(&mut self.nodes[c as usize].token);
+                        self.attach(target, c, token);
                     }
                 }
             }
             Move::Inlined { at, .. } => {
-                let target = self.node_of_tokens(&at.tokens);
-                if na == target {
-                    return;
-                }
-                if self.below(target, na) {
-                    self.broken = true;
-                    return;
-                }
                 self.detach(na);
+                let target = self.node_of_tokens(&at.tokens);
                 self.attach_into(target, na);
             }
             Move::Folded { at, .. } => {
+                self.detach(na);
                 let target = self.node_of_tokens(&at.tokens);
-                if self.below(target, na) {
-                    self.broken = true;
-                    return;
-                }
                 let description = self.ensure(target, "description");
                 // Everything in the removed schema: the node, or its description.
-                self.detach(na);
                 let mut work = vec![(na, false)];
                 while let Some((n, below)) = work.pop() {
                     let node = &self.nodes[n as usize];
@@ -927,21 +927,6 @@ impl<'a> Places<'a> {
         }
     }
 
-    /// Whether `node` is `above` or below it: a relocation to there (a schema moved into its
-    /// own subtree) is not a tree's move.
-    fn below(&self, mut node: u32, above: u32) -> bool {
-        loop {
-            if node == above {
-                return true;
-            }
-            let n = &self.nodes[node as usize];
-            if !n.attached || n.parent == NONE {
-                return false;
-            }
-            node = n.parent;
-        }
-    }
-
     /// `node` (detached) becomes `into`: its children go below `into`.
     fn attach_into(&mut self, into: u32, node: u32) {
         if self.nodes[node as usize].mixed {
@@ -957,9 +942,6 @@ impl<'a> Places<'a> {
 
     /// Where each of `nodes` stands at the end.
     fn placed(&self, nodes: &[u32]) -> Vec<Placed> {
-        if self.broken {
-            return nodes.iter().map(|_| Placed::Unsure).collect();
-        }
         let mut placed = vec![None; self.nodes.len()];
         nodes
             .iter()

@@ -369,6 +369,14 @@ fn dropped_descriptions(
     notes
 }
 
+/// The keywords of a schema.
+fn keys_of(schema: &Value) -> Vec<String> {
+    schema
+        .as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
 /// Merges object branches into `map`: properties united (a name in several branches gets
 /// `merge_property`), `required` united (`allOf`) or intersected (`anyOf`/`oneOf`).
 pub(crate) fn merge_objects(
@@ -407,6 +415,29 @@ pub(crate) fn merge_objects(
                                     format!("property `{name}` is also defined by an earlier branch, as an enum of the same type: the values were united, and this definition's `{}` no longer applies", lost.join("`, `")),
                                 );
                             }
+                        }
+                        let united = existing == schema || unites_enums(&existing, &schema);
+                        if !united {
+                            // Both become branches of a union at the property: what is recorded
+                            // in either is named there (the collapse of that union may fold a
+                            // branch's descriptions into the property's).
+                            let property =
+                                format!("{at}/properties/{}", crate::walk::escape(&name));
+                            report.lifted(
+                                &format!("{property}/anyOf/0"),
+                                &property,
+                                keys_of(&existing),
+                                true,
+                            );
+                            report.lifted(
+                                &format!("{property}/anyOf/1"),
+                                &format!(
+                                    "{branches_at}/{i}/properties/{}",
+                                    crate::walk::escape(&name)
+                                ),
+                                keys_of(&schema),
+                                true,
+                            );
                         }
                         merge_property(existing, schema)
                     }
