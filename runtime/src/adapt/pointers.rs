@@ -2041,6 +2041,13 @@ pub(crate) fn locate(
         let placed = places::forward_all(&moves, originals, &anchors, &prefixes, &entries);
         for (l, placed) in later.into_iter().zip(placed) {
             let keyword = l.keyword.as_deref();
+            // The entry taken through the moves as text, and found in the output.
+            let by_text = |prefixes: &mut Prefixes,
+                           inlined: &mut Inlined,
+                           out_cursor: &mut Cursor<'_>| {
+                forward(l.position.as_str(), &moves, l.epoch, &anchors, prefixes)
+                    .and_then(|now| in_output(input, output, &now, keyword, inlined, out_cursor))
+            };
             let at = match placed {
                 places::Placed::Gone => None,
                 places::Placed::At(now) => {
@@ -2062,30 +2069,13 @@ pub(crate) fn locate(
                 {
                     through_renames(&mut out_renamed, output, &strip(&now, keyword))
                 }
-                places::Placed::Respelled(_) | places::Placed::Unsure => forward(
-                    l.position.as_str(),
-                    &moves,
-                    l.epoch,
-                    &anchors,
-                    &mut prefixes,
-                )
-                .and_then(|now| {
-                    in_output(input, output, &now, keyword, &mut inlined, &mut out_cursor)
-                })
-                .map(Pointer::from),
+                places::Placed::Respelled(_) | places::Placed::Unsure => {
+                    by_text(&mut prefixes, &mut inlined, &mut out_cursor).map(Pointer::from)
+                }
             };
             #[cfg(test)]
             {
-                let text = forward(
-                    l.position.as_str(),
-                    &moves,
-                    l.epoch,
-                    &anchors,
-                    &mut prefixes,
-                )
-                .and_then(|now| {
-                    in_output(input, output, &now, keyword, &mut inlined, &mut out_cursor)
-                });
+                let text = by_text(&mut prefixes, &mut inlined, &mut out_cursor);
                 assert_eq!(
                     at.as_ref().map(|p| p.as_str().to_owned()),
                     text,

@@ -151,6 +151,13 @@ impl<'a> Places<'a> {
         out
     }
 
+    /// The children of `node` whose token `keep` says yes to.
+    fn children_where(&self, node: u32, keep: impl Fn(&str) -> bool) -> Vec<u32> {
+        let mut out = self.children(node);
+        out.retain(|&c| keep(&self.nodes[c as usize].token));
+        out
+    }
+
     fn make(&mut self, token: String) -> u32 {
         let id = u32::try_from(self.nodes.len()).expect("fewer nodes than memory");
         self.nodes.push(Node {
@@ -631,14 +638,9 @@ impl<'a> Places<'a> {
                     }
                 } else {
                     let names = from.names;
-                    let moved: Vec<u32> = self
-                        .children(na)
-                        .into_iter()
-                        .filter(|&c| {
-                            let token = &self.nodes[c as usize].token;
-                            keys.iter().any(|k| super::same_token(names, token, k))
-                        })
-                        .collect();
+                    let moved = self.children_where(na, |t| {
+                        keys.iter().any(|k| super::same_token(names, t, k))
+                    });
                     if moved.is_empty() {
                         return;
                     }
@@ -774,14 +776,8 @@ impl<'a> Places<'a> {
                 ..
             } => {
                 let names = self.nodes[na as usize].names;
-                let moved: Vec<u32> = self
-                    .children(na)
-                    .into_iter()
-                    .filter(|&c| {
-                        let token = &self.nodes[c as usize].token;
-                        keys.iter().any(|k| super::same_token(names, token, k))
-                    })
-                    .collect();
+                let moved = self
+                    .children_where(na, |t| keys.iter().any(|k| super::same_token(names, t, k)));
                 self.relocate_back(na, moved, at, from, *shared);
             }
             Move::Inlined {
@@ -791,14 +787,8 @@ impl<'a> Places<'a> {
                 shared,
             } => {
                 let names = self.nodes[na as usize].names;
-                let moved: Vec<u32> = self
-                    .children(na)
-                    .into_iter()
-                    .filter(|&c| {
-                        let token = &self.nodes[c as usize].token;
-                        !kept.iter().any(|k| super::same_token(names, token, k))
-                    })
-                    .collect();
+                let moved = self
+                    .children_where(na, |t| !kept.iter().any(|k| super::same_token(names, t, k)));
                 self.relocate_back(na, moved, at, from, *shared);
             }
             Move::Folded { .. } => {}
