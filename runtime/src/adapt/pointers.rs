@@ -254,16 +254,7 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
             continue;
         }
         let Value::Object(m) = node else { break };
-        // Renamed keywords: the draft-07 upgrade, `oneOf` read as `anyOf`, a tuple as `items`.
-        let renamed = match t {
-            "$defs" => Some("definitions"),
-            "definitions" => Some("$defs"),
-            "anyOf" => Some("oneOf"),
-            "oneOf" => Some("anyOf"),
-            "prefixItems" if m.key("items").is_some_and(Value::is_array) => Some("items"),
-            _ => None,
-        };
-        if let Some(r) = renamed.filter(|r| m.contains_key(*r)) {
+        if let Some(r) = renamed_key(m, t).filter(|r| m.contains_key(*r)) {
             path.push(r.to_owned());
             node = &m[r];
             i += 1;
@@ -362,6 +353,21 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
         break;
     }
     (path, i == wanted.len())
+}
+
+/// The key the rules renamed `token` from, in the object `m` of a document that does not have
+/// `token`: the draft-07 upgrade (`definitions`, `$defs`), `oneOf` read as `anyOf` (and back), a
+/// tuple (`items: [..]`) read as `prefixItems`. `follow` and [`through_renames`] read the
+/// renames from this one table, so that where the second finds a position the first finds it.
+fn renamed_key(m: &serde_json::Map<String, Value>, token: &str) -> Option<&'static str> {
+    match token {
+        "$defs" => Some("definitions"),
+        "definitions" => Some("$defs"),
+        "anyOf" => Some("oneOf"),
+        "oneOf" => Some("anyOf"),
+        "prefixItems" if m.key("items").is_some_and(Value::is_array) => Some("items"),
+        _ => None,
+    }
 }
 
 /// Where the definition `defs/name` was inlined: the first node outside the definitions whose
@@ -1737,14 +1743,7 @@ fn through_renames<'a>(
             return Some((c, at.child(token)));
         }
         let m = node.as_object()?;
-        let renamed = match token {
-            "$defs" => "definitions",
-            "definitions" => "$defs",
-            "anyOf" => "oneOf",
-            "oneOf" => "anyOf",
-            "prefixItems" if m.get("items").is_some_and(Value::is_array) => "items",
-            _ => return None,
-        };
+        let renamed = renamed_key(m, token)?;
         m.get(renamed).map(|c| (c, at.child(renamed)))
     };
     found
@@ -1957,11 +1956,7 @@ pub(crate) fn locate(
         }
     }
     if !earlier.is_empty() {
-        let entries: Vec<(Pointer, usize)> = earlier
-            .iter()
-            .map(|l| (l.position.clone(), l.epoch))
-            .collect();
-        let placed = places::back_all(&moves, originals, &anchors, &prefixes, &entries);
+        let placed = places::back_all(&moves, originals, &anchors, &prefixes, &waiting(&earlier));
         for (l, placed) in earlier.into_iter().zip(placed) {
             let by_text = |prefixes: &mut Prefixes, in_cursor: &mut Cursor<'_>| {
                 let recorded = unmove(l.position.as_str(), &moves, l.epoch, &anchors, prefixes);
@@ -2034,11 +2029,7 @@ pub(crate) fn locate(
         }
     }
     if !later.is_empty() {
-        let entries: Vec<(Pointer, usize)> = later
-            .iter()
-            .map(|l| (l.position.clone(), l.epoch))
-            .collect();
-        let placed = places::forward_all(&moves, originals, &anchors, &prefixes, &entries);
+        let placed = places::forward_all(&moves, originals, &anchors, &prefixes, &waiting(&later));
         for (l, placed) in later.into_iter().zip(placed) {
             let keyword = l.keyword.as_deref();
             // The entry taken through the moves as text, and found in the output.
@@ -2063,11 +2054,14 @@ pub(crate) fn locate(
                 }
                 places::Placed::Respelled(now)
                     if !renamed_pair(now.last_escaped())
-                        && *out_once.get_or_insert_with(|| spelled_once(output))
-                        && through_renames(&mut out_renamed, output, &strip(&now, keyword))
-                            .is_some() =>
+                        && *out_once.get_or_insert_with(|| spelled_once(output)) =>
                 {
-                    through_renames(&mut out_renamed, output, &strip(&now, keyword))
+                    match through_renames(&mut out_renamed, output, &strip(&now, keyword)) {
+                        Some(found) => Some(found),
+                        None => {
+                            by_text(&mut prefixes, &mut inlined, &mut out_cursor).map(Pointer::from)
+                        }
+                    }
                 }
                 places::Placed::Respelled(_) | places::Placed::Unsure => {
                     by_text(&mut prefixes, &mut inlined, &mut out_cursor).map(Pointer::from)
@@ -2104,7 +2098,7 @@ fn strip(now: &Pointer, keyword: Option<&str>) -> Pointer {
 
 /// Whether a token is one of a renamed pair (`anyOf`/`oneOf`, `$defs`/`definitions`).
 fn renamed_pair(token: Option<&str>) -> bool {
-    matches!(token, Some("anyOf" | "oneOf" | "$defs" | "definitions"))
+    token.is_some_and(|t| matches!(canonical(false, t), "anyOf" | "$defs"))
 }
 
 /// Whether no object of `doc` has both spellings of a renamed keyword (`anyOf` and `oneOf`,
@@ -2142,6 +2136,14 @@ struct Later {
     position: Pointer,
     keyword: Option<String>,
     epoch: usize,
+}
+
+/// Each waiting entry's position and epoch, as the trees of positions take them.
+fn waiting(entries: &[Later]) -> Vec<(Pointer, usize)> {
+    entries
+        .iter()
+        .map(|l| (l.position.clone(), l.epoch))
+        .collect()
 }
 
 /// A keyword spilled into a description inside a subtree that a later rule dropped whole (a

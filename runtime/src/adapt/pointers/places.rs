@@ -1,19 +1,22 @@
-//! Every position that the moves logged after it may change, taken forward through those moves
-//! all at once, on one tree of positions (`Places`), instead of one position at a time as text.
+//! Report positions that the logged moves change, taken through the moves all at once on a tree
+//! of positions (`Places`), instead of one position at a time as text: forward to the output
+//! (`forward_all`, the moves in order) and back to the input (`back_all`, the moves undone latest
+//! first).
 //!
 //! Taking each entry's position through the moves as text costs its depth per entry: a report
 //! with an entry per level of a nesting that logs a move per level (a union reordered at every
 //! level, a tuple at every level) was quadratic in the depth. Here each position asked about is a
 //! node of a tree whose edges are tokens (compared through the renames, as [`super::same_token`]
 //! does); a move rewires the edges just below its anchor, which moves every position below them
-//! at once, and a position's place in the output is made from its parent's place once. An entry's
+//! at once, and a position's place at the end is made from its parent's place once. An entry's
 //! position is found in the tree from its parent's (the links of a [`Pointer`]), each link once
 //! for as long as no move anchored above it runs; so the whole report costs time linear in its
 //! entries and the nodes they name.
 //!
-//! What it gives is what [`super::forward`] gives each position. Where the tree cannot tell
-//! (positions spelled differently at one place, `oneOf` here and `anyOf` there, which `forward`
-//! keeps each as spelled), it says so and that position is taken through the moves as text.
+//! What it gives is what [`super::forward`] and [`super::unmove`] give each position. Where one
+//! place was spelled two ways (`oneOf` here, `anyOf` there, which the text keeps each as spelled)
+//! it says so ([`Placed::Respelled`]), and the caller finds the document's own spelling or takes
+//! the position through the moves as text.
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -48,6 +51,25 @@ struct Node {
     gone: bool,
     /// Positions spelled it in two ways: those through it are taken through the moves as text.
     mixed: bool,
+}
+
+impl Node {
+    /// A node not yet in the tree.
+    fn new(token: String) -> Self {
+        Node {
+            parent: NONE,
+            first: NONE,
+            next: NONE,
+            prev: NONE,
+            token,
+            names: false,
+            attached: false,
+            key: 0,
+            alias: NONE,
+            gone: false,
+            mixed: false,
+        }
+    }
 }
 
 /// Where a link of a [`Pointer`] was found, and until when that holds: no move anchored above it
@@ -96,17 +118,8 @@ impl<'a> Places<'a> {
     fn new(anchors: &'a Anchors, prefixes: &'a Prefixes, room: usize, back: bool) -> Self {
         let mut nodes = Vec::with_capacity(room + 1);
         nodes.push(Node {
-            parent: NONE,
-            first: NONE,
-            next: NONE,
-            prev: NONE,
-            token: String::new(),
-            names: false,
             attached: true,
-            key: 0,
-            alias: NONE,
-            gone: false,
-            mixed: false,
+            ..Node::new(String::new())
         });
         Places {
             nodes,
@@ -160,19 +173,7 @@ impl<'a> Places<'a> {
 
     fn make(&mut self, token: String) -> u32 {
         let id = u32::try_from(self.nodes.len()).expect("fewer nodes than memory");
-        self.nodes.push(Node {
-            parent: NONE,
-            first: NONE,
-            next: NONE,
-            prev: NONE,
-            token,
-            names: false,
-            attached: false,
-            key: 0,
-            alias: NONE,
-            gone: false,
-            mixed: false,
-        });
+        self.nodes.push(Node::new(token));
         id
     }
 
@@ -426,13 +427,7 @@ impl<'a> Places<'a> {
             (
                 Move::Lifted { from, .. } | Move::Inlined { from, .. } | Move::Folded { from, .. },
                 _,
-            ) => {
-                let mut node = ROOT;
-                for token in &from.tokens {
-                    node = self.child(node, token)?;
-                }
-                Some(node)
-            }
+            ) => self.find(&from.tokens),
             _ => unreachable!("a move and its log entry are of one kind"),
         }
     }
@@ -532,18 +527,13 @@ impl<'a> Places<'a> {
                     let union = self.ensure(na, "anyOf");
                     for (c, j) in moved {
                         let branch = self.ensure(union, &j.to_string());
-                        let token = std::mem::take(&mut self.nodes[c as usize].token);
-                        self.attach(branch, c, token);
+                        self.reattach(branch, c);
                     }
                 }
             }
             Move::Wrapped { .. } => {
-                let names = self.nodes[na as usize].names;
-                let moved: Vec<u32> = self
-                    .children(na)
-                    .into_iter()
-                    .filter(|&c| canonical(names, &self.nodes[c as usize].token) != "description")
-                    .collect();
+                // Its description stays on the node (no rename reads another word as it).
+                let moved = self.children_where(na, |t| t != "description");
                 for &c in &moved {
                     self.detach(c);
                 }
@@ -551,8 +541,7 @@ impl<'a> Places<'a> {
                     let union = self.ensure(na, "anyOf");
                     let branch = self.ensure(union, "0");
                     for c in moved {
-                        let token = std::mem::take(&mut self.nodes[c as usize].token);
-                        self.attach(branch, c, token);
+                        self.reattach(branch, c);
                     }
                 }
             }
@@ -602,9 +591,7 @@ impl<'a> Places<'a> {
                         // Not a position: still below `prefixItems`.
                         let kept = self.ensure(na, "prefixItems");
                         for c in stay {
-                            self.detach(c);
-                            let token = std::mem::take(&mut self.nodes[c as usize].token);
-                            self.attach(kept, c, token);
+                            self.reattach(kept, c);
                         }
                     }
                     self.merge_alone(p, sent);
@@ -653,8 +640,7 @@ impl<'a> Places<'a> {
                         self.node_of_tokens(&at.tokens)
                     };
                     for c in moved {
-                        let token = std::mem::take(&mut self.nodes[c as usize].token);
-                        self.attach(target, c, token);
+                        self.reattach(target, c);
                     }
                 }
             }
@@ -864,9 +850,7 @@ impl<'a> Places<'a> {
                     }
                 }
                 for c in self.children(items) {
-                    self.detach(c);
-                    let token = std::mem::take(&mut self.nodes[c as usize].token);
-                    self.attach(kept, c, token);
+                    self.reattach(kept, c);
                 }
                 self.nodes[items as usize].alias = na;
                 for (c, k) in to_positions {
@@ -912,9 +896,15 @@ impl<'a> Places<'a> {
             self.node_of_tokens(&from.tokens)
         };
         for c in moved {
-            let token = std::mem::take(&mut self.nodes[c as usize].token);
-            self.attach(target, c, token);
+            self.reattach(target, c);
         }
+    }
+
+    /// `node` moved below `parent`, under its own token.
+    fn reattach(&mut self, parent: u32, node: u32) {
+        self.detach(node);
+        let token = std::mem::take(&mut self.nodes[node as usize].token);
+        self.attach(parent, node, token);
     }
 
     /// `node` (detached) becomes `into`: its children go below `into`.
@@ -924,9 +914,7 @@ impl<'a> Places<'a> {
         }
         self.nodes[node as usize].alias = into;
         for c in self.children(node) {
-            self.detach(c);
-            let token = std::mem::take(&mut self.nodes[c as usize].token);
-            self.attach(into, c, token);
+            self.reattach(into, c);
         }
     }
 
@@ -1000,7 +988,7 @@ const UNSURE: u8 = 2;
 
 /// Whether the renames read `token` as another spelling (where it is a keyword).
 fn respelled(token: &str) -> bool {
-    token == "oneOf" || token == "definitions"
+    canonical(false, token) != token
 }
 
 /// Each position of `entries` (with the number of moves logged before it was recorded), taken

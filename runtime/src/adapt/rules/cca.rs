@@ -369,14 +369,6 @@ fn dropped_descriptions(
     notes
 }
 
-/// The keywords of a schema.
-fn keys_of(schema: &Value) -> Vec<String> {
-    schema
-        .as_object()
-        .map(|m| m.keys().cloned().collect())
-        .unwrap_or_default()
-}
-
 /// Merges object branches into `map`: properties united (a name in several branches gets
 /// `merge_property`), `required` united (`allOf`) or intersected (`anyOf`/`oneOf`).
 pub(crate) fn merge_objects(
@@ -426,7 +418,7 @@ pub(crate) fn merge_objects(
                             report.lifted(
                                 &format!("{property}/anyOf/0"),
                                 &property,
-                                keys_of(&existing),
+                                super::map_keys(Some(&existing)),
                                 true,
                             );
                             report.lifted(
@@ -435,7 +427,7 @@ pub(crate) fn merge_objects(
                                     "{branches_at}/{i}/properties/{}",
                                     crate::walk::escape(&name)
                                 ),
-                                keys_of(&schema),
+                                super::map_keys(Some(&schema)),
                                 true,
                             );
                         }

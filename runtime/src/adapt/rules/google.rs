@@ -687,7 +687,7 @@ impl Rule for OpenApiSchemaFields {
                 })
             };
             if matches!(map.key("required"), Some(Value::Array(r)) if r.iter().any(stale)) {
-                let props = map_keys(map.key("properties"));
+                let props = super::map_keys(map.key("properties"));
                 if let Some(Value::Array(required)) = map.key_mut("required") {
                     let before = required.len();
                     required.retain(|r| r.as_str().is_some_and(|r| props.iter().any(|p| p == r)));
@@ -698,12 +698,6 @@ impl Rule for OpenApiSchemaFields {
             }
         });
     }
-}
-
-fn map_keys(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_object)
-        .map(|m| m.keys().cloned().collect())
-        .unwrap_or_default()
 }
 
 fn shorten(s: &str) -> String {

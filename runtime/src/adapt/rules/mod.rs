@@ -365,6 +365,13 @@ pub(crate) fn merge_siblings(
     }
 }
 
+/// The keys of an object (none for anything else).
+pub(crate) fn map_keys(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
 /// Takes a branch's (or a reference target's) keywords into a node that keeps its own: the node's
 /// keywords win, and the two descriptions are joined (the node's first), so that nothing a rule
 /// spilled into the branch's description is lost. A keyword of the branch that the node's own
