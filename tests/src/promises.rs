@@ -95,6 +95,20 @@ pub fn spilled_text(detail: &str) -> String {
     }
 }
 
+/// The value a loss's detail quotes for its keyword, when it opens with `` `keyword: value` ``
+/// and the value reads as JSON.
+fn quoted_value(detail: &str, keyword: &str) -> Option<Value> {
+    let rest = detail
+        .strip_prefix('`')?
+        .strip_prefix(keyword)?
+        .strip_prefix(": ")?;
+    // The value runs to the first backtick before which the text reads as JSON (a string value
+    // may hold a backtick).
+    rest.match_indices('`')
+        .filter_map(|(i, _)| serde_json::from_str(&rest[..i]).ok())
+        .next()
+}
+
 /// How closely a report must name the places it talks about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Positions {
@@ -247,6 +261,35 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
         if let Some(at) = at {
             if adapted.schema.pointer(at).is_none() {
                 out.push(format!("{what} `at` `{at}` is not in the output"));
+            }
+        }
+    }
+    // A removed keyword named at itself is named where that value stood: a loss that quotes
+    // the scalar it removed (`additionalProperties: false`) names a place in the input that
+    // holds it (a position moved by a rule, such as a union's removed null branch, otherwise
+    // names the neighbouring branch, which resolves just as well).
+    for l in adapted
+        .losses
+        .iter()
+        .filter(|l| matches!(l.kind, LossKind::Spilled | LossKind::Dropped))
+    {
+        // A scalar: a value holding subschemas may have been rewritten inside by earlier rules
+        // (a `const` read as an `enum`, references renamed) before it was removed.
+        let Some(quoted) =
+            quoted_value(&l.detail, &l.keyword).filter(|v| !v.is_object() && !v.is_array())
+        else {
+            continue;
+        };
+        let escaped = l.keyword.replace('~', "~0").replace('/', "~1");
+        if l.pointer.rsplit('/').next() != Some(escaped.as_str()) {
+            continue;
+        }
+        if let Some(stood) = input.pointer(&l.pointer) {
+            if *stood != quoted {
+                out.push(format!(
+                    "{:?} `{}: {quoted}` is named at `{}`, where the input holds `{stood}`",
+                    l.kind, l.keyword, l.pointer
+                ));
             }
         }
     }

@@ -616,36 +616,80 @@ impl Prefixes {
     }
 }
 
-/// A move's position: its tokens and the numbers of its whole self, through the renames and as
-/// spelled (of every prefix, as spelled, for a `Lifted` move's destination).
-struct Anchor {
-    tokens: Vec<String>,
+/// What the numbering knows of a numbered link of a [`Pointer`]: the numbers of its position
+/// through the renames and as spelled, whether its children are names, and its depth.
+#[derive(Clone, Copy)]
+struct Link {
     canonical: u64,
-    spelled: Vec<u64>,
+    spelled: u64,
+    names: bool,
+    depth: usize,
+}
+
+impl Link {
+    const ROOT: Link = Link {
+        canonical: ROOT_PREFIX,
+        spelled: ROOT_PREFIX,
+        names: false,
+        depth: 0,
+    };
+}
+
+/// The links of the moves' positions numbered so far, by [`Pointer::id`] (the moves keep them
+/// alive, so no other position takes an id while it is here).
+type Known = HashMap<usize, Link, BuildHasherDefault<IdHasher>>;
+
+/// A move's position: the number of its whole self through the renames, whether its children
+/// are names, and its depth. Its tokens, and the number of each prefix as spelled, are made only
+/// when a position is taken through the move as text ([`Anchor::spelled`]): a move logged per
+/// level of a nest would otherwise cost its depth each.
+struct Anchor {
+    canonical: u64,
     /// Whether its children are names ([`same_token`]'s `names`).
     names: bool,
     /// How many tokens it has.
     depth: usize,
+    pointer: Pointer,
+    spelled: std::cell::OnceCell<Spelled>,
+}
+
+/// An anchor's tokens and the numbers of each prefix as spelled (`numbers[k]`: the first `k`
+/// tokens).
+struct Spelled {
+    tokens: Vec<String>,
+    numbers: Vec<u64>,
+}
+
+impl Spelled {
+    fn of(tokens: Vec<String>, prefixes: &mut Prefixes) -> (Self, Link) {
+        let mut numbers = Vec::with_capacity(tokens.len() + 1);
+        numbers.push(ROOT_PREFIX);
+        let mut link = Link::ROOT;
+        for t in &tokens {
+            let (c, s) = prefixes.both((link.canonical, link.spelled), link.names, t);
+            link = Link {
+                canonical: c,
+                spelled: s,
+                names: names_below(link.names, t),
+                depth: link.depth + 1,
+            };
+            numbers.push(s);
+        }
+        (Spelled { tokens, numbers }, link)
+    }
 }
 
 impl Anchor {
+    /// The anchor of a position given as text, its tokens made at once.
+    #[cfg(test)]
     fn new(text: &str, prefixes: &mut Prefixes) -> Self {
-        let tokens = tokens(text);
-        let mut spelled = Vec::with_capacity(tokens.len() + 1);
-        spelled.push(ROOT_PREFIX);
-        let mut numbers = (ROOT_PREFIX, ROOT_PREFIX);
-        let mut name = false;
-        for t in &tokens {
-            numbers = prefixes.both(numbers, name, t);
-            spelled.push(numbers.1);
-            name = names_below(name, t);
-        }
+        let (spelled, link) = Spelled::of(tokens(text), prefixes);
         Anchor {
-            depth: tokens.len(),
-            tokens,
-            canonical: numbers.0,
-            spelled,
-            names: name,
+            canonical: link.canonical,
+            names: link.names,
+            depth: link.depth,
+            pointer: Pointer::parse(text),
+            spelled: spelled.into(),
         }
     }
 
@@ -653,64 +697,124 @@ impl Anchor {
         self.depth
     }
 
+    /// Its tokens and the numbers of its prefixes as spelled, made on first use.
+    fn spelled(&self, prefixes: &mut Prefixes) -> &Spelled {
+        self.spelled
+            .get_or_init(|| Spelled::of(self.pointer.tokens(), prefixes).0)
+    }
+
     /// The anchor of a position given as links, numbered from its parent's numbers (each link
-    /// once, kept in `known`): without its tokens, for moves that only compare and count them.
-    fn of_links(
-        at: &Pointer,
-        prefixes: &mut Prefixes,
-        known: &mut HashMap<usize, (u64, u64, bool, usize), BuildHasherDefault<IdHasher>>,
-    ) -> Self {
-        // The links below the nearest numbered one, deepest first: most on the stack.
-        let mut near: [Option<&Pointer>; 8] = [None; 8];
-        let mut count = 0;
-        let mut far: Vec<&Pointer> = Vec::new();
-        let mut p = at;
-        let mut base = (ROOT_PREFIX, ROOT_PREFIX, false, 0);
-        loop {
-            if p.is_root() {
-                break;
-            }
-            if let Some(&k) = known.get(&p.id()) {
-                base = k;
-                break;
-            }
-            match p.link() {
-                Some((parent, _)) => {
-                    if count < near.len() {
-                        near[count] = Some(p);
-                        count += 1;
-                    } else {
-                        far.push(p);
-                    }
-                    p = parent;
-                }
-                None => {
-                    let a = Anchor::new(p.as_str(), prefixes);
-                    base = (
-                        a.canonical,
-                        *a.spelled.last().expect("root"),
-                        a.names,
-                        a.depth,
-                    );
-                    break;
-                }
-            }
-        }
-        let pending = near[..count].iter().map(|p| p.expect("filled"));
-        for p in far.into_iter().rev().chain(pending.rev()) {
-            let token = unescaped(p.link().expect("a link").1);
-            let (c, s) = prefixes.both((base.0, base.1), base.2, &token);
-            base = (c, s, names_below(base.2, &token), base.3 + 1);
-            known.insert(p.id(), base);
-        }
+    /// once, kept in `known`).
+    fn of_links(at: &Pointer, prefixes: &mut Prefixes, known: &mut Known) -> Self {
+        let link = number_links(at, prefixes, known);
         Anchor {
-            tokens: Vec::new(),
-            canonical: base.0,
-            spelled: Vec::new(),
-            names: base.2,
-            depth: base.3,
+            canonical: link.canonical,
+            names: link.names,
+            depth: link.depth,
+            pointer: at.clone(),
+            spelled: std::cell::OnceCell::new(),
         }
     }
+}
+
+/// The numbers of the position `at`, each of its links numbered from its parent's once (kept
+/// in `known`); a position given as text is numbered token by token.
+fn number_links(at: &Pointer, prefixes: &mut Prefixes, known: &mut Known) -> Link {
+    // The links below the nearest numbered one, deepest first: most on the stack.
+    let mut near: [Option<&Pointer>; 8] = [None; 8];
+    let mut count = 0;
+    let mut far: Vec<&Pointer> = Vec::new();
+    let mut p = at;
+    let mut base = Link::ROOT;
+    loop {
+        if p.is_root() {
+            break;
+        }
+        if let Some(&k) = known.get(&p.id()) {
+            base = k;
+            break;
+        }
+        match p.link() {
+            Some((parent, _)) => {
+                if count < near.len() {
+                    near[count] = Some(p);
+                    count += 1;
+                } else {
+                    far.push(p);
+                }
+                p = parent;
+            }
+            None => {
+                base = Spelled::of(tokens(p.as_str()), prefixes).1;
+                break;
+            }
+        }
+    }
+    let pending = near[..count].iter().map(|p| p.expect("filled"));
+    for p in far.into_iter().rev().chain(pending.rev()) {
+        let token = unescaped(p.link().expect("a link").1);
+        let (c, s) = prefixes.both((base.canonical, base.spelled), base.names, &token);
+        base = Link {
+            canonical: c,
+            spelled: s,
+            names: names_below(base.names, &token),
+            depth: base.depth + 1,
+        };
+        known.insert(p.id(), base);
+    }
+    base
+}
+
+/// How many leading tokens two positions share: as spelled, and through the renames. Found by
+/// going up from both to their nearest common prefix ([`number_links`] numbered every link on
+/// the way), which for a branch merged into its node is two links; positions given as text
+/// (whose prefixes are not numbered) are compared token by token.
+fn shared_prefix(a: &Anchor, b: &Anchor, known: &Known) -> Shared {
+    let by_links = |spelled: bool| {
+        let info = |p: &Pointer| -> Option<(u64, usize)> {
+            if p.is_root() {
+                return Some((ROOT_PREFIX, 0));
+            }
+            let k = known.get(&p.id())?;
+            Some((if spelled { k.spelled } else { k.canonical }, k.depth))
+        };
+        let (mut pa, mut pb) = (&a.pointer, &b.pointer);
+        let (mut ia, mut ib) = (info(pa)?, info(pb)?);
+        while ia != ib {
+            if ia.1 >= ib.1 {
+                pa = pa.link()?.0;
+                ia = info(pa)?;
+            } else {
+                pb = pb.link()?.0;
+                ib = info(pb)?;
+            }
+        }
+        Some(ia.1)
+    };
+    if let (Some(spelled), Some(canonical)) = (by_links(true), by_links(false)) {
+        return Shared { spelled, canonical };
+    }
+    let (ta, tb) = (a.pointer.tokens(), b.pointer.tokens());
+    let spelled = ta.iter().zip(&tb).take_while(|(x, y)| x == y).count();
+    let mut names = false;
+    let mut canonical = 0;
+    for (x, y) in ta.iter().zip(&tb) {
+        if !same_token(names, x, y) {
+            break;
+        }
+        canonical += 1;
+        names = names_below(names, x);
+    }
+    Shared { spelled, canonical }
+}
+
+/// How many leading tokens a move's destination and source share.
+#[derive(Clone, Copy)]
+struct Shared {
+    /// As spelled.
+    spelled: usize,
+    /// Through the renames ([`same_token`]).
+    canonical: usize,
 }
 
 /// A token as written in a JSON Pointer, unescaped.
@@ -742,18 +846,19 @@ enum Move<'m> {
         keys: &'m [String],
         /// How many leading tokens `at` and `from` share (a branch merged into its node: all of
         /// `at`, `from` being `at` and two more tokens).
-        shared: usize,
+        shared: Shared,
         gone: bool,
     },
     Inlined {
         at: Anchor,
         from: Anchor,
         kept: &'m [String],
-        shared: usize,
+        shared: Shared,
     },
     Folded {
         at: Anchor,
         from: Anchor,
+        shared: Shared,
     },
     Wrapped {
         at: Anchor,
@@ -959,20 +1064,16 @@ impl Anchors {
     }
 }
 
-/// A move's destination and source as anchors, and how many leading tokens they share (as
-/// spelled).
+/// A move's destination and source as anchors, and how many leading tokens they share.
 fn destination_and_source(
-    at: &str,
-    from: &str,
+    at: &Pointer,
+    from: &Pointer,
     prefixes: &mut Prefixes,
-) -> (Anchor, Anchor, usize) {
-    let (at, from) = (Anchor::new(at, prefixes), Anchor::new(from, prefixes));
-    let shared = at
-        .tokens
-        .iter()
-        .zip(&from.tokens)
-        .take_while(|(a, b)| a == b)
-        .count();
+    known: &mut Known,
+) -> (Anchor, Anchor, Shared) {
+    let at = Anchor::of_links(at, prefixes, known);
+    let from = Anchor::of_links(from, prefixes, known);
+    let shared = shared_prefix(&at, &from, known);
     (at, from, shared)
 }
 
@@ -997,7 +1098,8 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
                 keys,
                 gone,
             } => {
-                let (at, from, shared) = destination_and_source(at, from, &mut prefixes);
+                let (at, from, shared) =
+                    destination_and_source(at, from, &mut prefixes, &mut known);
                 Move::Lifted {
                     at,
                     from,
@@ -1013,10 +1115,11 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
             BranchMove::Wrapped { at } => Move::Wrapped {
                 at: Anchor::of_links(at, &mut prefixes, &mut known),
             },
-            BranchMove::Folded { at, from } => Move::Folded {
-                at: Anchor::new(at, &mut prefixes),
-                from: Anchor::new(from, &mut prefixes),
-            },
+            BranchMove::Folded { at, from } => {
+                let (at, from, shared) =
+                    destination_and_source(at, from, &mut prefixes, &mut known);
+                Move::Folded { at, from, shared }
+            }
             BranchMove::Tuple {
                 at,
                 to,
@@ -1029,7 +1132,8 @@ fn prepare(moves: &[BranchMove]) -> Moves<'_> {
                 single: *single,
             },
             BranchMove::Inlined { at, from, kept } => {
-                let (at, from, shared) = destination_and_source(at, from, &mut prefixes);
+                let (at, from, shared) =
+                    destination_and_source(at, from, &mut prefixes, &mut known);
                 Move::Inlined {
                     at,
                     from,
@@ -1244,7 +1348,8 @@ impl<'p> Moving<'p> {
         {
             // In place: the prefix both share is spelled as `to` spells it, and only the tokens
             // after it change.
-            if self.numbers(shared).1 != to.spelled[shared] {
+            let to = to.spelled(self.prefixes);
+            if self.numbers(shared).1 != to.numbers[shared] {
                 for (i, spelled) in to.tokens[..shared].iter().enumerate() {
                     if self.path[i] != *spelled {
                         self.path[i].clone_from(spelled);
@@ -1369,7 +1474,7 @@ fn unmove(
                 keys,
                 shared,
                 ..
-            } => path.relocate(at, from, keys, *shared),
+            } => path.relocate(at, from, keys, shared.spelled),
             // Below the node where a definition was inlined: from the definition, unless under
             // a keyword the node had itself.
             Move::Inlined {
@@ -1377,7 +1482,7 @@ fn unmove(
                 from,
                 kept,
                 shared,
-            } => path.relocate_when(at, from, *shared, false, |p| {
+            } => path.relocate_when(at, from, shared.spelled, false, |p| {
                 !kept.iter().any(|k| same_token(at.names, &p[at.len()], k))
             }),
             // Nothing after it came from a removed schema.
@@ -1498,18 +1603,18 @@ fn forward(
                 shared,
                 gone: true,
                 ..
-            } => path.relocate_when(from, at, *shared, true, |_| true),
+            } => path.relocate_when(from, at, shared.spelled, true, |_| true),
             Move::Lifted {
                 at,
                 from,
                 keys,
                 shared,
                 ..
-            } => path.relocate(from, at, keys, *shared),
+            } => path.relocate(from, at, keys, shared.spelled),
             // The definition and all of it now stands where it was first used.
             Move::Inlined {
                 at, from, shared, ..
-            } => path.relocate_when(from, at, *shared, true, |_| true),
+            } => path.relocate_when(from, at, shared.spelled, true, |_| true),
             // A keyword of the split node: in the first branch whose type keeps it (gone when
             // none does); its description and type stay on the union.
             Move::Split { at, types } => {
@@ -1533,11 +1638,12 @@ fn forward(
                 }
             }
             // Anything in the removed schema: the node whose description holds its words.
-            Move::Folded { at, from } => {
+            Move::Folded { at, from, .. } => {
                 if path.starts_with(from) {
                     // A description there: the node's (a spilled keyword's place).
                     let description = path.path.len() > from.len() && path.ends_in_description();
-                    path.replace_all(&at.tokens);
+                    let tokens = &at.spelled(path.prefixes).tokens;
+                    path.replace_all(tokens);
                     if description {
                         path.insert(at.len(), ["description".to_owned()]);
                     }
@@ -1816,7 +1922,6 @@ pub(crate) fn locate(
     changes: &mut [Change],
     moves: &[BranchMove],
 ) {
-    let originals = moves;
     if losses.is_empty() && changes.is_empty() {
         return;
     }
@@ -1956,7 +2061,7 @@ pub(crate) fn locate(
         }
     }
     if !earlier.is_empty() {
-        let placed = places::back_all(&moves, originals, &anchors, &prefixes, &waiting(&earlier));
+        let placed = places::back_all(&moves, &anchors, &prefixes, &waiting(&earlier));
         for (l, placed) in earlier.into_iter().zip(placed) {
             let by_text = |prefixes: &mut Prefixes, in_cursor: &mut Cursor<'_>| {
                 let recorded = unmove(l.position.as_str(), &moves, l.epoch, &anchors, prefixes);
@@ -2029,7 +2134,7 @@ pub(crate) fn locate(
         }
     }
     if !later.is_empty() {
-        let placed = places::forward_all(&moves, originals, &anchors, &prefixes, &waiting(&later));
+        let placed = places::forward_all(&moves, &anchors, &prefixes, &waiting(&later));
         for (l, placed) in later.into_iter().zip(placed) {
             let keyword = l.keyword.as_deref();
             // The entry taken through the moves as text, and found in the output.
@@ -2404,8 +2509,9 @@ mod tests {
                     by_tokens(path, prefix),
                     "{path:?} starts with {prefix:?}"
                 );
+                let numbers = &anchor.spelled.get().expect("made with the anchor").numbers;
                 let spelled = moving.path.len() >= prefix.len()
-                    && moving.numbers(prefix.len()).1 == anchor.spelled[prefix.len()];
+                    && moving.numbers(prefix.len()).1 == numbers[prefix.len()];
                 assert_eq!(
                     spelled,
                     path.starts_with(prefix),
@@ -2572,8 +2678,8 @@ mod tests {
                 from: vec![1, 0],
             });
             moves.push(BranchMove::Lifted {
-                at: at.clone(),
-                from: format!("{at}/anyOf/0"),
+                at: at.clone().into(),
+                from: format!("{at}/anyOf/0").into(),
                 keys: vec!["properties".into()],
                 gone: false,
             });

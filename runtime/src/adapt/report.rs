@@ -139,8 +139,8 @@ pub(crate) enum BranchMove {
     /// When `gone`, the schema at `from` was removed with it (a branch merged into its node):
     /// all of it, its description joined into the node's, now stands at `at`.
     Lifted {
-        at: String,
-        from: String,
+        at: Pointer,
+        from: Pointer,
         keys: Vec<String>,
         gone: bool,
     },
@@ -150,8 +150,8 @@ pub(crate) enum BranchMove {
     /// `at` after; a position below `at` came from `from` unless it is under one of `kept`, the
     /// keywords the referring node had itself (its own win where both have one).
     Inlined {
-        at: String,
-        from: String,
+        at: Pointer,
+        from: Pointer,
         kept: Vec<String>,
     },
     /// The type list of the node at `at` was split into an `anyOf` of one branch per type, of
@@ -165,7 +165,7 @@ pub(crate) enum BranchMove {
     /// The schema at `from` was removed and what it said in words (its descriptions) was
     /// written into the description of the node at `at`: everything recorded in it is placed
     /// at that node.
-    Folded { at: String, from: String },
+    Folded { at: Pointer, from: Pointer },
     /// The tuple at `at` was sent as one `items` schema: position `k` of its `prefixItems` is
     /// branch `to[k]` of `at/items/anyOf` (or `at/items` itself when `single`), and its `items`
     /// past the positions, where kept, is branch `rest`.
@@ -229,11 +229,17 @@ impl RuleReport {
 
     /// Logs that the keywords `keys` of the schema at `from` were merged into the node at `at`
     /// (and, when `gone`, that the schema at `from` was removed).
-    pub(crate) fn lifted(&mut self, at: &str, from: &str, keys: Vec<String>, gone: bool) {
+    pub(crate) fn lifted(
+        &mut self,
+        at: impl Into<Pointer>,
+        from: impl Into<Pointer>,
+        keys: Vec<String>,
+        gone: bool,
+    ) {
         if gone || !keys.is_empty() {
             self.moves.push(BranchMove::Lifted {
-                at: at.to_owned(),
-                from: from.to_owned(),
+                at: at.into(),
+                from: from.into(),
                 keys,
                 gone,
             });
@@ -241,10 +247,15 @@ impl RuleReport {
     }
 
     /// Logs that the definition at `from` was inlined at `at`, whose own keywords `kept` stay.
-    pub(crate) fn inlined(&mut self, at: &str, from: &str, kept: Vec<String>) {
+    pub(crate) fn inlined(
+        &mut self,
+        at: impl Into<Pointer>,
+        from: impl Into<Pointer>,
+        kept: Vec<String>,
+    ) {
         self.moves.push(BranchMove::Inlined {
-            at: at.to_owned(),
-            from: from.to_owned(),
+            at: at.into(),
+            from: from.into(),
             kept,
         });
     }
@@ -260,10 +271,10 @@ impl RuleReport {
     }
 
     /// Logs that the schema at `from` was removed, its descriptions written into `at`'s.
-    pub(crate) fn folded(&mut self, at: &str, from: &str) {
+    pub(crate) fn folded(&mut self, at: impl Into<Pointer>, from: impl Into<Pointer>) {
         self.moves.push(BranchMove::Folded {
-            at: at.to_owned(),
-            from: from.to_owned(),
+            at: at.into(),
+            from: from.into(),
         });
     }
 

@@ -22,8 +22,10 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 use super::super::pointer::Pointer;
-use super::super::report::BranchMove;
-use super::{Anchors, IdHasher, Move, Prefixes, ROOT_PREFIX, canonical, names_below, unescaped};
+use super::{
+    Anchor, Anchors, IdHasher, Move, Prefixes, ROOT_PREFIX, Shared, canonical, names_below,
+    unescaped,
+};
 
 /// No node.
 const NONE: u32 = u32::MAX;
@@ -108,10 +110,6 @@ pub(super) struct Places<'a> {
     prefixes: &'a Prefixes,
     /// Whether positions are taken back through the moves (to the input), not forward.
     back: bool,
-    /// Whether a token spelled otherwise than the renames read it (`oneOf`, `definitions`)
-    /// joined the tree: a merge's destination is then found token by token (its spelling
-    /// checked), not from the branch's node.
-    varied: bool,
 }
 
 impl<'a> Places<'a> {
@@ -130,7 +128,6 @@ impl<'a> Places<'a> {
             anchors,
             prefixes,
             back,
-            varied: false,
         }
     }
 
@@ -227,7 +224,6 @@ impl<'a> Places<'a> {
                 continue;
             }
             let below = names_below(names, &token);
-            self.varied |= respelled(&token);
             let first = self.nodes[parent as usize].first;
             {
                 let n = &mut self.nodes[node as usize];
@@ -412,39 +408,24 @@ impl<'a> Places<'a> {
         node
     }
 
-    /// The node a logged move is anchored at (forward), at its time `t`; `None` when no
-    /// position asked about goes through a move's anchor given as text (it then moves none).
-    fn anchor(&mut self, m: &Move<'_>, original: &BranchMove, t: usize) -> Option<u32> {
-        match (m, original) {
-            (
-                _,
-                BranchMove::Reordered { at, .. }
-                | BranchMove::Spliced { at, .. }
-                | BranchMove::Split { at, .. }
-                | BranchMove::Wrapped { at }
-                | BranchMove::Tuple { at, .. },
-            ) => Some(self.node(at, t)),
-            (
-                Move::Lifted { from, .. } | Move::Inlined { from, .. } | Move::Folded { from, .. },
-                _,
-            ) => self.find(&from.tokens),
-            _ => unreachable!("a move and its log entry are of one kind"),
-        }
-    }
-
-    /// The ancestor `up` levels above `node`.
-    fn up(&self, mut node: u32, up: usize) -> u32 {
-        for _ in 0..up {
-            node = self.nodes[node as usize].parent;
-        }
-        node
+    /// The node a logged move is anchored at (forward), at its time `t`.
+    fn anchor(&mut self, m: &Move<'_>, t: usize) -> u32 {
+        let at = match m {
+            Move::Reordered { at, .. }
+            | Move::Spliced { at, .. }
+            | Move::Split { at, .. }
+            | Move::Wrapped { at }
+            | Move::Tuple { at, .. } => at,
+            Move::Lifted { from, .. } | Move::Inlined { from, .. } | Move::Folded { from, .. } => {
+                from
+            }
+        };
+        self.node(&at.pointer, t)
     }
 
     /// Takes the tree through move `t`, as [`super::forward`] takes each position.
-    fn apply(&mut self, m: &Move<'_>, original: &BranchMove, t: usize) {
-        let Some(na) = self.anchor(m, original, t) else {
-            return;
-        };
+    fn apply(&mut self, m: &Move<'_>, t: usize) {
+        let na = self.anchor(m, t);
         match m {
             Move::Reordered { keyword, from, .. } => {
                 let Some(k) = self.child(na, keyword) else {
@@ -604,21 +585,8 @@ impl<'a> Places<'a> {
                 from,
                 shared,
             } => {
-                // Into a node above the branch (as spelled, every spelling plain): that node,
-                // found from the branch's.
-                let above = *shared == at.len()
-                    && at.len() <= from.len()
-                    && !self.varied
-                    && !at.tokens.iter().any(|t| respelled(t));
                 if *gone {
-                    let target = if above {
-                        self.up(na, from.len() - at.len())
-                    } else {
-                        // Found once the branch is out of the tree: a destination below it is
-                        // made anew, never inside what moves.
-                        self.detach(na);
-                        self.node_of_tokens(&at.tokens)
-                    };
+                    let target = self.destination(na, from, at, *shared, t, |p| p.detach(na));
                     if na != target {
                         self.detach(na);
                         self.attach_into(target, na);
@@ -631,27 +599,24 @@ impl<'a> Places<'a> {
                     if moved.is_empty() {
                         return;
                     }
-                    for &c in &moved {
-                        self.detach(c);
-                    }
-                    let target = if above {
-                        self.up(na, from.len() - at.len())
-                    } else {
-                        self.node_of_tokens(&at.tokens)
-                    };
+                    let target = self.destination(na, from, at, *shared, t, |p| {
+                        for &c in &moved {
+                            p.detach(c);
+                        }
+                    });
                     for c in moved {
                         self.reattach(target, c);
                     }
                 }
             }
-            Move::Inlined { at, .. } => {
-                self.detach(na);
-                let target = self.node_of_tokens(&at.tokens);
+            Move::Inlined {
+                at, from, shared, ..
+            } => {
+                let target = self.destination(na, from, at, *shared, t, |p| p.detach(na));
                 self.attach_into(target, na);
             }
-            Move::Folded { at, .. } => {
-                self.detach(na);
-                let target = self.node_of_tokens(&at.tokens);
+            Move::Folded { at, from, shared } => {
+                let target = self.destination(na, from, at, *shared, t, |p| p.detach(na));
                 let description = self.ensure(target, "description");
                 // Everything in the removed schema: the node, or its description.
                 let mut work = vec![(na, false)];
@@ -675,15 +640,6 @@ impl<'a> Places<'a> {
         }
     }
 
-    /// The node a position given as tokens names, when the tree has it.
-    fn find(&mut self, tokens: &[String]) -> Option<u32> {
-        let mut node = ROOT;
-        for token in tokens {
-            node = self.child(node, token)?;
-        }
-        Some(node)
-    }
-
     /// Every node of the subtree at `node` (itself included) stands at `into` now.
     fn alias_all(&mut self, node: u32, into: u32) {
         let mut work = vec![node];
@@ -694,24 +650,17 @@ impl<'a> Places<'a> {
     }
 
     /// Takes the tree back through move `t`, as [`super::unmove`] takes each position.
-    fn undo(&mut self, m: &Move<'_>, original: &BranchMove, t: usize) {
-        let na = match (m, original) {
-            (Move::Folded { .. }, _) => return,
-            (Move::Lifted { at, .. } | Move::Inlined { at, .. }, _) => {
-                let Some(na) = self.find(&at.tokens) else {
-                    return;
-                };
-                na
-            }
-            (
-                _,
-                BranchMove::Reordered { at, .. }
-                | BranchMove::Spliced { at, .. }
-                | BranchMove::Split { at, .. }
-                | BranchMove::Wrapped { at }
-                | BranchMove::Tuple { at, .. },
-            ) => self.node(at, t),
-            _ => unreachable!("a move and its log entry are of one kind"),
+    fn undo(&mut self, m: &Move<'_>, t: usize) {
+        // Where the move put what it moved: its destination.
+        let na = match m {
+            Move::Folded { .. } => return,
+            Move::Lifted { at, .. }
+            | Move::Inlined { at, .. }
+            | Move::Reordered { at, .. }
+            | Move::Spliced { at, .. }
+            | Move::Split { at, .. }
+            | Move::Wrapped { at }
+            | Move::Tuple { at, .. } => self.node(&at.pointer, t),
         };
         match m {
             Move::Reordered { keyword, from, .. } => {
@@ -764,7 +713,7 @@ impl<'a> Places<'a> {
                 let names = self.nodes[na as usize].names;
                 let moved = self
                     .children_where(na, |t| keys.iter().any(|k| super::same_token(names, t, k)));
-                self.relocate_back(na, moved, at, from, *shared);
+                self.relocate_back(na, moved, at, from, *shared, t);
             }
             Move::Inlined {
                 at,
@@ -775,7 +724,7 @@ impl<'a> Places<'a> {
                 let names = self.nodes[na as usize].names;
                 let moved = self
                     .children_where(na, |t| !kept.iter().any(|k| super::same_token(names, t, k)));
-                self.relocate_back(na, moved, at, from, *shared);
+                self.relocate_back(na, moved, at, from, *shared, t);
             }
             Move::Folded { .. } => {}
             // A branch of the split: the node.
@@ -865,14 +814,15 @@ impl<'a> Places<'a> {
     }
 
     /// The children `moved` of the node `na` at `at` go below `from` (a merge or an inlining
-    /// taken back), `at` and `from` sharing their first `shared` tokens.
+    /// taken back), at the time of move `t`.
     fn relocate_back(
         &mut self,
         na: u32,
         moved: Vec<u32>,
-        at: &super::Anchor,
-        from: &super::Anchor,
-        shared: usize,
+        at: &Anchor,
+        from: &Anchor,
+        shared: Shared,
+        t: usize,
     ) {
         if moved.is_empty() {
             return;
@@ -882,22 +832,50 @@ impl<'a> Places<'a> {
         }
         // Found after the moved children left: a `from` below `at` is then made anew, never
         // below a child being moved.
-        let target = if shared == at.len()
-            && from.len() >= at.len()
-            && !self.varied
-            && !from.tokens.iter().any(|t| respelled(t))
-        {
-            let mut node = na;
-            for token in &from.tokens[at.len()..] {
-                node = self.ensure(node, token);
-            }
-            node
+        let target = if shared.canonical < at.depth {
+            self.node(&from.pointer, t)
+        } else if shared.spelled >= at.depth {
+            self.below(na, &from.pointer, from.depth - at.depth)
         } else {
-            self.node_of_tokens(&from.tokens)
+            self.node_of_tokens(&from.pointer.tokens())
         };
         for c in moved {
             self.reattach(target, c);
         }
+    }
+
+    /// The node of `at`, where a move at time `t` takes what is at `from` (the node `na`), found
+    /// once `leave` has taken what moves out of the tree: a destination inside it is made anew,
+    /// from the node above `from` (whose link a later lookup no longer finds), never inside what
+    /// moves.
+    fn destination(
+        &mut self,
+        na: u32,
+        from: &Anchor,
+        at: &Anchor,
+        shared: Shared,
+        t: usize,
+        leave: impl FnOnce(&mut Self),
+    ) -> u32 {
+        if shared.canonical < from.depth {
+            // Not inside: its links lead to no node that moves.
+            leave(self);
+            return self.node(&at.pointer, t);
+        }
+        if shared.spelled + 1 >= from.depth && na != ROOT {
+            let above = self.nodes[na as usize].parent;
+            leave(self);
+            return self.below(above, &at.pointer, at.depth + 1 - from.depth);
+        }
+        leave(self);
+        self.node_of_tokens(&at.pointer.tokens())
+    }
+
+    /// The node of the last `count` tokens of `p` below `node` (made where missing).
+    fn below(&mut self, node: u32, p: &Pointer, count: usize) -> u32 {
+        last_tokens(p, count)
+            .iter()
+            .fold(node, |node, token| self.ensure(node, token))
     }
 
     /// `node` moved below `parent`, under its own token.
@@ -986,16 +964,10 @@ const RESPELLED: u8 = 1;
 /// A place the tree cannot tell.
 const UNSURE: u8 = 2;
 
-/// Whether the renames read `token` as another spelling (where it is a keyword).
-fn respelled(token: &str) -> bool {
-    canonical(false, token) != token
-}
-
 /// Each position of `entries` (with the number of moves logged before it was recorded), taken
 /// back through the moves logged before it, the latest first: its position in the rules' input.
 pub(super) fn back_all(
     moves: &[Move<'_>],
-    originals: &[BranchMove],
     anchors: &Anchors,
     prefixes: &Prefixes,
     entries: &[(Pointer, usize)],
@@ -1012,7 +984,7 @@ pub(super) fn back_all(
             next += 1;
         }
         if next > 0 {
-            places.undo(&moves[t - 1], &originals[t - 1], t - 1);
+            places.undo(&moves[t - 1], t - 1);
         }
     }
     for &i in &order[next..] {
@@ -1025,7 +997,6 @@ pub(super) fn back_all(
 /// forward through the moves logged after it.
 pub(super) fn forward_all(
     moves: &[Move<'_>],
-    originals: &[BranchMove],
     anchors: &Anchors,
     prefixes: &Prefixes,
     entries: &[(Pointer, usize)],
@@ -1040,14 +1011,14 @@ pub(super) fn forward_all(
     );
     let mut nodes = vec![ROOT; entries.len()];
     let mut next = 0;
-    for (t, (m, original)) in moves.iter().zip(originals).enumerate() {
+    for (t, m) in moves.iter().enumerate() {
         while next < order.len() && entries[order[next]].1 <= t {
             let i = order[next];
             nodes[i] = places.node(&entries[i].0, t);
             next += 1;
         }
         if next > 0 {
-            places.apply(m, original, t);
+            places.apply(m, t);
         }
     }
     // Positions no move after them is anchored above, which the output does not have as recorded.
@@ -1055,4 +1026,27 @@ pub(super) fn forward_all(
         nodes[i] = places.node(&entries[i].0, moves.len());
     }
     places.placed(&nodes)
+}
+
+/// The last `count` tokens of `p`, unescaped, found from its links (its text read only when it
+/// was given as text).
+fn last_tokens(p: &Pointer, count: usize) -> Vec<String> {
+    let mut out = Vec::with_capacity(count);
+    let mut at = p;
+    while out.len() < count {
+        match at.link() {
+            Some((parent, token)) => {
+                out.push(unescaped(token).into_owned());
+                at = parent;
+            }
+            None => {
+                let mut tokens = at.tokens();
+                let missing = count - out.len();
+                out.extend(tokens.drain(tokens.len().saturating_sub(missing)..).rev());
+                break;
+            }
+        }
+    }
+    out.reverse();
+    out
 }

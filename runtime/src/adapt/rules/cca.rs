@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value, json};
 
 use super::{Held, Rule, RuleReport, absorb, append_description, is_null_schema, names_null_alone};
+use crate::adapt::pointer::Pointer;
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, visit};
 use crate::keys::Keys;
@@ -18,8 +19,10 @@ use crate::keys::Keys;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NullablePropertiesOptional;
 
-/// Removes what makes a property schema nullable; `true` if it was.
-fn strip_null(v: &mut Value) -> bool {
+/// Removes what makes the property schema at `at` nullable; `true` if it was. A union's null
+/// branches removed, and a union left with one branch merged into the property, are logged as
+/// moves, so that what later rules record in the branch is named where it stands in the input.
+fn strip_null(v: &mut Value, at: &dyn Fn() -> Pointer, report: &mut RuleReport) -> bool {
     let Value::Object(m) = v else { return false };
     let mut was = false;
     if m.take_key("nullable") == Some(Value::Bool(true)) {
@@ -40,20 +43,29 @@ fn strip_null(v: &mut Value) -> bool {
         let Some(Value::Array(branches)) = m.key_mut(key) else {
             continue;
         };
-        let before = branches.len();
-        branches.retain(|b| !is_null_schema(b));
-        if branches.len() == before {
+        let kept: Vec<usize> = (0..branches.len())
+            .filter(|&i| !is_null_schema(&branches[i]))
+            .collect();
+        if kept.len() == branches.len() {
             continue;
         }
+        branches.retain(|b| !is_null_schema(b));
         was = true;
+        let at = at();
+        report.moved(at.clone(), key, kept);
         if branches.len() == 1 {
             let Some(Value::Array(mut one)) = m.shift_remove(key) else {
                 unreachable!()
             };
             if let Value::Object(inner) = one.remove(0) {
+                let mut taken = Vec::new();
                 for (k, val) in inner {
-                    m.entry(k).or_insert(val);
+                    if let serde_json::map::Entry::Vacant(e) = m.entry(k) {
+                        taken.push(e.key().clone());
+                        e.insert(val);
+                    }
                 }
+                report.lifted(&at, at.child(key).index(0), taken, true);
             }
         }
     }
@@ -93,7 +105,8 @@ impl Rule for NullablePropertiesOptional {
             };
             let mut made_optional = Vec::new();
             for (name, p) in props.iter_mut() {
-                if strip_null(p) {
+                let at = || path.pointer().child("properties").child(name);
+                if strip_null(p, &at, report) {
                     made_optional.push(name.clone());
                 }
             }
@@ -196,7 +209,7 @@ pub struct CollapseCombiners;
 /// [`CollapseCombiners`]' work at one node. `at` gives the node's position as text, asked for
 /// only when the node is rewritten: a node whose branches stay (an untyped branch, for the gate
 /// to refuse) costs no text, so that a walk of nested unions is not quadratic in their depth.
-fn collapse(map: &mut Map<String, Value>, at: &dyn Fn() -> String, report: &mut RuleReport) {
+fn collapse(map: &mut Map<String, Value>, at: &dyn Fn() -> Pointer, report: &mut RuleReport) {
     // Bounded: each round removes one combiner keyword from this node.
     for _ in 0..8 {
         if let Some(Value::Array(all)) = map.key("allOf") {
@@ -205,7 +218,7 @@ fn collapse(map: &mut Map<String, Value>, at: &dyn Fn() -> String, report: &mut 
                     unreachable!()
                 };
                 let at = at();
-                merge_objects(map, all, true, &format!("{at}/allOf"), &at, report);
+                merge_objects(map, all, true, &at.child("allOf"), &at, report);
                 continue;
             }
             return;
@@ -230,9 +243,9 @@ fn collapse(map: &mut Map<String, Value>, at: &dyn Fn() -> String, report: &mut 
             let at = at();
             let n = branches.len();
             // A union of one means its branch: every keyword of it is kept, as for `allOf`.
-            merge_objects(map, branches, n == 1, &format!("{at}/{key}"), &at, report);
+            merge_objects(map, branches, n == 1, &at.child(key), &at, report);
             if n > 1 {
-                report.loss(format!("{at}/{key}"), key, LossKind::Collapsed, format!("{n} object branches merged into one object: a value mixing their fields is now accepted, and only properties required by every branch stay required"));
+                report.loss(at.child(key), key, LossKind::Collapsed, format!("{n} object branches merged into one object: a value mixing their fields is now accepted, and only properties required by every branch stay required"));
             }
             continue;
         }
@@ -268,7 +281,7 @@ fn collapse(map: &mut Map<String, Value>, at: &dyn Fn() -> String, report: &mut 
                         .iter()
                         .map(|(i, keys)| format!("branch {i}'s `{}`", keys.join("`, `")))
                         .collect();
-                    report.loss(format!("{at}/{key}"), key, LossKind::Collapsed, format!("{} `{}` enum branches united into one enum, every value kept; lost with the union: {}", branches.len(), types[0], what.join(", ")));
+                    report.loss(at.child(key), key, LossKind::Collapsed, format!("{} `{}` enum branches united into one enum, every value kept; lost with the union: {}", branches.len(), types[0], what.join(", ")));
                 }
                 branches
                     .into_iter()
@@ -283,7 +296,7 @@ fn collapse(map: &mut Map<String, Value>, at: &dyn Fn() -> String, report: &mut 
                     .position(|b| b.key("enum").is_none())
                     .unwrap_or(0);
                 if branches.len() > 1 {
-                    report.loss(format!("{at}/{key}"), key, LossKind::Collapsed, format!("{} `{}` branches collapsed into branch {pick}; the others' constraints are lost", branches.len(), types[0]));
+                    report.loss(at.child(key), key, LossKind::Collapsed, format!("{} `{}` branches collapsed into branch {pick}; the others' constraints are lost", branches.len(), types[0]));
                 }
                 notes = dropped_descriptions(&branches, &types, pick, true);
                 from = pick;
@@ -298,7 +311,7 @@ fn collapse(map: &mut Map<String, Value>, at: &dyn Fn() -> String, report: &mut 
                 .map(|(_, t)| t)
                 .collect();
             report.loss(
-                format!("{at}/{key}"),
+                at.child(key),
                 key,
                 LossKind::Collapsed,
                 format!(
@@ -316,12 +329,12 @@ fn collapse(map: &mut Map<String, Value>, at: &dyn Fn() -> String, report: &mut 
             branches.into_iter().nth(pick)
         };
         if let Some(Value::Object(chosen)) = chosen {
-            absorb(map, chosen, at, &format!("{at}/{key}/{from}"), true, report);
+            absorb(map, chosen, at, &at.child(key).index(from), true, report);
         }
         for (i, note) in notes {
             append_description(map, &note, "\n\n");
             // What was spilled in the dropped branch is in the node's description now.
-            report.folded(at, &format!("{at}/{key}/{i}"));
+            report.folded(at, at.child(key).index(i));
         }
     }
 }
@@ -375,8 +388,8 @@ pub(crate) fn merge_objects(
     map: &mut Map<String, Value>,
     branches: Vec<Value>,
     all_of: bool,
-    branches_at: &str,
-    at: &str,
+    branches_at: &Pointer,
+    at: &Pointer,
     report: &mut RuleReport,
 ) {
     let mut props: Map<String, Value> = match map.take_key("properties") {
@@ -398,11 +411,10 @@ pub(crate) fn merge_objects(
                         if unites_enums(&existing, &schema) {
                             let lost = lost_in_enum_union(&existing, &schema);
                             if !lost.is_empty() {
-                                let keyword =
-                                    branches_at.rsplit('/').next().unwrap_or("allOf").to_owned();
+                                let keyword = branches_at.last_token().unwrap_or("allOf");
                                 report.loss(
-                                    format!("{branches_at}/{i}/properties/{}", crate::walk::escape(&name)),
-                                    &keyword,
+                                    branches_at.index(i).child("properties").child(&name),
+                                    keyword,
                                     LossKind::Collapsed,
                                     format!("property `{name}` is also defined by an earlier branch, as an enum of the same type: the values were united, and this definition's `{}` no longer applies", lost.join("`, `")),
                                 );
@@ -413,20 +425,17 @@ pub(crate) fn merge_objects(
                             // Both become branches of a union at the property: what is recorded
                             // in either is named there (the collapse of that union may fold a
                             // branch's descriptions into the property's).
-                            let property =
-                                format!("{at}/properties/{}", crate::walk::escape(&name));
+                            let property = at.child("properties").child(&name);
+                            let union = property.child("anyOf");
                             report.lifted(
-                                &format!("{property}/anyOf/0"),
+                                union.index(0),
                                 &property,
                                 super::map_keys(Some(&existing)),
                                 true,
                             );
                             report.lifted(
-                                &format!("{property}/anyOf/1"),
-                                &format!(
-                                    "{branches_at}/{i}/properties/{}",
-                                    crate::walk::escape(&name)
-                                ),
+                                union.index(1),
+                                branches_at.index(i).child("properties").child(&name),
                                 super::map_keys(Some(&schema)),
                                 true,
                             );
@@ -456,7 +465,7 @@ pub(crate) fn merge_objects(
             let mut b = b;
             b.take_key("required");
             b.take_key("type");
-            absorb(map, b, at, &format!("{branches_at}/{i}"), true, report);
+            absorb(map, b, at, &branches_at.index(i), true, report);
         } else {
             if let Some(d) = b.key("description") {
                 // Alternatives merged: each branch's description is kept (what a rule spilled
@@ -467,7 +476,7 @@ pub(crate) fn merge_objects(
             }
             // The branch is gone: what was recorded in it is at the node (its properties among
             // the node's).
-            report.lifted(at, &format!("{branches_at}/{i}"), Vec::new(), true);
+            report.lifted(at, branches_at.index(i), Vec::new(), true);
         }
     }
     // A merged property that became a union is collapsed in turn (its branches already are).
@@ -476,18 +485,14 @@ pub(crate) fn merge_objects(
         if let Some(Value::Object(p)) = props.get_mut(&name) {
             if p.has("anyOf") {
                 let before = report.losses.len();
-                collapse(
-                    p,
-                    &|| format!("{at}/properties/{}", crate::walk::escape(&name)),
-                    report,
-                );
+                collapse(p, &|| at.child("properties").child(&name), report);
                 let sources = defined_by.get(&name).map_or(&[][..], Vec::as_slice);
                 if report.losses.len() > before && sources.len() > 1 {
-                    let keyword = branches_at.rsplit('/').next().unwrap_or("allOf").to_owned();
+                    let keyword = branches_at.last_token().unwrap_or("allOf");
                     for i in sources {
                         report.loss(
-                            format!("{branches_at}/{i}/properties/{}", crate::walk::escape(&name)),
-                            &keyword,
+                            branches_at.index(*i).child("properties").child(&name),
+                            keyword,
                             LossKind::Collapsed,
                             format!("property `{name}` is defined by {} branches with different schemas; they were merged into one and what the others accepted or constrained is lost", sources.len()),
                         );
@@ -557,7 +562,7 @@ impl Rule for CollapseCombiners {
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
             if ["anyOf", "oneOf", "allOf"].iter().any(|k| map.has(k)) {
-                collapse(map, &|| path.text(), report);
+                collapse(map, &|| path.pointer(), report);
             }
         });
     }

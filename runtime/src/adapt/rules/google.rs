@@ -179,14 +179,8 @@ impl NodeRule for GoogleNullable {
                                 unreachable!()
                             };
                             if let Value::Object(inner) = one.remove(0) {
-                                absorb(
-                                    map,
-                                    inner,
-                                    &path.text(),
-                                    &format!("{}/anyOf/0", path.text()),
-                                    true,
-                                    report,
-                                );
+                                let at = path.pointer();
+                                absorb(map, inner, &at, &at.child("anyOf").index(0), true, report);
                             }
                         }
                         _ => break,
@@ -360,14 +354,8 @@ impl Rule for OneBranchUnions {
                     unreachable!("checked above")
                 };
                 if let Value::Object(branch) = one.remove(0) {
-                    absorb(
-                        map,
-                        branch,
-                        &path.text(),
-                        &format!("{}/{key}/0", path.text()),
-                        true,
-                        report,
-                    );
+                    let at = path.pointer();
+                    absorb(map, branch, &at, &at.child(key).index(0), true, report);
                 }
                 report.change(
                     path.pointer(),

@@ -55,6 +55,7 @@ use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
 pub use super::holds::Held;
+use super::pointer::Pointer;
 use super::report::RuleReport;
 use crate::keys::Keys;
 
@@ -382,8 +383,8 @@ pub(crate) fn map_keys(v: Option<&Value>) -> Vec<String> {
 pub(crate) fn absorb(
     node: &mut Map<String, Value>,
     branch: Map<String, Value>,
-    node_at: &str,
-    branch_at: &str,
+    node_at: &Pointer,
+    branch_at: &Pointer,
     gone: bool,
     report: &mut RuleReport,
 ) {
@@ -403,7 +404,7 @@ pub(crate) fn absorb(
             Some(own) if *own == v => {}
             Some(own) => {
                 report.loss(
-                    format!("{branch_at}/{}", crate::walk::escape(&k)),
+                    branch_at.child(&k),
                     &k,
                     super::report::LossKind::Dropped,
                     format!(

@@ -45,13 +45,22 @@ impl Rule for MergeSingleAllOf {
                 // The entry's keywords over the node's, the node's own description first.
                 let description =
                     joined_description(map.key("description"), entry.key("description"));
+                // Logged as moved, so that what later rules record in the entry is named where
+                // it stands in the input (not in the first branch of the node's that has the
+                // same keyword).
+                let mut keys = Vec::with_capacity(entry.len());
                 for (k, v) in entry {
+                    if k != "description" {
+                        keys.push(k.clone());
+                    }
                     map.insert(k, v);
                 }
                 if let Some(d) = description {
                     map.insert("description".into(), d);
                 }
-                report.change(path.pointer(), "`allOf` of one schema merged into the node");
+                let at = path.pointer();
+                report.lifted(&at, at.child("allOf").index(0), keys, true);
+                report.change(at, "`allOf` of one schema merged into the node");
             }
         });
     }

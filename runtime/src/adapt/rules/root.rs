@@ -3,6 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Held, NodeRule, Rule, RuleReport, absorb, type_names};
+use crate::adapt::pointer::Pointer;
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::Path;
 use crate::keys::Keys;
@@ -153,7 +154,14 @@ impl Rule for ObjectRoot {
                 let map = schema.as_object_mut().expect("an object");
                 map.take_key("$ref");
                 let target_at = r.trim_start_matches('#').to_owned();
-                absorb(map, target, "", &target_at, false, report);
+                absorb(
+                    map,
+                    target,
+                    &Pointer::root(),
+                    &Pointer::parse(&target_at),
+                    false,
+                    report,
+                );
                 report.change(
                     "",
                     format!("the root `$ref: {r}` was replaced by its target"),
@@ -180,7 +188,14 @@ impl Rule for ObjectRoot {
                     let n = resolved.len();
                     let map = schema.as_object_mut().expect("an object");
                     map.shift_remove(key);
-                    super::cca::merge_objects(map, resolved, false, &format!("/{key}"), "", report);
+                    super::cca::merge_objects(
+                        map,
+                        resolved,
+                        false,
+                        &Pointer::root().child(key),
+                        &Pointer::root(),
+                        report,
+                    );
                     report.loss(format!("/{key}"), key, LossKind::Collapsed, format!("the root `{key}` of {n} objects was merged into one object (providers need an object root): a value mixing their fields is now accepted, and only properties every branch requires stay required"));
                     break;
                 }
