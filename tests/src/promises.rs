@@ -285,7 +285,9 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
             continue;
         }
         if let Some(stood) = input.pointer(&l.pointer) {
-            if *stood != quoted {
+            // A number is quoted by its value (`0.0` may read `0`).
+            let same = *stood == quoted || (stood.is_number() && stood.as_f64() == quoted.as_f64());
+            if !same {
                 out.push(format!(
                     "{:?} `{}: {quoted}` is named at `{}`, where the input holds `{stood}`",
                     l.kind, l.keyword, l.pointer

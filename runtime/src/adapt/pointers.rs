@@ -1507,8 +1507,9 @@ fn unmove(
                     }
                 }
             }
-            // The union of a tuple's positions: the tuple node; a branch: the first position it was;
-            // the one schema its positions shared: the first position.
+            // What was sent as `items`: the tuple node; the union of the positions: the tuple's
+            // `prefixItems`; a branch: the first position it was; the one schema its positions
+            // shared: the first position.
             Move::Tuple {
                 at,
                 to,
@@ -1522,6 +1523,11 @@ fn unmove(
                         }
                     } else if path.path.len() == n + 1 {
                         path.remove(n, n + 1);
+                    } else if path.path.len() == n + 2
+                        && !to.is_empty()
+                        && same_token(false, &path.path[n + 1], "anyOf")
+                    {
+                        path.replace(n, n + 2, ["prefixItems"]);
                     } else if path.path.len() > n + 2
                         && same_token(false, &path.path[n + 1], "anyOf")
                     {
@@ -2639,7 +2645,7 @@ mod tests {
         for (moves, recorded, now) in forward_cases {
             assert_eq!(forwarded(recorded, moves).as_deref(), now, "{recorded}");
         }
-        let back_cases: [(&[BranchMove], &str, &str); 9] = [
+        let back_cases: [(&[BranchMove], &str, &str); 10] = [
             (&inlined, "/properties/a/anyOf/1", "/$defs/D/anyOf/1"),
             (
                 &inlined,
@@ -2649,6 +2655,8 @@ mod tests {
             (&tuple, "/t/items/anyOf/1/type", "/t/prefixItems/1/type"),
             (&tuple, "/t/items/anyOf/2", "/t/items"),
             (&tuple, "/t/items", "/t"),
+            // The union of the positions (where a collapse of it is reported): the positions.
+            (&tuple, "/t/items/anyOf", "/t/prefixItems"),
             (
                 &wrapped,
                 "/properties/p/anyOf/0/items",

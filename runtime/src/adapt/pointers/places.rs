@@ -762,8 +762,9 @@ impl<'a> Places<'a> {
                     self.alias_all(c, na);
                 }
             }
-            // The union of a tuple's positions: the tuple node; a branch: the first position it
-            // was; the one schema its positions shared: the first position.
+            // What was sent as `items`: the tuple node; the union of the positions: the tuple's
+            // `prefixItems`; a branch: the first position it was; the one schema its positions
+            // shared: the first position.
             Move::Tuple {
                 to, rest, single, ..
             } => {
@@ -797,6 +798,19 @@ impl<'a> Places<'a> {
                             to_rest.push(c);
                         }
                     }
+                }
+                if let (Some(u), false) = (union, to.is_empty()) {
+                    // The union itself: `prefixItems`; its other branches stay below it.
+                    self.detach(u);
+                    let others = self.children(u);
+                    if !others.is_empty() {
+                        let token = self.nodes[u as usize].token.clone();
+                        let kept_union = self.ensure(kept, &token);
+                        for c in others {
+                            self.reattach(kept_union, c);
+                        }
+                    }
+                    self.nodes[u as usize].alias = self.ensure(na, "prefixItems");
                 }
                 for c in self.children(items) {
                     self.reattach(kept, c);
