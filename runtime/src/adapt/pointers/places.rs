@@ -174,10 +174,10 @@ impl<'a> Places<'a> {
         id
     }
 
-    /// Takes `node` out of the tree (its subtree goes with it).
+    /// Takes `node` out of the tree (its subtree goes with it). The root stays.
     fn detach(&mut self, node: u32) {
         let n = &self.nodes[node as usize];
-        if !n.attached {
+        if !n.attached || node == ROOT {
             return;
         }
         let (parent, prev, next) = (n.parent, n.prev, n.next);
@@ -876,7 +876,7 @@ impl<'a> Places<'a> {
             leave(self);
             return self.node(&at.pointer, t);
         }
-        if shared.spelled + 1 >= from.depth && na != ROOT {
+        if shared.spelled + 1 >= from.depth && from.depth > 0 {
             let above = self.nodes[na as usize].parent;
             leave(self);
             return self.below(above, &at.pointer, at.depth + 1 - from.depth);
