@@ -11,7 +11,9 @@
 //! `maxLength` and a description), and the same nesting with the property optional
 //! (strict modes wrap it nullable at every level) 250 → 4,000 deep, and a hostile nesting (every
 //! level a nullable type array with a `oneOf`, which several targets rewrite and report at every
-//! level) 250 → 4,000 deep.
+//! level) 250 → 4,000 deep, and a nesting of unions (every level `anyOf` of a string and an
+//! object, which most targets reorder and Cloud Code Assist collapses, with a report entry per
+//! level whose position those moves change) 250 → 4,000 deep.
 //!
 //! `cargo bench -p toolschema --bench adapt` (figures, then criterion);
 //! `cargo bench -p toolschema --bench adapt -- figures` (figures only).

@@ -90,12 +90,41 @@ pub fn hostile(levels: usize) -> Value {
     node
 }
 
+/// Every level a union of a string and an object, the structured branch second, below a root
+/// object: most targets reorder each union, Cloud Code Assist collapses it, and each level's
+/// report entry names a position those moves change (issue 13: linear even when every node
+/// records a change).
+pub fn unions(levels: usize) -> Value {
+    let mut node = json!({"type": "string", "maxLength": 8});
+    for _ in 0..levels {
+        let mut props = Map::new();
+        props.insert("x".into(), node);
+        let mut obj = Map::new();
+        obj.insert("type".into(), json!("object"));
+        obj.insert("properties".into(), Value::Object(props));
+        obj.insert("required".into(), json!(["x"]));
+        let mut union = Map::new();
+        union.insert(
+            "anyOf".into(),
+            Value::Array(vec![json!({"type": "string"}), Value::Object(obj)]),
+        );
+        node = Value::Object(union);
+    }
+    let mut props = Map::new();
+    props.insert("root".into(), node);
+    let mut root = Map::new();
+    root.insert("type".into(), json!("object"));
+    root.insert("properties".into(), Value::Object(props));
+    root.insert("required".into(), json!(["root"]));
+    Value::Object(root)
+}
+
 /// A growth row: its name, how to make the input of a size, and the sizes (each the double of
 /// the one before).
 pub type Shape = (&'static str, fn(usize) -> Value, &'static [usize]);
 
 /// The growth rows the benches print.
-pub const SHAPES: [Shape; 4] = [
+pub const SHAPES: [Shape; 5] = [
     ("nested", deep, &[100, 200, 400, 800, 1_600, 3_200]),
     (
         "nested optional",
@@ -104,4 +133,5 @@ pub const SHAPES: [Shape; 4] = [
     ),
     ("wide", wide, &[1_250, 2_500, 5_000, 10_000, 20_000]),
     ("hostile nested", hostile, &[250, 500, 1_000, 2_000, 4_000]),
+    ("nested unions", unions, &[250, 500, 1_000, 2_000, 4_000]),
 ];

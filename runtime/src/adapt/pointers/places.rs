@@ -168,9 +168,10 @@ impl<'a> Places<'a> {
         out
     }
 
-    fn make(&mut self, token: String) -> u32 {
+    /// A new node, not yet in the tree (its token is set when it is attached).
+    fn make(&mut self) -> u32 {
         let id = u32::try_from(self.nodes.len()).expect("fewer nodes than memory");
-        self.nodes.push(Node::new(token));
+        self.nodes.push(Node::new(String::new()));
         id
     }
 
@@ -261,7 +262,7 @@ impl<'a> Places<'a> {
             }
             return c;
         }
-        let n = self.make(token.to_owned());
+        let n = self.make();
         self.attach(parent, n, token.to_owned());
         n
     }
