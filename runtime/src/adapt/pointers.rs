@@ -2474,6 +2474,63 @@ mod tests {
         }
     }
 
+    /// How many tokens a move's destination and source share, found by going up their links,
+    /// is what comparing their tokens gives: as spelled, and through the renames (where the
+    /// parent is not a map of names), for positions made as links (sharing links or not) and
+    /// given as text.
+    #[test]
+    fn shared_prefixes_from_links_are_those_of_the_tokens() {
+        let words = ["anyOf", "oneOf", "properties", "x", "0"];
+        let mut paths: Vec<Vec<String>> = vec![Vec::new()];
+        for len in 1..=3 {
+            let mut more = Vec::new();
+            for p in paths.iter().filter(|p| p.len() == len - 1) {
+                for w in words {
+                    let mut q = p.clone();
+                    q.push(w.to_owned());
+                    more.push(q);
+                }
+            }
+            paths.extend(more);
+        }
+        let by_tokens = |a: &[String], b: &[String]| {
+            let spelled = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+            let canonical = (0..a.len().min(b.len()))
+                .take_while(|&i| same_token(names_after(&a[..i]), &a[i], &b[i]))
+                .count();
+            (spelled, canonical)
+        };
+        let linked = |tokens: &[String]| tokens.iter().fold(Pointer::root(), |p, t| p.child(t));
+        let mut prefixes = Prefixes::default();
+        for a in &paths {
+            for b in &paths {
+                let cases = [
+                    (linked(a), linked(b)),
+                    (Pointer::parse(&join(a)), linked(b)),
+                    (linked(a), Pointer::parse(&join(b))),
+                ];
+                for (pa, pb) in cases {
+                    // Links are known by their address: only while they live (as the moves'
+                    // links do while they are prepared).
+                    let mut known = Known::default();
+                    let (_, _, shared) =
+                        destination_and_source(&pa, &pb, &mut prefixes, &mut known);
+                    assert_eq!(
+                        (shared.spelled, shared.canonical),
+                        by_tokens(a, b),
+                        "{pa} and {pb}"
+                    );
+                }
+            }
+        }
+        // Links shared by both: found where they meet.
+        let base = linked(&["properties".to_owned(), "x".to_owned()]);
+        let (at, from) = (base.clone(), base.child("oneOf").index(1));
+        let mut known = Known::default();
+        let (_, _, shared) = destination_and_source(&at, &from, &mut prefixes, &mut known);
+        assert_eq!((shared.spelled, shared.canonical), (2, 2));
+    }
+
     /// Numbered prefixes answer as comparing the tokens one by one through [`same_token`] does
     /// (each token with the path's own token above it), for every pair of paths of up to three
     /// tokens over keywords that are renamed, keywords whose children are names, and names.
