@@ -29,6 +29,13 @@ const NAMES: &[&str] = &[
     "x~y",
     "default",
     "required",
+    // Keywords the rules rename or move (`oneOf` read as `anyOf`, a tuple's `prefixItems` sent as
+    // `items`, `definitions` as `$defs`): as names, a report position must not take them for the
+    // keywords.
+    "anyOf",
+    "oneOf",
+    "prefixItems",
+    "definitions",
 ];
 
 /// Formats inside and outside each provider's list.
