@@ -29,19 +29,24 @@ pub fn corpus() -> Vec<Value> {
         .collect()
 }
 
+/// An object of one property `name`, `schema` (moved in, not copied), required or not.
+fn object_of(name: &str, schema: Value, required: bool) -> Value {
+    let mut props = Map::new();
+    props.insert(name.into(), schema);
+    let mut obj = Map::new();
+    obj.insert("type".into(), json!("object"));
+    obj.insert("properties".into(), Value::Object(props));
+    if required {
+        obj.insert("required".into(), json!([name]));
+    }
+    Value::Object(obj)
+}
+
 /// `levels` nested objects of one property `x`, required or not.
 fn nested(levels: usize, required: bool) -> Value {
     let mut node = json!({"type": "string", "maxLength": 8});
     for _ in 0..levels {
-        let mut props = Map::new();
-        props.insert("x".into(), node);
-        let mut obj = Map::new();
-        obj.insert("type".into(), json!("object"));
-        obj.insert("properties".into(), Value::Object(props));
-        if required {
-            obj.insert("required".into(), json!(["x"]));
-        }
-        node = Value::Object(obj);
+        node = object_of("x", node, required);
     }
     node
 }
@@ -97,26 +102,14 @@ pub fn hostile(levels: usize) -> Value {
 pub fn unions(levels: usize) -> Value {
     let mut node = json!({"type": "string", "maxLength": 8});
     for _ in 0..levels {
-        let mut props = Map::new();
-        props.insert("x".into(), node);
-        let mut obj = Map::new();
-        obj.insert("type".into(), json!("object"));
-        obj.insert("properties".into(), Value::Object(props));
-        obj.insert("required".into(), json!(["x"]));
         let mut union = Map::new();
         union.insert(
             "anyOf".into(),
-            Value::Array(vec![json!({"type": "string"}), Value::Object(obj)]),
+            Value::Array(vec![json!({"type": "string"}), object_of("x", node, true)]),
         );
         node = Value::Object(union);
     }
-    let mut props = Map::new();
-    props.insert("root".into(), node);
-    let mut root = Map::new();
-    root.insert("type".into(), json!("object"));
-    root.insert("properties".into(), Value::Object(props));
-    root.insert("required".into(), json!(["root"]));
-    Value::Object(root)
+    object_of("root", node, true)
 }
 
 /// A growth row: its name, how to make the input of a size, and the sizes (each the double of

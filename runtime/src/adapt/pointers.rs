@@ -2474,6 +2474,23 @@ mod tests {
         }
     }
 
+    /// Every path of up to three tokens over `words` (the empty one included).
+    fn paths_over(words: &[&str]) -> Vec<Vec<String>> {
+        let mut paths: Vec<Vec<String>> = vec![Vec::new()];
+        for len in 1..=3 {
+            let mut more = Vec::new();
+            for p in paths.iter().filter(|p| p.len() == len - 1) {
+                for w in words {
+                    let mut q = p.clone();
+                    q.push((*w).to_owned());
+                    more.push(q);
+                }
+            }
+            paths.extend(more);
+        }
+        paths
+    }
+
     /// How many tokens a move's destination and source share, found by going up their links,
     /// is what comparing their tokens gives: as spelled, and through the renames (where the
     /// parent is not a map of names), for positions made as links (sharing links or not) and
@@ -2481,18 +2498,7 @@ mod tests {
     #[test]
     fn shared_prefixes_from_links_are_those_of_the_tokens() {
         let words = ["anyOf", "oneOf", "properties", "x", "0"];
-        let mut paths: Vec<Vec<String>> = vec![Vec::new()];
-        for len in 1..=3 {
-            let mut more = Vec::new();
-            for p in paths.iter().filter(|p| p.len() == len - 1) {
-                for w in words {
-                    let mut q = p.clone();
-                    q.push(w.to_owned());
-                    more.push(q);
-                }
-            }
-            paths.extend(more);
-        }
+        let paths = paths_over(&words);
         let by_tokens = |a: &[String], b: &[String]| {
             let spelled = a.iter().zip(b).take_while(|(x, y)| x == y).count();
             let canonical = (0..a.len().min(b.len()))
@@ -2550,18 +2556,7 @@ mod tests {
             "x",
             "0",
         ];
-        let mut paths: Vec<Vec<String>> = vec![Vec::new()];
-        for len in 1..=3 {
-            let mut more = Vec::new();
-            for p in paths.iter().filter(|p| p.len() == len - 1) {
-                for w in words {
-                    let mut q = p.clone();
-                    q.push(w.to_owned());
-                    more.push(q);
-                }
-            }
-            paths.extend(more);
-        }
+        let paths = paths_over(&words);
         let mut prefixes = Prefixes::default();
         for prefix in &paths {
             let anchor = Anchor::new(&join(prefix), &mut prefixes);
