@@ -94,7 +94,7 @@ fn object(x: Value) -> Value {
 /// The shapes: a name and the input for a size.
 type Shape = (&'static str, fn(usize) -> Value);
 
-const SHAPES: [Shape; 19] = [
+const SHAPES: [Shape; 20] = [
     ("deep arrays", |n| {
         nest(n, |x| json!({"type": "array", "items": x}))
     }),
@@ -182,6 +182,14 @@ const SHAPES: [Shape; 19] = [
             n,
             |x| json!({"type": ["object", "null"], "oneOf": [{"minProperties": 1}, {"maxProperties": 3}], "properties": {"x": x}, "required": ["x"]}),
         )
+    }),
+    ("a reference to one definition at every level", |n| {
+        let mut schema = nest(
+            n,
+            |x| json!({"type": "object", "properties": {"x": x, "r": {"$ref": "#/$defs/L"}}}),
+        );
+        schema["$defs"] = json!({"L": {"type": "string", "maxLength": 3}});
+        schema
     }),
     ("wide object of nullable type arrays", |n| {
         let props: Map<String, Value> = (0..n * 4)

@@ -31,7 +31,7 @@ impl Default for InlineRefs {
 /// A use of a definition: where (the referring node, in the coordinates of the rule's input),
 /// the definition, the keywords the referring node had itself, and when its expansion ended.
 struct Use {
-    site: String,
+    site: Pointer,
     definition: String,
     kept: Vec<String>,
     ended: usize,
@@ -49,6 +49,10 @@ struct Ctx<'a> {
     /// definition at most, so the log grows with the definitions, not with the uses.
     uses: HashMap<String, [Option<Use>; 2]>,
     ended: usize,
+    /// Whether the node being expanded stands in the root's definitions (every position of an
+    /// expansion starts with the reference it expands): known without reading a position's text,
+    /// which for a reference at every level of a nesting made the rule quadratic in the depth.
+    inside: bool,
     report: &'a mut RuleReport,
 }
 
@@ -116,7 +120,10 @@ impl Ctx<'_> {
             let target_at = reference.trim_start_matches('#').to_owned();
             let kept: Vec<String> = siblings.keys().cloned().collect();
             merge_siblings(&mut merged, siblings, &target_at, self.report);
+            let site_inside = self.inside;
+            self.inside = in_definitions(&target_at);
             let out = self.expand(&Value::Object(merged), &Pointer::parse(&target_at));
+            self.inside = site_inside;
             if let Some(n) = self.active.get_mut(&reference) {
                 *n -= 1;
             }
@@ -124,13 +131,11 @@ impl Ctx<'_> {
             // own expansion (recursion) is not where it went.
             if depth == 0 && in_definitions(&target_at) {
                 self.ended += 1;
-                let site = at.as_str();
-                let outside = !in_definitions(site);
                 let uses = self.uses.entry(reference).or_default();
-                let slot = usize::from(!outside);
+                let slot = usize::from(site_inside);
                 if uses[slot].is_none() {
                     uses[slot] = Some(Use {
-                        site: site.to_owned(),
+                        site: at.clone(),
                         definition: target_at,
                         kept,
                         ended: self.ended,
@@ -209,6 +214,7 @@ impl Rule for InlineRefs {
             used: std::collections::HashSet::new(),
             uses: HashMap::new(),
             ended: 0,
+            inside: false,
             report,
         };
         // The root itself is expanded as `#`, so `$ref: "#"` counts as recursion.
@@ -246,7 +252,7 @@ impl Rule for InlineRefs {
             .collect();
         moves.sort_unstable_by_key(|u| u.ended);
         for u in moves {
-            report.inlined(&u.site, &u.definition, u.kept);
+            report.inlined(u.site, Pointer::parse(&u.definition), u.kept);
         }
         *schema = out;
     }

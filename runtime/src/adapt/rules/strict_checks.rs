@@ -664,7 +664,17 @@ fn anthropic_refusal(map: &Map<String, Value>, step: Option<Step<'_>>) -> Option
 fn anthropic_walk(schema: &Value, report: &mut RuleReport) {
     let walk = Walk::new(schema);
     let mut edges: HashMap<String, Vec<String>> = HashMap::new();
+    // Per node, its ancestor just below the root (itself at that depth; the root: none), each
+    // from its parent's (the walk lists parents first): which definition a `$ref` sits in is
+    // then one look-up, where listing its steps made a reference at every level of a nesting
+    // quadratic in the depth.
+    let mut tops: Vec<usize> = Vec::with_capacity(walk.nodes.len());
     for (index, (node, place)) in walk.nodes.iter().enumerate() {
+        tops.push(match place.parent {
+            usize::MAX => usize::MAX,
+            0 => index,
+            parent => tops[parent],
+        });
         let at = || pointer(&walk.steps(index));
         if closing(node, place.step) {
             continue;
@@ -686,7 +696,7 @@ fn anthropic_walk(schema: &Value, report: &mut RuleReport) {
                 return;
             }
             // The definition (or root) this node sits in refers to `r`.
-            let owner = definition_of(&walk, index);
+            let owner = definition_of(&walk, tops[index]);
             edges.entry(owner).or_default().push(r.clone());
         }
         if let Some(why) = anthropic_refusal(map, place.step) {
@@ -788,8 +798,8 @@ fn closing(node: &Value, step: Option<Step<'_>>) -> bool {
 }
 
 /// `#/$defs/X` for nodes inside definition X, `#` otherwise.
-fn definition_of(walk: &Walk<'_>, index: usize) -> String {
-    match walk.steps(index).first() {
+fn definition_of(walk: &Walk<'_>, top: usize) -> String {
+    match walk.nodes.get(top).and_then(|(_, place)| place.step) {
         Some(Step::Name(kw @ ("$defs" | "definitions"), name)) => {
             format!("#/{kw}/{}", crate::walk::escape(name))
         }
