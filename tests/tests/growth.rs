@@ -94,7 +94,7 @@ fn object(x: Value) -> Value {
 /// The shapes: a name and the input for a size.
 type Shape = (&'static str, fn(usize) -> Value);
 
-const SHAPES: [Shape; 20] = [
+const SHAPES: [Shape; 22] = [
     ("deep arrays", |n| {
         nest(n, |x| json!({"type": "array", "items": x}))
     }),
@@ -190,6 +190,20 @@ const SHAPES: [Shape; 20] = [
         );
         schema["$defs"] = json!({"L": {"type": "string", "maxLength": 3}});
         schema
+    }),
+    ("a reference with a sibling keyword at every level", |n| {
+        let mut schema = nest(
+            n,
+            |x| json!({"type": "object", "properties": {"x": x, "r": {"$ref": "#/$defs/L", "description": "d"}}}),
+        );
+        schema["$defs"] = json!({"L": {"type": "string", "maxLength": 3}});
+        schema
+    }),
+    ("unions of an object and an array", |n| {
+        nest(
+            n,
+            |x| json!({"anyOf": [object(x), {"type": "array", "items": {"type": "string"}}]}),
+        )
     }),
     ("wide object of nullable type arrays", |n| {
         let props: Map<String, Value> = (0..n * 4)
