@@ -826,10 +826,11 @@ fn unescaped(token: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// A logged [`BranchMove`] with its positions split into tokens and numbered once: each entry of
-/// a report is taken through the moves logged after it (and back through those before), and
-/// comparing a position with every move token by token made placing a report of nested moves
-/// cubic in their depth.
+/// A logged [`BranchMove`] with its positions numbered once, from their links ([`Anchor`]; split
+/// into tokens only when a position is taken through the move as text): each entry of a report
+/// is taken through the moves logged after it (and back through those before), and comparing a
+/// position with every move token by token made placing a report of nested moves cubic in their
+/// depth.
 enum Move<'m> {
     Reordered {
         at: Anchor,
