@@ -1917,6 +1917,49 @@ fn node_of(recorded: &Pointer, keyword: Option<&str>) -> Pointer {
     }
 }
 
+/// Whether, with no branch move logged, every entry names a node the input has where it was
+/// recorded and one the output has there (a loss's node, without the keyword it names): then
+/// each is placed where it was recorded. Answered by stepping down from the root for positions
+/// of at most [`NEAR`] links (siblings from their shared parent); `false` for any other
+/// position, which the general placing handles.
+fn all_where_recorded(input: &Value, output: &Value, losses: &[Loss], changes: &[Change]) -> bool {
+    fn found<'a>(
+        doc: &'a Value,
+        parent: &mut Option<(usize, Option<&'a Value>)>,
+        p: &Pointer,
+    ) -> bool {
+        near_with_parent(doc, parent, p).is_some_and(|node| node.is_some())
+    }
+    let (mut in_parent, mut out_parent) = (None, None);
+    losses.iter().all(|l| {
+        let node = node_of(&l.pointer, Some(&l.keyword));
+        found(input, &mut in_parent, &l.pointer) && found(output, &mut out_parent, &node)
+    }) && changes.iter().all(|c| {
+        found(input, &mut in_parent, &c.pointer) && found(output, &mut out_parent, &c.pointer)
+    })
+}
+
+/// [`resolve_near`] that steps once from the node of the last position's parent when this one
+/// shares it (`parent`: that parent's identity and node). The identities stay valid while the
+/// pointers asked about are alive.
+fn near_with_parent<'a>(
+    doc: &'a Value,
+    parent: &mut Option<(usize, Option<&'a Value>)>,
+    pointer: &Pointer,
+) -> Option<Option<&'a Value>> {
+    let link = pointer.link();
+    if let (Some((above, token)), Some((known, node))) = (link, *parent) {
+        if above.id() == known {
+            return Some(node.and_then(|n| step(n, token)));
+        }
+    }
+    let (node, parent_node) = resolve_near(doc, pointer)?;
+    if let Some((above, _)) = link {
+        *parent = Some((above.id(), parent_node));
+    }
+    Some(node)
+}
+
 /// Maps every pointer of a report to the input, and sets each `at` in the output.
 ///
 /// A position no branch move touches and that the input (or output) has as recorded is kept as
@@ -1932,6 +1975,47 @@ pub(crate) fn locate(
     if losses.is_empty() && changes.is_empty() {
         return;
     }
+    if moves.is_empty() && all_where_recorded(input, output, losses, changes) {
+        #[cfg(test)]
+        let (mut general_losses, mut general_changes) = (losses.to_vec(), changes.to_vec());
+        // What the general placing finds for these entries, without its tables.
+        for loss in &mut *losses {
+            loss.at = Some(node_of(&loss.pointer, Some(&loss.keyword)));
+        }
+        for change in &mut *changes {
+            change.at = Some(change.pointer.clone());
+        }
+        name_sources(input, losses);
+        went_with_dropped(losses);
+        #[cfg(test)]
+        {
+            locate_through_moves(
+                input,
+                output,
+                &mut general_losses,
+                &mut general_changes,
+                moves,
+            );
+            assert_eq!(general_losses, losses, "losses placed without the tables");
+            assert_eq!(
+                general_changes, changes,
+                "changes placed without the tables"
+            );
+        }
+        return;
+    }
+    locate_through_moves(input, output, losses, changes, moves);
+}
+
+/// [`locate`] for any report: each position taken through the branch moves logged after and
+/// before it, and found in the output and the input.
+fn locate_through_moves(
+    input: &Value,
+    output: &Value,
+    losses: &mut [Loss],
+    changes: &mut [Change],
+    moves: &[BranchMove],
+) {
     let mut inlined = Inlined::new();
     let (mut in_cursor, mut out_cursor) = (Cursor::new(input), Cursor::new(output));
     // Most entries are a few positions below the root, most of those shared with others.
@@ -2111,35 +2195,7 @@ pub(crate) fn locate(
             }
         }
     }
-    for loss in &mut *losses {
-        // A keyword a rule derived from another (`const` read as a one-value `enum`) is named
-        // where its source stands.
-        if loss.keyword == "enum" && loss.pointer.last_escaped() != Some("enum") {
-            if let Some(source) = input
-                .pointer(&loss.pointer)
-                .and_then(|node| const_source(node, 0))
-            {
-                let moved = Pointer::parse(&format!("{}{source}", loss.pointer));
-                loss.pointer = moved;
-                loss.keyword = "const".to_owned();
-            }
-        }
-        // A keyword the rules renamed is named as the input spells it.
-        let partner = match loss.keyword.as_str() {
-            "$defs" => "definitions",
-            "definitions" => "$defs",
-            "anyOf" => "oneOf",
-            "oneOf" => "anyOf",
-            "prefixItems" => "items",
-            _ => continue,
-        };
-        let last = loss.pointer.last_escaped();
-        let parent = loss.pointer.parent();
-        if last == Some(partner) || parent.as_ref().and_then(Pointer::last_escaped) == Some(partner)
-        {
-            loss.keyword = partner.to_owned();
-        }
-    }
+    name_sources(input, losses);
     if !later.is_empty() {
         let placed = places::forward_all(&moves, &anchors, &prefixes, &waiting(&later));
         for (l, placed) in later.into_iter().zip(placed) {
@@ -2197,6 +2253,41 @@ pub(crate) fn locate(
         }
     }
     went_with_dropped(losses);
+}
+
+/// Names each loss where the input spells it: a keyword a rule derived from another (`const`
+/// read as a one-value `enum`) where its source stands, a keyword the rules renamed as the input
+/// spells it.
+fn name_sources(input: &Value, losses: &mut [Loss]) {
+    for loss in &mut *losses {
+        // A keyword a rule derived from another (`const` read as a one-value `enum`) is named
+        // where its source stands.
+        if loss.keyword == "enum" && loss.pointer.last_escaped() != Some("enum") {
+            if let Some(source) = input
+                .pointer(&loss.pointer)
+                .and_then(|node| const_source(node, 0))
+            {
+                let moved = Pointer::parse(&format!("{}{source}", loss.pointer));
+                loss.pointer = moved;
+                loss.keyword = "const".to_owned();
+            }
+        }
+        // A keyword the rules renamed is named as the input spells it.
+        let partner = match loss.keyword.as_str() {
+            "$defs" => "definitions",
+            "definitions" => "$defs",
+            "anyOf" => "oneOf",
+            "oneOf" => "anyOf",
+            "prefixItems" => "items",
+            _ => continue,
+        };
+        let last = loss.pointer.last_escaped();
+        let parent = loss.pointer.parent();
+        if last == Some(partner) || parent.as_ref().and_then(Pointer::last_escaped) == Some(partner)
+        {
+            loss.keyword = partner.to_owned();
+        }
+    }
 }
 
 /// The node a position taken to the output names: the position, or its parent when it ends in
