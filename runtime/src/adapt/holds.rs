@@ -419,10 +419,20 @@ fn sketch_of(key: &str) -> Sketch {
             tail: u64::from_be_bytes(b[n - 8..].try_into().expect("8 bytes")),
         }
     } else if n > 0 {
-        // One load of the key padded with zeros; `tail` is the same bytes in reverse order.
-        let mut padded = [0u8; 8];
-        padded[..n].copy_from_slice(b);
-        let head = u64::from_le_bytes(padded);
+        // The key's bytes as one little-endian word, read with two loads that may overlap (the
+        // bytes they share are the same, so or-ing them is exact). A copy into a zeroed buffer
+        // and one load of it stalled on the store. `tail` is the same bytes in reverse order.
+        let head = if n >= 4 {
+            let front = u32::from_le_bytes(b[..4].try_into().expect("4 bytes"));
+            let back = u32::from_le_bytes(b[n - 4..].try_into().expect("4 bytes"));
+            u64::from(front) | u64::from(back) << (8 * (n - 4))
+        } else if n >= 2 {
+            let front = u16::from_le_bytes(b[..2].try_into().expect("2 bytes"));
+            let back = u16::from_le_bytes(b[n - 2..].try_into().expect("2 bytes"));
+            u64::from(front) | u64::from(back) << (8 * (n - 2))
+        } else {
+            u64::from(b[0])
+        };
         Sketch {
             len: n,
             head,
@@ -465,25 +475,33 @@ const SEED: u64 = {
     }
 };
 
-/// For each slot, 1 + the index in [`VOCABULARY`] of the keyword there (0: none), and the
-/// keyword's sketch.
-const TABLE: [(u8, Sketch); SLOTS] = {
+/// For each slot, 1 + the index in [`VOCABULARY`] of the keyword there (0: none): 512 bytes,
+/// so that the look-up of a key that is no keyword (most property names) reads one byte of a
+/// table that stays in cache. (Slots holding the sketches too made the table 16 KiB.)
+const SLOT_WORDS: [u8; SLOTS] = {
     assert!(VOCABULARY.len() <= 128, "one bit per keyword in a u128");
-    let mut table = [(
-        0u8,
-        Sketch {
-            len: 0,
-            head: 0,
-            tail: 0,
-        },
-    ); SLOTS];
+    let mut table = [0u8; SLOTS];
     let mut i = 0;
     while i < VOCABULARY.len() {
-        let s = sketch(VOCABULARY[i].as_bytes());
-        table[slot(&s, SEED)] = ((i + 1) as u8, s);
+        table[slot(&sketch(VOCABULARY[i].as_bytes()), SEED)] = (i + 1) as u8;
         i += 1;
     }
     table
+};
+
+/// The sketch of each word of [`VOCABULARY`], in its order.
+const SKETCHES: [Sketch; VOCABULARY.len()] = {
+    let mut sketches = [Sketch {
+        len: 0,
+        head: 0,
+        tail: 0,
+    }; VOCABULARY.len()];
+    let mut i = 0;
+    while i < VOCABULARY.len() {
+        sketches[i] = sketch(VOCABULARY[i].as_bytes());
+        i += 1;
+    }
+    sketches
 };
 
 /// The bit of `key`, when it is in the vocabulary (one table look-up, no string comparison).
@@ -497,8 +515,8 @@ fn bit(key: &str) -> Option<u128> {
 #[inline]
 fn index(key: &str) -> Option<usize> {
     let s = sketch_of(key);
-    let (entry, known) = TABLE[slot(&s, SEED)];
-    (entry != 0 && known == s).then(|| usize::from(entry) - 1)
+    let i = usize::from(SLOT_WORDS[slot(&s, SEED)]).checked_sub(1)?;
+    (SKETCHES[i] == s).then_some(i)
 }
 
 /// The word of the vocabulary that `key` is, kept for the process (a [`crate::adapt::Pointer`]
