@@ -11,6 +11,35 @@ use serde_json::{Map, Value};
 /// Up to this many entries a map is scanned rather than hashed.
 const SCAN: usize = 8;
 
+/// `name == key`, for the short keys of a schema without a call to `memcmp` (which most of a
+/// scan's comparisons of equal-length keys spent their time calling): keys of up to 16 bytes
+/// are compared as two words that may overlap.
+#[inline]
+pub(crate) fn same_key(name: &str, key: &str) -> bool {
+    let (a, b) = (name.as_bytes(), key.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    // The first and last `W` bytes of each, as words (they overlap when `n < 2 W`).
+    macro_rules! ends {
+        ($w:ty, $bytes:expr) => {
+            <$w>::from_le_bytes(a[..$bytes].try_into().expect("long enough"))
+                == <$w>::from_le_bytes(b[..$bytes].try_into().expect("long enough"))
+                && <$w>::from_le_bytes(a[n - $bytes..].try_into().expect("long enough"))
+                    == <$w>::from_le_bytes(b[n - $bytes..].try_into().expect("long enough"))
+        };
+    }
+    match n {
+        0 => true,
+        1 => a[0] == b[0],
+        2..=3 => ends!(u16, 2),
+        4..=7 => ends!(u32, 4),
+        8..=16 => ends!(u64, 8),
+        _ => a == b,
+    }
+}
+
 /// [`Map`]'s lookups by keyword, without hashing small maps; on a [`Value`], `None` (or
 /// `false`) when it is not an object, as `Value::get` does.
 pub(crate) trait Keys {
@@ -31,7 +60,7 @@ impl Keys for Map<String, Value> {
     fn key(&self, k: &str) -> Option<&Value> {
         if self.len() <= SCAN {
             self.iter()
-                .find(|(name, _)| name.as_str() == k)
+                .find(|(name, _)| same_key(name, k))
                 .map(|(_, v)| v)
         } else {
             self.get(k)
@@ -42,7 +71,7 @@ impl Keys for Map<String, Value> {
     fn key_mut(&mut self, k: &str) -> Option<&mut Value> {
         if self.len() <= SCAN {
             self.iter_mut()
-                .find(|(name, _)| name.as_str() == k)
+                .find(|(name, _)| same_key(name, k))
                 .map(|(_, v)| v)
         } else {
             self.get_mut(k)
@@ -52,7 +81,7 @@ impl Keys for Map<String, Value> {
     #[inline]
     fn take_key(&mut self, k: &str) -> Option<Value> {
         // Absent, the common case, is answered without hashing; present, serde_json removes it.
-        if self.len() <= SCAN && !self.keys().any(|name| name == k) {
+        if self.len() <= SCAN && !self.keys().any(|name| same_key(name, k)) {
             return None;
         }
         self.shift_remove(k)
@@ -226,6 +255,27 @@ impl KeywordSet {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `same_key` answers as `==` does: for keys of every length up to past the word sizes,
+    /// against themselves, against keys differing in one byte anywhere, and of other lengths.
+    #[test]
+    fn same_key_is_equality() {
+        let text = "abcdefghijklmnopqrstuvwxyz";
+        for n in 0..=text.len() {
+            let key = &text[..n];
+            assert!(same_key(key, &String::from(key)), "{key}");
+            for at in 0..n {
+                let mut other = key.as_bytes().to_vec();
+                other[at] = b'_';
+                let other = String::from_utf8(other).expect("ascii");
+                assert!(!same_key(key, &other), "{key} {other}");
+            }
+            for m in 0..=text.len() {
+                assert_eq!(same_key(key, &text[..m]), n == m, "{key} {m}");
+            }
+        }
+        assert!(same_key("$ref", "$ref") && !same_key("type", "enum"));
+    }
 
     /// The same answers as serde_json's own lookups, for small (scanned) and large (hashed) maps.
     #[test]
