@@ -1917,19 +1917,22 @@ fn node_of(recorded: &Pointer, keyword: Option<&str>) -> Pointer {
     }
 }
 
+/// Links the quick placing ([`all_where_recorded`]) may step through for positions deeper than
+/// [`NEAR`], in all: a few deep entries (a loss at the bottom of a deep nesting) are found by
+/// stepping down; past this the general placing, whose tables keep many deep entries linear,
+/// takes over (having spent at most this much).
+const DEEP_STEPS: usize = 1 << 16;
+
 /// Whether, with no branch move logged, every entry names a node the input has where it was
 /// recorded and one the output has there (a loss's node, without the keyword it names): then
-/// each is placed where it was recorded. Answered by stepping down from the root for positions
-/// of at most [`NEAR`] links (siblings from their shared parent); `false` for any other
-/// position, which the general placing handles.
+/// each is placed where it was recorded. Answered by stepping down from the root (siblings from
+/// their shared parent), through at most [`DEEP_STEPS`] links for positions deeper than
+/// [`NEAR`]; `false` for any other position (given as text), which the general placing handles.
 fn all_where_recorded(input: &Value, output: &Value, losses: &[Loss], changes: &[Change]) -> bool {
-    fn found<'a>(
-        doc: &'a Value,
-        parent: &mut Option<(usize, Option<&'a Value>)>,
-        p: &Pointer,
-    ) -> bool {
-        near_with_parent(doc, parent, p).is_some_and(|node| node.is_some())
-    }
+    let mut budget = DEEP_STEPS;
+    let mut found = |doc, parent: &mut _, p: &Pointer| {
+        near_with_parent(doc, parent, p, &mut budget).is_some_and(|node| node.is_some())
+    };
     let (mut in_parent, mut out_parent) = (None, None);
     losses.iter().all(|l| {
         let node = node_of(&l.pointer, Some(&l.keyword));
@@ -1946,6 +1949,7 @@ fn near_with_parent<'a>(
     doc: &'a Value,
     parent: &mut Option<(usize, Option<&'a Value>)>,
     pointer: &Pointer,
+    budget: &mut usize,
 ) -> Option<Option<&'a Value>> {
     let link = pointer.link();
     if let (Some((above, token)), Some((known, node))) = (link, *parent) {
@@ -1953,11 +1957,42 @@ fn near_with_parent<'a>(
             return Some(node.and_then(|n| step(n, token)));
         }
     }
-    let (node, parent_node) = resolve_near(doc, pointer)?;
+    let (node, parent_node) = match resolve_near(doc, pointer) {
+        Some(found) => found,
+        None => resolve_deep(doc, pointer, budget)?,
+    };
     if let Some((above, _)) = link {
         *parent = Some((above.id(), parent_node));
     }
     Some(node)
+}
+
+/// [`resolve_near`] for a chain of links of any length, charged to `budget`: `None` for a
+/// position given as text, or one longer than what is left of the budget.
+#[allow(clippy::type_complexity)]
+fn resolve_deep<'a>(
+    doc: &'a Value,
+    pointer: &Pointer,
+    budget: &mut usize,
+) -> Option<(Option<&'a Value>, Option<&'a Value>)> {
+    let mut tokens: Vec<&str> = Vec::new();
+    let mut at = pointer;
+    while !at.is_root() {
+        let (parent, token) = at.link()?;
+        if tokens.len() == *budget {
+            return None;
+        }
+        tokens.push(token);
+        at = parent;
+    }
+    *budget -= tokens.len();
+    let mut parent = None;
+    let mut node = Some(doc);
+    for token in tokens.iter().rev() {
+        parent = node;
+        node = node.and_then(|n| step(n, token));
+    }
+    Some((node, parent))
 }
 
 /// Maps every pointer of a report to the input, and sets each `at` in the output.
@@ -3235,6 +3270,74 @@ mod tests {
                         "shape {i}, {target}: {at} is not in the output"
                     );
                 }
+            }
+        }
+    }
+
+    /// A report with no branch move whose entries lie deeper than the near positions is placed
+    /// where it was recorded: by stepping down while the deep budget lasts (checked against the
+    /// general placing in this test build), by the general placing past it (an entry at every
+    /// level of 400). Either way every pointer names the keyword in the input and every `at` a
+    /// node of the output.
+    #[test]
+    fn deep_entries_without_moves_are_placed_where_recorded() {
+        let bottoms = [
+            json!({"type": "string", "maxLength": 8}),
+            // Renamed to `anyOf`: positions recorded below it are not the input's.
+            json!({"oneOf": [{"type": "string", "maxLength": 8}, {"type": "integer", "minimum": 1}]}),
+        ];
+        for (levels, bottom) in [8, 60, 400]
+            .into_iter()
+            .flat_map(|l| bottoms.iter().map(move |b| (l, b)))
+        {
+            let mut node = bottom.clone();
+            for _ in 0..levels {
+                node = json!({
+                    "type": "object",
+                    "properties": {"x": node, "y": {"type": "integer", "minimum": 1}},
+                    "required": ["x", "y"]
+                });
+            }
+            let steps: usize = (1..=levels).map(|l| 2 * l + 2).sum();
+            assert_eq!(
+                steps > DEEP_STEPS,
+                levels == 400,
+                "the budget is spent at 400 levels only"
+            );
+            let a = crate::Target::AnthropicStrict.adapt(&node);
+            assert!(a.losses.len() > levels, "{levels}");
+            for loss in &a.losses {
+                let named = node.pointer(&loss.pointer).expect("in the input");
+                assert!(
+                    named.is_number() || loss.keyword == "oneOf",
+                    "{levels}: {}",
+                    loss.pointer
+                );
+                let at = loss.at.as_ref().expect("placed in the output");
+                assert!(a.schema.pointer(at).is_some_and(Value::is_object), "{at}");
+            }
+            std::mem::forget(node);
+        }
+        // Recorded where the rules renamed a keyword (`definitions` read as `$defs`): not the
+        // input's position, so not kept as recorded.
+        let mut deep = json!({"type": "string", "maxLength": 8});
+        for _ in 0..8 {
+            deep = json!({"type": "object", "properties": {"x": deep}, "required": ["x"]});
+        }
+        let doc = json!({
+            "type": "object",
+            "properties": {"a": {"$ref": "#/definitions/D"}},
+            "required": ["a"],
+            "definitions": {"D": deep}
+        });
+        for &target in crate::Target::ALL {
+            let a = target.adapt(&doc);
+            for loss in a.losses.iter().filter(|l| l.keyword == "maxLength") {
+                assert!(
+                    doc.pointer(&loss.pointer).is_some(),
+                    "{target}: {}",
+                    loss.pointer
+                );
             }
         }
     }
