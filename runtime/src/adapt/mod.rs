@@ -49,16 +49,24 @@ fn no_strict() -> bool {
     })
 }
 
-/// JSON nesting depth, counted without recursion.
+/// JSON nesting depth (a scalar is 1, each array or object around it one more), counted
+/// without recursion. Only arrays and objects go on the stack: a scalar child adds its level
+/// where it stands.
 fn json_depth(value: &Value) -> usize {
-    let mut deepest = 0;
+    let mut deepest = 1;
     let mut stack = vec![(value, 1usize)];
     while let Some((v, d)) = stack.pop() {
         deepest = deepest.max(d);
-        match v {
-            Value::Array(items) => stack.extend(items.iter().map(|i| (i, d + 1))),
-            Value::Object(map) => stack.extend(map.values().map(|i| (i, d + 1))),
-            _ => {}
+        let children: &mut dyn Iterator<Item = &Value> = match v {
+            Value::Array(items) => &mut items.iter(),
+            Value::Object(map) => &mut map.values(),
+            _ => continue,
+        };
+        for c in children {
+            match c {
+                Value::Array(_) | Value::Object(_) => stack.push((c, d + 1)),
+                _ => deepest = deepest.max(d + 1),
+            }
         }
     }
     deepest

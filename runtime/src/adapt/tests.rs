@@ -643,14 +643,15 @@ fn a_kept_keyword_is_neither_stripped_nor_reported() {
 /// arrays, objects, empty containers and scalars at the bottom.
 #[test]
 fn the_shallow_check_agrees_with_the_depth_count() {
+    // Each with its own depth.
     let bottoms = [
-        json!(1),
-        json!([]),
-        json!({}),
-        json!({"a": "b"}),
-        json!([null]),
+        (json!(1), 1),
+        (json!([]), 1),
+        (json!({}), 1),
+        (json!({"a": "b"}), 2),
+        (json!([null]), 2),
     ];
-    for bottom in bottoms {
+    for (bottom, depth) in bottoms {
         for levels in [0usize, 1, 126, 127, 128, 129, 300] {
             for in_objects in [true, false] {
                 let mut v = bottom.clone();
@@ -661,6 +662,11 @@ fn the_shallow_check_agrees_with_the_depth_count() {
                         json!([0, v])
                     };
                 }
+                assert_eq!(
+                    super::json_depth(&v),
+                    levels + depth,
+                    "{levels} over {bottom}"
+                );
                 for limit in [0usize, 1, 127, 128, 129] {
                     assert_eq!(
                         super::nests_deeper_than(&v, limit),
