@@ -113,7 +113,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
-/// Rounds per real schema: the fastest of these is kept (with 5, a run's median ratios moved by
+/// Rounds per real schema and per growth row's size: the fastest of these is kept (with 5, a run's median ratios moved by
 /// up to 15% from one run to the next on a shared 2-core machine; with 11 in turns, by about 5%).
 const ROUNDS: usize = 11;
 
@@ -261,9 +261,14 @@ fn figures() {
         for &target in Target::ALL {
             let (mut times, mut ratios) = (Vec::new(), Vec::new());
             for v in &values {
-                let floor = time(5, 1, &mut || clone_and_drop(v)).as_secs_f64();
-                let took =
-                    time(5, 1, &mut || drop(black_box(target.adapt(black_box(v))))).as_secs_f64();
+                let timed = time_in_turns(
+                    ROUNDS,
+                    1,
+                    &mut [&mut || clone_and_drop(v), &mut || {
+                        drop(black_box(target.adapt(black_box(v))))
+                    }],
+                );
+                let (floor, took) = (timed[0].as_secs_f64(), timed[1].as_secs_f64());
                 times.push(took);
                 ratios.push(took / floor);
             }

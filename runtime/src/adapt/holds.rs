@@ -685,6 +685,69 @@ impl Holds {
         })
     }
 
+    /// [`Holds::of_shallow`] without a depth limit, and the document's depth (as the engine
+    /// counts it: the root is 1, each array element or object value one more), in one pass
+    /// without recursion: for a document too deep to scan on the caller's stack, whose work
+    /// then runs on a stack sized from that depth.
+    pub(crate) fn of_deep<const LIMITS: bool>(value: &Value) -> (Holds, usize) {
+        let mut root = 0;
+        let mut below = Below {
+            bits: 0,
+            properties: 0,
+        };
+        let mut deepest = 1;
+        // The arrays and objects left to scan: each with its depth and the objects typed
+        // `object` above it, below the root (as `scan_below` counts them).
+        let mut stack: Vec<(&Value, usize, usize)> = Vec::new();
+        /// Puts the arrays and objects among `children` (of a node at `depth`) on the stack;
+        /// a scalar adds its level to the depth where it stands.
+        fn push<'a>(
+            children: impl Iterator<Item = &'a Value>,
+            depth: usize,
+            levels: usize,
+            stack: &mut Vec<(&'a Value, usize, usize)>,
+            deepest: &mut usize,
+        ) {
+            for c in children {
+                match c {
+                    Value::Object(_) | Value::Array(_) => stack.push((c, depth + 1, levels)),
+                    _ => *deepest = (*deepest).max(depth + 1),
+                }
+            }
+        }
+        match value {
+            Value::Object(map) => {
+                root = own_keys::<LIMITS>(map, &mut below.properties);
+                push(map.values(), 1, 0, &mut stack, &mut deepest);
+            }
+            Value::Array(items) => push(items.iter(), 1, 0, &mut stack, &mut deepest),
+            _ => {}
+        }
+        while let Some((v, depth, levels)) = stack.pop() {
+            match v {
+                Value::Object(map) => {
+                    let own = own_keys::<LIMITS>(map, &mut below.properties);
+                    let levels = if LIMITS {
+                        levels + usize::from(own & OBJECT_LEVEL != 0)
+                    } else {
+                        0
+                    };
+                    below.bits |= own | fact_if(LIMITS && levels > DEEP_PAST, DEEP_BIT);
+                    push(map.values(), depth, levels, &mut stack, &mut deepest);
+                }
+                Value::Array(items) => push(items.iter(), depth, levels, &mut stack, &mut deepest),
+                _ => {}
+            }
+            deepest = deepest.max(depth);
+        }
+        let holds = Holds {
+            root,
+            below: below.bits | fact_if(below.properties > LARGE_PAST, LARGE_BIT),
+            split: true,
+        };
+        (holds, deepest)
+    }
+
     fn all(&self) -> u128 {
         self.root | self.below
     }
@@ -1499,6 +1562,18 @@ pub(crate) mod tests {
             json!({"a": [{"b": {}}]}),
             json!({"a": [1, {"b": [2]}]}),
         ]);
+        // Past OpenAI's nesting limit, in objects typed `object` and through arrays between
+        // them (levels count objects only).
+        for (levels, arrays) in [(4, false), (12, false), (12, true), (40, true)] {
+            let mut doc = json!({"type": "string", "maxLength": 2});
+            for i in 0..levels {
+                doc = json!({"type": "object", "properties": {"x": doc}, "required": ["x"]});
+                if arrays && i % 3 == 0 {
+                    doc = json!({"type": "array", "items": [doc, {"type": "null"}]});
+                }
+            }
+            docs.push(doc);
+        }
         for doc in &docs {
             let depth = crate::adapt::json_depth(doc);
             for limit in [1, 2, 3, 4, 5, 8, depth.saturating_sub(1), depth, depth + 1] {
@@ -1509,6 +1584,17 @@ pub(crate) mod tests {
                     assert_eq!(holds, Holds::of(doc), "{doc}");
                 }
             }
+            // The pass without recursion finds what the recursive scan finds, with the depth.
+            assert_eq!(
+                Holds::of_deep::<true>(doc),
+                (Holds::of(doc), depth),
+                "{doc}"
+            );
+            assert_eq!(
+                Holds::of_deep::<false>(doc).0,
+                Holds::of_shallow::<false>(doc, usize::MAX).expect("no limit"),
+                "{doc}"
+            );
         }
     }
 

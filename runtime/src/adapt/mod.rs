@@ -101,8 +101,9 @@ fn engine<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
 }
 
 /// [`engine`] for a document deeper than [`SHALLOW`]: on a stack sized for it (the copy is made
-/// there too: serde_json clones recursively). Out of line, so that the shallow path's code is
-/// not laid out around the stack switch.
+/// there too: serde_json clones recursively). The scan and the depth the stack is sized from
+/// are one pass, without recursion. Out of line, so that the shallow path's code is not laid
+/// out around the stack switch.
 #[inline(never)]
 #[cold]
 fn adapt_deep<'a>(
@@ -110,9 +111,13 @@ fn adapt_deep<'a>(
     rules: &mut settings::Built,
     input: Cow<'a, Value>,
 ) -> Adapted<'a> {
-    let size = stack_for_depth(json_depth(&input));
-    crate::stack::grow(size, move || {
-        adapt_on_this_stack(settings, rules, input, None)
+    let (holds, depth) = if rules.limits {
+        Holds::of_deep::<true>(&input)
+    } else {
+        Holds::of_deep::<false>(&input)
+    };
+    crate::stack::grow(stack_for_depth(depth), move || {
+        adapt_on_this_stack(settings, rules, input, Some(holds))
     })
 }
 
