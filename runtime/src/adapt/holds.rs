@@ -604,13 +604,7 @@ fn scan_below<const LIMITS: bool>(
 ) -> bool {
     match value {
         Value::Object(map) => {
-            let own = own_keys::<LIMITS>(map, &mut found.properties);
-            let levels = if LIMITS {
-                levels + usize::from(own & OBJECT_LEVEL != 0)
-            } else {
-                0
-            };
-            found.bits |= own | fact_if(LIMITS && levels > DEEP_PAST, DEEP_BIT);
+            let levels = scan_object::<LIMITS>(map, levels, found);
             map.is_empty()
                 || depth < limit
                     && map
@@ -626,6 +620,24 @@ fn scan_below<const LIMITS: bool>(
         }
         _ => true,
     }
+}
+
+/// Adds an object below the root to `found` (its own keys, and [`DEEP`] past OpenAI's nesting);
+/// the `levels` its children are at (`levels`: the objects typed `object` above it).
+#[inline]
+fn scan_object<const LIMITS: bool>(
+    map: &serde_json::Map<String, Value>,
+    levels: usize,
+    found: &mut Below,
+) -> usize {
+    let own = own_keys::<LIMITS>(map, &mut found.properties);
+    let levels = if LIMITS {
+        levels + usize::from(own & OBJECT_LEVEL != 0)
+    } else {
+        0
+    };
+    found.bits |= own | fact_if(LIMITS && levels > DEEP_PAST, DEEP_BIT);
+    levels
 }
 
 #[inline]
@@ -726,13 +738,7 @@ impl Holds {
         while let Some((v, depth, levels)) = stack.pop() {
             match v {
                 Value::Object(map) => {
-                    let own = own_keys::<LIMITS>(map, &mut below.properties);
-                    let levels = if LIMITS {
-                        levels + usize::from(own & OBJECT_LEVEL != 0)
-                    } else {
-                        0
-                    };
-                    below.bits |= own | fact_if(LIMITS && levels > DEEP_PAST, DEEP_BIT);
+                    let levels = scan_object::<LIMITS>(map, levels, &mut below);
                     push(map.values(), depth, levels, &mut stack, &mut deepest);
                 }
                 Value::Array(items) => push(items.iter(), depth, levels, &mut stack, &mut deepest),
