@@ -1943,27 +1943,91 @@ fn all_where_recorded(input: &Value, output: &Value, losses: &[Loss], changes: &
     })
 }
 
+/// The parent of the last position [`near_with_parent`] found: its identity, its node, and,
+/// in a map of many entries, where in its entries the last child found stands.
+struct NearParent<'a> {
+    id: usize,
+    node: Option<&'a Value>,
+    /// The entries after the last child found (or after the first entry), when known.
+    after: Option<serde_json::map::Iter<'a>>,
+}
+
+/// Entries of a map the quick placing looks at past the last child found before it hashes the
+/// key: a report's entries for a wide map's children mostly come in the map's order, so each is
+/// found next, reading the entries in order instead of a table slot at random (at 20,000
+/// properties those look-ups missed the cache: a fifth of gemini's time).
+const PEEK: usize = 2;
+
+/// `token`'s child of the map in `parent`: looked for just past the last child found, then at the
+/// first entry (a rule's next run over the children), then by its hash.
+fn child_in_order<'a>(parent: &mut NearParent<'a>, token: &str) -> Option<Option<&'a Value>> {
+    let Some(Value::Object(map)) = parent.node else {
+        return None;
+    };
+    if map.len() <= 8 || token.contains('~') {
+        return None;
+    }
+    if let Some(after) = &parent.after {
+        let mut ahead = after.clone();
+        for _ in 0..PEEK {
+            match ahead.next() {
+                Some((k, v)) if k == token => {
+                    parent.after = Some(ahead);
+                    return Some(Some(v));
+                }
+                Some(_) => {}
+                None => break,
+            }
+        }
+    }
+    let mut from_first = map.iter();
+    if let Some((k, v)) = from_first.next() {
+        if k == token {
+            parent.after = Some(from_first);
+            return Some(Some(v));
+        }
+    }
+    None
+}
+
 /// [`resolve_near`] that steps once from the node of the last position's parent when this one
-/// shares it (`parent`: that parent's identity and node). The identities stay valid while the
-/// pointers asked about are alive.
+/// shares it (in a map of many entries, looking just past the last child found first). The
+/// identities stay valid while the pointers asked about are alive.
 fn near_with_parent<'a>(
     doc: &'a Value,
-    parent: &mut Option<(usize, Option<&'a Value>)>,
+    parent: &mut Option<NearParent<'a>>,
     pointer: &Pointer,
     budget: &mut usize,
 ) -> Option<Option<&'a Value>> {
     let link = pointer.link();
-    if let (Some((above, token)), Some((known, node))) = (link, *parent) {
-        if above.id() == known {
-            return Some(node.and_then(|n| step(n, token)));
+    if let (Some((above, token)), Some(known)) = (link, parent.as_mut()) {
+        if above.id() == known.id {
+            return Some(match child_in_order(known, token) {
+                Some(found) => found,
+                None => known.node.and_then(|n| step(n, token)),
+            });
         }
     }
     let (node, parent_node) = match resolve_near(doc, pointer) {
         Some(found) => found,
         None => resolve_deep(doc, pointer, budget)?,
     };
-    if let Some((above, _)) = link {
-        *parent = Some((above.id(), parent_node));
+    if let Some((above, token)) = link {
+        let mut known = NearParent {
+            id: above.id(),
+            node: parent_node,
+            after: None,
+        };
+        // Found first: its siblings after it are looked for in order.
+        if !token.contains('~') {
+            if let Some(Value::Object(map)) = parent_node {
+                let mut from_first = map.iter();
+                if from_first.next().is_some_and(|(k, _)| k == token) {
+                    known.after = Some(from_first);
+                }
+            }
+        }
+        *parent = Some(known);
     }
     Some(node)
 }
@@ -3267,6 +3331,44 @@ mod tests {
                         adapted.schema.pointer(at).is_some(),
                         "shape {i}, {target}: {at} is not in the output"
                     );
+                }
+            }
+        }
+    }
+
+    /// The entries for a wide object's properties, found in the object's order past the last
+    /// one found (then by hash where one is skipped), are placed where they were recorded:
+    /// checked against the general placing in this test build, for every target.
+    #[test]
+    fn entries_for_a_wide_object_are_placed_in_its_order() {
+        let mut props = serde_json::Map::new();
+        for i in 0..40 {
+            // Every fifth property has nothing to report: the next is found past a gap.
+            let schema = if i % 5 == 4 {
+                json!({"type": "string"})
+            } else {
+                json!({"type": ["string", "null"], "maxLength": 3, "format": "email"})
+            };
+            props.insert(format!("p{i}"), schema);
+        }
+        let doc = json!({"type": "object", "properties": props});
+        for &target in crate::Target::ALL {
+            let a = target.adapt(&doc);
+            for loss in &a.losses {
+                assert!(
+                    doc.pointer(&loss.pointer).is_some(),
+                    "{target}: {}",
+                    loss.pointer
+                );
+            }
+            for change in &a.changes {
+                assert!(
+                    doc.pointer(&change.pointer).is_some(),
+                    "{target}: {}",
+                    change.pointer
+                );
+                if let Some(at) = &change.at {
+                    assert!(a.schema.pointer(at).is_some(), "{target}: {at}");
                 }
             }
         }
