@@ -1958,13 +1958,17 @@ struct NearParent<'a> {
 /// properties those look-ups missed the cache: a fifth of gemini's time).
 const PEEK: usize = 2;
 
+/// Maps of more entries than this are looked through in order ([`child_in_order`]); smaller ones
+/// are scanned by [`Keys`] anyway.
+const WIDE: usize = 8;
+
 /// `token`'s child of the map in `parent`: looked for just past the last child found, then at the
 /// first entry (a rule's next run over the children), then by its hash.
 fn child_in_order<'a>(parent: &mut NearParent<'a>, token: &str) -> Option<Option<&'a Value>> {
     let Some(Value::Object(map)) = parent.node else {
         return None;
     };
-    if map.len() <= 8 || token.contains('~') {
+    if map.len() <= WIDE || token.contains('~') {
         return None;
     }
     if let Some(after) = &parent.after {
@@ -2018,9 +2022,9 @@ fn near_with_parent<'a>(
             node: parent_node,
             after: None,
         };
-        // Found first: its siblings after it are looked for in order.
-        if !token.contains('~') {
-            if let Some(Value::Object(map)) = parent_node {
+        // Found first in a wide map: its siblings after it are looked for in order.
+        if let Some(Value::Object(map)) = parent_node {
+            if map.len() > WIDE && !token.contains('~') {
                 let mut from_first = map.iter();
                 if from_first.next().is_some_and(|(k, _)| k == token) {
                     known.after = Some(from_first);
