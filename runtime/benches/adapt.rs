@@ -113,8 +113,9 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
-/// Rounds per real schema and per growth row's size: the fastest of these is kept (with 5, a run's median ratios moved by
-/// up to 15% from one run to the next on a shared 2-core machine; with 11 in turns, by about 5%).
+/// Rounds per real schema and per growth row's size: the fastest of these is kept (with 5, a
+/// run's median ratios moved by up to 15% from one run to the next on a shared 2-core machine;
+/// with 11 in turns, by about 5%).
 const ROUNDS: usize = 11;
 
 fn figures() {

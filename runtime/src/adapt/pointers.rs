@@ -1948,7 +1948,7 @@ fn all_where_recorded(input: &Value, output: &Value, losses: &[Loss], changes: &
 struct NearParent<'a> {
     id: usize,
     node: Option<&'a Value>,
-    /// The entries after the last child found (or after the first entry), when known.
+    /// The entries after the last child found (from the first entry, before any is), when known.
     after: Option<serde_json::map::Iter<'a>>,
 }
 
@@ -2017,21 +2017,19 @@ fn near_with_parent<'a>(
         None => resolve_deep(doc, pointer, budget)?,
     };
     if let Some((above, token)) = link {
-        let mut known = NearParent {
+        // In a wide map, the siblings after this child are looked for from the first entry on
+        // (this child is most often that entry).
+        let after = match parent_node {
+            Some(Value::Object(map)) if map.len() > WIDE && !token.contains('~') => {
+                Some(map.iter())
+            }
+            _ => None,
+        };
+        *parent = Some(NearParent {
             id: above.id(),
             node: parent_node,
-            after: None,
-        };
-        // Found first in a wide map: its siblings after it are looked for in order.
-        if let Some(Value::Object(map)) = parent_node {
-            if map.len() > WIDE && !token.contains('~') {
-                let mut from_first = map.iter();
-                if from_first.next().is_some_and(|(k, _)| k == token) {
-                    known.after = Some(from_first);
-                }
-            }
-        }
-        *parent = Some(known);
+            after,
+        });
     }
     Some(node)
 }
