@@ -76,6 +76,18 @@ pub fn wide(n: usize) -> Value {
     json!({"type": "object", "properties": props})
 }
 
+/// [`wide`] with every property required, and one required name that is no property: a rule
+/// that matches the required names against the properties (or against the ones it made
+/// optional) one pair at a time is quadratic here (Cloud Code Assist was, until a set replaced
+/// the pairwise look-up).
+pub fn wide_required(n: usize) -> Value {
+    let mut schema = wide(n);
+    let mut names: Vec<Value> = (0..n).map(|i| Value::String(format!("p{i}"))).collect();
+    names.push(json!("gone"));
+    schema["required"] = Value::Array(names);
+    schema
+}
+
 /// Every level a nullable type array with a `oneOf` of two object constraints.
 pub fn hostile(levels: usize) -> Value {
     let mut node = json!({"type": "string", "maxLength": 8});
@@ -117,7 +129,7 @@ pub fn unions(levels: usize) -> Value {
 pub type Shape = (&'static str, fn(usize) -> Value, &'static [usize]);
 
 /// The growth rows the benches print.
-pub const SHAPES: [Shape; 5] = [
+pub const SHAPES: [Shape; 6] = [
     ("nested", deep, &[100, 200, 400, 800, 1_600, 3_200]),
     (
         "nested optional",
@@ -125,6 +137,11 @@ pub const SHAPES: [Shape; 5] = [
         &[250, 500, 1_000, 2_000, 4_000],
     ),
     ("wide", wide, &[1_250, 2_500, 5_000, 10_000, 20_000]),
+    (
+        "wide, all required",
+        wide_required,
+        &[1_250, 2_500, 5_000, 10_000, 20_000],
+    ),
     ("hostile nested", hostile, &[250, 500, 1_000, 2_000, 4_000]),
     ("nested unions", unions, &[250, 500, 1_000, 2_000, 4_000]),
 ];

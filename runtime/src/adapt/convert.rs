@@ -57,13 +57,14 @@ fn parameter_counts(schema: &Value) -> (usize, usize) {
         let Some(Value::Object(props)) = node.key("properties") else {
             continue;
         };
-        let required: Vec<&str> = node
+        // A set: linear in the names, however many.
+        let required: std::collections::HashSet<&str> = node
             .key("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         for (name, p) in props {
-            if !required.contains(&name.as_str()) {
+            if !required.contains(name.as_str()) {
                 optional += 1;
             }
             if p.key("anyOf").is_some() || p.key("type").is_some_and(Value::is_array) {

@@ -34,8 +34,11 @@ fn strip_null(v: &mut Value, at: &dyn Fn() -> Pointer, report: &mut RuleReport) 
         if types.len() != before {
             was = true;
             if types.len() == 1 {
-                let t = types[0].clone();
-                m.insert("type".into(), t);
+                // The one name left, moved out of the list in place.
+                let t = types.swap_remove(0);
+                if let Some(slot) = m.key_mut("type") {
+                    *slot = t;
+                }
             }
         }
     }
@@ -100,30 +103,60 @@ impl Rule for NullablePropertiesOptional {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            let Some(Value::Object(props)) = map.key_mut("properties") else {
+            if !matches!(map.key("properties"), Some(Value::Object(_))) {
                 return;
+            }
+            // `required` is taken out while the properties are borrowed, and put back.
+            let mut required = map.key_mut("required").map(std::mem::take);
+            let Some(Value::Object(props)) = map.key_mut("properties") else {
+                unreachable!("checked above")
             };
-            let mut made_optional = Vec::new();
+            // The position of `properties`, made once for all of them.
+            let props_at = std::cell::OnceCell::new();
+            let props_at = || {
+                props_at
+                    .get_or_init(|| path.pointer().child("properties"))
+                    .clone()
+            };
+            let mut made_optional: Vec<&str> = Vec::new();
             for (name, p) in props.iter_mut() {
-                let at = || path.pointer().child("properties").child(name);
+                let at = || props_at().child(name);
                 if strip_null(p, &at, report) {
-                    made_optional.push(name.clone());
+                    made_optional.push(name);
                 }
             }
-            if made_optional.is_empty() {
-                return;
-            }
-            if let Some(Value::Array(required)) = map.key_mut("required") {
-                required.retain(|r| {
-                    !r.as_str()
-                        .is_some_and(|r| made_optional.iter().any(|m| m == r))
-                });
+            if let Some(Value::Array(names)) = &mut required
+                && !made_optional.is_empty()
+            {
+                // A set for a long list: linear in the names, not in their product.
+                if made_optional.len() <= 8 {
+                    names.retain(|r| !r.as_str().is_some_and(|r| made_optional.contains(&r)));
+                } else {
+                    let made: HashSet<&str> = made_optional.iter().copied().collect();
+                    names.retain(|r| !r.as_str().is_some_and(|r| made.contains(r)));
+                }
             }
             for name in made_optional {
-                report.change(path.pointer().child("properties").child(&name), "a nullable property made optional: the model leaves it out instead of sending null");
+                report.change(props_at().child(name), "a nullable property made optional: the model leaves it out instead of sending null");
+            }
+            if let (Some(kept), Some(slot)) = (required, map.key_mut("required")) {
+                *slot = kept;
             }
         });
     }
+}
+
+/// `names`, then each of `more` it does not list yet (in order, once): a set keeps it linear in
+/// the names.
+fn with_each_once(mut names: Vec<String>, more: Vec<String>) -> Vec<String> {
+    let mut listed: HashSet<String> = names.iter().cloned().collect();
+    for name in more {
+        if !listed.contains(&name) {
+            listed.insert(name.clone());
+            names.push(name);
+        }
+    }
+    names
 }
 
 /// Object-shaped: `type: "object"`, or no type with `properties`/`required`.
@@ -450,16 +483,13 @@ pub(crate) fn merge_objects(
         let br = strings(b.key("required"));
         required = Some(match required {
             None => br,
-            Some(acc) if all_of => {
-                let mut acc = acc;
-                for r in br {
-                    if !acc.contains(&r) {
-                        acc.push(r);
-                    }
-                }
-                acc
+            Some(acc) if all_of => with_each_once(acc, br),
+            Some(acc) => {
+                let in_branch: HashSet<&str> = br.iter().map(String::as_str).collect();
+                acc.into_iter()
+                    .filter(|r| in_branch.contains(r.as_str()))
+                    .collect()
             }
-            Some(acc) => acc.into_iter().filter(|r| br.contains(r)).collect(),
         });
         if all_of {
             let mut b = b;
@@ -501,12 +531,7 @@ pub(crate) fn merge_objects(
             }
         }
     }
-    let mut req: Vec<String> = parent_required;
-    for r in required.unwrap_or_default() {
-        if !req.contains(&r) {
-            req.push(r);
-        }
-    }
+    let mut req = with_each_once(parent_required, required.unwrap_or_default());
     let keys: HashSet<&String> = props.keys().collect();
     req.retain(|r| keys.contains(r));
     map.insert("type".into(), json!("object"));
@@ -687,6 +712,49 @@ mod tests {
         assert_eq!(v["properties"]["c"], json!({"type": "string"}));
         assert_eq!(v["properties"]["d"]["enum"], json!(["x"]));
         assert_eq!(r.changes.len(), 4);
+    }
+
+    /// Past a few nullable properties the names made optional are found in a set: the other
+    /// names stay, in their order, duplicates and names of no property included, and `required`
+    /// keeps its place among the keys.
+    #[test]
+    fn many_nullable_properties_leave_the_other_names_in_order() {
+        let mut props = serde_json::Map::new();
+        for i in 0..20 {
+            let ty = if i % 2 == 0 {
+                json!(["string", "null"])
+            } else {
+                json!("string")
+            };
+            props.insert(format!("p{i}"), json!({ "type": ty }));
+        }
+        let names: Vec<String> = (0..20).rev().map(|i| format!("p{i}")).collect();
+        let mut required: Vec<Value> = names.iter().map(|n| json!(n)).collect();
+        required.extend([json!("p3"), json!("gone"), json!("p4")]);
+        let (v, r) = run(
+            &mut NullablePropertiesOptional,
+            json!({"required": required, "type": "object", "properties": props}),
+        );
+        let odd: Vec<Value> = (0..20)
+            .rev()
+            .filter(|i| i % 2 == 1)
+            .map(|i| json!(format!("p{i}")))
+            .collect();
+        let mut expected = odd;
+        expected.extend([json!("p3"), json!("gone")]);
+        assert_eq!(v["required"], Value::Array(expected));
+        assert_eq!(
+            v.as_object().unwrap().keys().next().map(String::as_str),
+            Some("required")
+        );
+        assert_eq!(r.changes.len(), 10);
+        assert_eq!(r.changes[0].pointer, "/properties/p0");
+        // Not a list: left as it is.
+        let (v, _) = run(
+            &mut NullablePropertiesOptional,
+            json!({"type": "object", "required": "p0", "properties": {"p0": {"type": ["string", "null"]}}}),
+        );
+        assert_eq!(v["required"], json!("p0"));
     }
 
     #[test]

@@ -103,6 +103,7 @@ impl NodeRule for AllConstToEnum {
                 unreachable!()
             };
             let mut values: Vec<Value> = Vec::new();
+            let mut strings: std::collections::HashSet<String> = Default::default();
             let mut notes: Vec<String> = Vec::new();
             let mut types: Vec<Option<Value>> = Vec::new();
             for b in &branches {
@@ -115,7 +116,13 @@ impl NodeRule for AllConstToEnum {
                     notes.push(format!("`{shown}`: {d}"));
                 }
                 types.push(b.key("type").cloned());
-                if !values.contains(&c) {
+                // Each value once: strings (the usual constants) found in a set, others by
+                // comparison.
+                let seen = match &c {
+                    Value::String(text) => !strings.insert(text.clone()),
+                    other => values.contains(other),
+                };
+                if !seen {
                     values.push(c);
                 }
             }
@@ -262,6 +269,11 @@ mod tests {
         let mut mixed = json!({"anyOf": [{"const": "a"}, {"const": 1}]});
         AllConstToEnum.apply(&mut mixed, &mut r);
         assert_eq!(mixed, json!({"enum": ["a", 1]}));
+        // Each value once, in the order first seen, strings and others alike.
+        let mut repeated = json!({"anyOf": [{"const": "a"}, {"const": 1}, {"const": "b"},
+            {"const": "a"}, {"const": 1}, {"const": {"k": 1}}, {"const": {"k": 1}}, {"const": "1"}]});
+        AllConstToEnum.apply(&mut repeated, &mut r);
+        assert_eq!(repeated, json!({"enum": ["a", 1, "b", {"k": 1}, "1"]}));
         let mut not_all = json!({"anyOf": [{"const": "a"}, {"type": "integer"}]});
         AllConstToEnum.apply(&mut not_all, &mut r);
         assert!(not_all.key("anyOf").is_some());

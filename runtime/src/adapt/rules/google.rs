@@ -201,31 +201,41 @@ impl NodeRule for GoogleNullable {
                 map.take_key("enum");
             }
         }
-        if let Some(Value::Array(types)) = map.key("type") {
-            let names: Vec<String> = types
-                .iter()
-                .filter_map(|t| t.as_str().map(str::to_owned))
-                .collect();
-            let non_null: Vec<&String> = names.iter().filter(|t| *t != "null").collect();
-            if names.len() != non_null.len() {
+        // A list of types becomes its first non-null name, moved out of the list in place (no
+        // name copied, no key made again).
+        let mut no_type = false;
+        if let Some(slot) = map.key_mut("type")
+            && let Value::Array(types) = slot
+        {
+            let names = || types.iter().filter_map(Value::as_str);
+            let non_null = names().filter(|t| *t != "null").count();
+            if non_null != names().count() {
                 nullable = true;
             }
-            match non_null.first() {
+            match types
+                .iter()
+                .position(|t| t.as_str().is_some_and(|t| t != "null"))
+            {
                 Some(first) => {
-                    if non_null.len() > 1 {
+                    if non_null > 1 {
+                        let all: Vec<&str> = names().collect();
                         report.loss(
                             path.child("type"),
                             "type",
                             LossKind::Collapsed,
-                            format!("`type: {names:?}`: Google takes one type; `{first}` kept"),
+                            format!(
+                                "`type: {all:?}`: Google takes one type; `{}` kept",
+                                all.iter().find(|t| **t != "null").unwrap_or(&"")
+                            ),
                         );
                     }
-                    map.insert("type".into(), Value::String((*first).clone()));
+                    *slot = std::mem::take(&mut types[first]);
                 }
-                None => {
-                    map.take_key("type");
-                }
+                None => no_type = true,
             }
+        }
+        if no_type {
+            map.take_key("type");
         }
         if nullable {
             // `null` among other enum values says the same as the flag (or, without one, is
@@ -675,12 +685,20 @@ impl Rule for OpenApiSchemaFields {
                 })
             };
             if matches!(map.key("required"), Some(Value::Array(r)) if r.iter().any(stale)) {
-                let props = super::map_keys(map.key("properties"));
-                if let Some(Value::Array(required)) = map.key_mut("required") {
+                // Taken out, each name looked up in the properties (hashed in a wide map), and
+                // put back.
+                if let Some(Value::Array(mut required)) =
+                    map.key_mut("required").map(std::mem::take)
+                {
+                    let props = map.key("properties").and_then(Value::as_object);
                     let before = required.len();
-                    required.retain(|r| r.as_str().is_some_and(|r| props.iter().any(|p| p == r)));
+                    required
+                        .retain(|r| r.as_str().is_some_and(|r| props.is_some_and(|p| p.has(r))));
                     if required.len() != before {
                         report.loss(path.child("required"), "required", LossKind::Dropped, "required names that are not properties removed (Google: \"property is not defined\")");
+                    }
+                    if let Some(slot) = map.key_mut("required") {
+                        *slot = Value::Array(required);
                     }
                 }
             }
@@ -727,6 +745,16 @@ mod tests {
         let (v, r) = run(&mut g, json!({"type": ["string", "integer", "null"]}));
         assert_eq!(v, json!({"type": "string", "nullable": true}));
         assert_eq!(r.losses[0].kind, LossKind::Collapsed);
+        assert_eq!(
+            r.losses[0].detail,
+            "`type: [\"string\", \"integer\", \"null\"]`: Google takes one type; `string` kept"
+        );
+        assert_eq!(r.losses[0].pointer, "/type");
+        // Names that are not strings are passed over; none left: no type.
+        let (v, _) = run(&mut g, json!({"type": [1, "null", "number"], "minimum": 0}));
+        assert_eq!(v, json!({"type": "number", "minimum": 0, "nullable": true}));
+        let (v, _) = run(&mut g, json!({"type": ["null"], "description": "d"}));
+        assert_eq!(v, json!({"description": "d", "nullable": true}));
         let mut cca = GoogleNullable {
             mark_nullable: false,
         };
@@ -764,6 +792,26 @@ mod tests {
         );
         assert_eq!(v["properties"], json!({"t": {}, "f": {"not": {}}}));
         assert_eq!(v["additionalProperties"], json!(false));
+    }
+
+    /// In a map of many properties (looked up by hash) the names that are properties stay, in
+    /// their order, and `required` keeps its place among the keys.
+    #[test]
+    fn required_names_of_no_property_go_from_a_wide_object() {
+        let props: serde_json::Map<String, Value> = (0..12)
+            .map(|i| (format!("p{i}"), json!({"type": "string"})))
+            .collect();
+        let (v, r) = run(
+            &mut OpenApiSchemaFields,
+            json!({"required": ["p11", "gone", "p0", 5, "p3", "p0"], "type": "object", "properties": props}),
+        );
+        assert_eq!(v["required"], json!(["p11", "p0", "p3", "p0"]));
+        assert_eq!(
+            v.as_object().unwrap().keys().next().map(String::as_str),
+            Some("required")
+        );
+        assert_eq!(r.losses.len(), 1);
+        assert_eq!(r.losses[0].pointer, "/required");
     }
 
     #[test]

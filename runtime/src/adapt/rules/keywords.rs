@@ -1,6 +1,8 @@
 //! Keywords a provider does not accept: removed, and spilled into the description where a person
 //! would want them. Every removal is in the report.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::{
@@ -91,6 +93,7 @@ impl StripKeywords {
             table: KeywordSet::new(self.keywords),
             rule: self,
             first_removed_unless_under: None,
+            spilled: Vec::new(),
         }
     }
 }
@@ -101,6 +104,8 @@ pub(crate) struct StripNode {
     table: KeywordSet,
     /// See [`StripNode::first_removed_unless_under`].
     first_removed_unless_under: Option<&'static [&'static str]>,
+    /// What one node spills, kept between nodes so that a walk allocates it once.
+    spilled: Vec<(Cow<'static, str>, Value)>,
 }
 
 impl StripNode {
@@ -161,7 +166,7 @@ impl NodeRule for StripNode {
         if !map.keys().any(|k| table.contains(k)) {
             return;
         }
-        let mut spilled: Vec<(String, Value)> = Vec::new();
+        let spilled = &mut self.spilled;
         // One pass over the entries, in their order: each keyword removed is reported as it
         // is taken out (no key copied or hashed to find it again).
         map.retain(|key, value| {
@@ -182,7 +187,12 @@ impl NodeRule for StripNode {
                 detail.push_str(rule.why);
                 detail.push_str("); it is in the description");
                 report.loss(&at, key, LossKind::Spilled, detail);
-                spilled.push((key.clone(), value));
+                // A keyword of the vocabulary is referred to, not copied.
+                let name = match super::super::holds::vocabulary_word(key) {
+                    Some(word) => Cow::Borrowed(word),
+                    None => Cow::Owned(key.clone()),
+                };
+                spilled.push((name, value));
             } else {
                 // A boolean (`additionalProperties: false`, `uniqueItems: true`) without a copy.
                 let shown: std::borrow::Cow<'_, str> = match &value {
@@ -209,7 +219,8 @@ impl NodeRule for StripNode {
             false
         });
         if !spilled.is_empty() {
-            spill(map, &spilled);
+            spill(map, spilled);
+            spilled.clear();
         }
     }
 }

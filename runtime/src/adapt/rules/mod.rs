@@ -279,21 +279,36 @@ pub(crate) fn is_pure_any_of(v: &Value) -> bool {
 
 /// Appends `{k1: v1, k2: v2}` to the node's description (after a blank line), the reference implementation's spill
 /// format; values are JSON.
-pub(crate) fn spill(node: &mut Map<String, Value>, entries: &[(String, Value)]) {
-    // `{k: v, k: v}`, written into one string.
-    let mut block =
-        String::with_capacity(2 + entries.iter().map(|(k, _)| k.len() + 8).sum::<usize>());
-    block.push('{');
-    for (i, (k, v)) in entries.iter().enumerate() {
-        if i > 0 {
-            block.push_str(", ");
+pub(crate) fn spill<K: AsRef<str>>(node: &mut Map<String, Value>, entries: &[(K, Value)]) {
+    // `{k: v, k: v}`, written straight after the description's own text when it has one.
+    let write = |block: &mut String| {
+        block.push('{');
+        for (i, (k, v)) in entries.iter().enumerate() {
+            if i > 0 {
+                block.push_str(", ");
+            }
+            block.push_str(k.as_ref());
+            block.push_str(": ");
+            write_json_text(block, v);
         }
-        block.push_str(k);
-        block.push_str(": ");
-        write_json_text(&mut block, v);
+        block.push('}');
+    };
+    let guess = 2 + entries
+        .iter()
+        .map(|(k, _)| k.as_ref().len() + 8)
+        .sum::<usize>();
+    match node.key_mut("description") {
+        Some(Value::String(d)) if !d.is_empty() => {
+            d.reserve(2 + guess);
+            d.push_str("\n\n");
+            write(d);
+        }
+        _ => {
+            let mut block = String::with_capacity(guess);
+            write(&mut block);
+            node.insert("description".into(), Value::String(block));
+        }
     }
-    block.push('}');
-    append_description(node, &block, "\n\n");
 }
 
 /// The description of a node made from a reference and its target: the referring node's own
