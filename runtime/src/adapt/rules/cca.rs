@@ -434,12 +434,19 @@ pub(crate) fn merge_objects(
     // The branches that define each property: a property several define differently becomes
     // a union, which only exists in the output; what its collapse loses is named in each.
     let mut defined_by: HashMap<String, Vec<usize>> = HashMap::new();
+    // A property defined again goes after the others, where its last definition stands: each
+    // one's last definition (branch, place in it) is noted and the map put in that order once,
+    // at the end (moving an entry at each definition shifts every entry after it: quadratic).
+    let mut last_defined: HashMap<String, (usize, usize)> = HashMap::new();
+    let mut defined_again = false;
     for (i, b) in branches.into_iter().enumerate() {
         let Value::Object(mut b) = b else { continue };
         if let Some(Value::Object(bp)) = b.take_key("properties") {
-            for (name, schema) in bp {
+            for (place, (name, schema)) in bp.into_iter().enumerate() {
                 defined_by.entry(name.clone()).or_default().push(i);
-                let merged = match props.shift_remove(&name) {
+                last_defined.insert(name.clone(), (i, place));
+                // Taken out of its slot, merged, and put back in it.
+                let merged = match props.get_mut(&name).map(std::mem::take) {
                     Some(existing) => {
                         if unites_enums(&existing, &schema) {
                             let lost = lost_in_enum_union(&existing, &schema);
@@ -477,7 +484,15 @@ pub(crate) fn merge_objects(
                     }
                     None => schema,
                 };
-                props.insert(name, merged);
+                match props.get_mut(&name) {
+                    Some(slot) => {
+                        *slot = merged;
+                        defined_again = true;
+                    }
+                    None => {
+                        props.insert(name, merged);
+                    }
+                }
             }
         }
         let br = strings(b.key("required"));
@@ -508,6 +523,13 @@ pub(crate) fn merge_objects(
             // the node's).
             report.lifted(at, branches_at.index(i), Vec::new(), true);
         }
+    }
+    if defined_again {
+        // The node's own properties no branch defines first, in their order (a stable sort),
+        // then the others in the order of their last definitions.
+        let mut entries: Vec<(String, Value)> = std::mem::take(&mut props).into_iter().collect();
+        entries.sort_by_key(|(name, _)| last_defined.get(name).map(|&(i, place)| (i, place)));
+        props = entries.into_iter().collect();
     }
     // A merged property that became a union is collapsed in turn (its branches already are).
     let names: Vec<String> = props.keys().cloned().collect();
@@ -793,6 +815,31 @@ mod tests {
                 .count()
                 >= 2
         );
+    }
+
+    /// A property defined again goes where its last definition stands; the node's own that no
+    /// branch defines keep their order, first.
+    #[test]
+    fn merged_properties_follow_their_last_definition() {
+        let s = |d: &str| json!({"type": "string", "description": d});
+        let (v, _) = run(
+            &mut CollapseCombiners,
+            json!({"type": "object", "properties": {"p": {
+                "type": "object",
+                "properties": {"a": s("a"), "b": s("b"), "c": s("c")},
+                "allOf": [
+                    {"type": "object", "properties": {"b": s("b"), "d": s("d")}},
+                    {"type": "object", "properties": {"a": s("a"), "e": s("e"), "d": s("d")}}
+                ]
+            }}}),
+        );
+        let names: Vec<&str> = v["properties"]["p"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(names, ["c", "b", "a", "e", "d"]);
     }
 
     #[test]
