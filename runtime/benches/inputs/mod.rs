@@ -88,6 +88,25 @@ pub fn wide_required(n: usize) -> Value {
     schema
 }
 
+/// An object property that is the `allOf` of two objects defining the same `n` properties:
+/// Cloud Code Assist merges the two, every property defined twice (it moved each one to the
+/// end of the map as it went, shifting every other: quadratic, until the map was put in order
+/// once).
+pub fn merged_twice(n: usize) -> Value {
+    let branch = || {
+        let props: Map<String, Value> = (0..n)
+            .map(|i| {
+                (
+                    format!("p{i}"),
+                    json!({"type": "string", "description": "a field"}),
+                )
+            })
+            .collect();
+        json!({"type": "object", "properties": props})
+    };
+    object_of("x", json!({"allOf": [branch(), branch()]}), true)
+}
+
 /// Every level a nullable type array with a `oneOf` of two object constraints.
 pub fn hostile(levels: usize) -> Value {
     let mut node = json!({"type": "string", "maxLength": 8});
@@ -129,7 +148,7 @@ pub fn unions(levels: usize) -> Value {
 pub type Shape = (&'static str, fn(usize) -> Value, &'static [usize]);
 
 /// The growth rows the benches print.
-pub const SHAPES: [Shape; 6] = [
+pub const SHAPES: [Shape; 7] = [
     ("nested", deep, &[100, 200, 400, 800, 1_600, 3_200]),
     (
         "nested optional",
@@ -140,6 +159,11 @@ pub const SHAPES: [Shape; 6] = [
     (
         "wide, all required",
         wide_required,
+        &[1_250, 2_500, 5_000, 10_000, 20_000],
+    ),
+    (
+        "two wide branches merged",
+        merged_twice,
         &[1_250, 2_500, 5_000, 10_000, 20_000],
     ),
     ("hostile nested", hostile, &[250, 500, 1_000, 2_000, 4_000]),
