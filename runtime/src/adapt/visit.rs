@@ -60,6 +60,38 @@ pub struct Path<'p> {
     shared: &'p Shared,
 }
 
+/// Paths from a node up, deepest first: a few (the usual case: the node and a parent or two
+/// whose pointers were not made yet) kept on the stack, more on the heap.
+enum Chain<'a> {
+    Few(arrayvec::ArrayVec<&'a Path<'a>, 8>),
+    Many(Vec<&'a Path<'a>>),
+}
+
+impl<'a> Chain<'a> {
+    fn push(&mut self, path: &'a Path<'a>) {
+        match self {
+            Chain::Few(few) => {
+                if let Err(full) = few.try_push(path) {
+                    let mut many = few.to_vec();
+                    many.push(full.element());
+                    *self = Chain::Many(many);
+                }
+            }
+            Chain::Many(many) => many.push(path),
+        }
+    }
+}
+
+impl<'a> std::ops::Deref for Chain<'a> {
+    type Target = [&'a Path<'a>];
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Chain::Few(few) => few,
+            Chain::Many(many) => many,
+        }
+    }
+}
+
 /// `v[i]`, growing `v` with `fill` as needed.
 fn slot<T>(v: &mut Vec<T>, i: usize, fill: impl Fn() -> T) -> &mut T {
     if v.len() <= i {
@@ -95,8 +127,8 @@ impl<'p> Path<'p> {
 
     /// This path and its ancestors up to (not including) the nearest one for which `good`
     /// holds or the root, deepest first.
-    fn unmade(&self, good: impl Fn(&Path<'_>) -> bool) -> Vec<&Path<'_>> {
-        let mut chain = Vec::new();
+    fn unmade(&self, good: impl Fn(&Path<'_>) -> bool) -> Chain<'_> {
+        let mut chain = Chain::Few(arrayvec::ArrayVec::new());
         let mut at: &Path<'_> = self;
         while at.depth > 0 && !good(at) {
             chain.push(at);
@@ -459,6 +491,28 @@ mod tests {
                 assert!(all.insert(path.text()));
             });
             assert_eq!(all, expected);
+        }
+    }
+
+    /// A pointer asked for first many levels down (more unnamed ancestors than the chain keeps
+    /// inline), then at every fifth level, and once at a sibling: each is the node's own.
+    #[test]
+    fn pointers_asked_far_below_the_last_one_named() {
+        let mut schema = json!({"type": "string"});
+        for i in 0..40 {
+            let key = if i % 2 == 0 { "items" } else { "not" };
+            schema = json!({ key: schema, "anyOf": [{"type": "null"}] });
+        }
+        for every in [40, 9, 5] {
+            let mut named = 0;
+            visit(&mut schema, Order::Pre, &mut |_, path| {
+                if path.depth() % every == 0 && path.depth() > 0 || path.depth() == 41 {
+                    let expected = path.text();
+                    assert_eq!(path.pointer().as_str(), expected);
+                    named += 1;
+                }
+            });
+            assert!(named > 0);
         }
     }
 
