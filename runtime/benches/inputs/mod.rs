@@ -107,6 +107,17 @@ pub fn merged_twice(n: usize) -> Value {
     object_of("x", json!({"allOf": [branch(), branch()]}), true)
 }
 
+/// A property that is the union of two string enums of `n` values each: Cloud Code Assist
+/// unites them into one enum (each value was once looked for among all the others: quadratic).
+pub fn two_enums(n: usize) -> Value {
+    let values = |p: &str| Value::Array((0..n).map(|i| json!(format!("{p}{i}"))).collect());
+    let union = json!({"anyOf": [
+        {"type": "string", "enum": values("a")},
+        {"type": "string", "enum": values("b")}
+    ]});
+    object_of("x", union, true)
+}
+
 /// Every level a nullable type array with a `oneOf` of two object constraints.
 pub fn hostile(levels: usize) -> Value {
     let mut node = json!({"type": "string", "maxLength": 8});
@@ -148,7 +159,7 @@ pub fn unions(levels: usize) -> Value {
 pub type Shape = (&'static str, fn(usize) -> Value, &'static [usize]);
 
 /// The growth rows the benches print.
-pub const SHAPES: [Shape; 7] = [
+pub const SHAPES: [Shape; 8] = [
     ("nested", deep, &[100, 200, 400, 800, 1_600, 3_200]),
     (
         "nested optional",
@@ -164,6 +175,11 @@ pub const SHAPES: [Shape; 7] = [
     (
         "two wide branches merged",
         merged_twice,
+        &[1_250, 2_500, 5_000, 10_000, 20_000],
+    ),
+    (
+        "two long enums united",
+        two_enums,
         &[1_250, 2_500, 5_000, 10_000, 20_000],
     ),
     ("hostile nested", hostile, &[250, 500, 1_000, 2_000, 4_000]),

@@ -206,11 +206,7 @@ fn merge_property(a: Value, b: Value) -> Value {
     if let (Some(Value::Array(values)), Some(Value::Array(more))) =
         (out.key_mut("enum"), b.key("enum"))
     {
-        for x in more {
-            if !values.contains(x) {
-                values.push(x.clone());
-            }
-        }
+        super::push_each_once(values, more.iter().cloned());
     }
     // The other branch's description (where earlier rules spilled its constraints) stays on the
     // united enum, unless it says nothing new.

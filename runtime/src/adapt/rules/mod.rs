@@ -356,11 +356,7 @@ pub(crate) fn merge_siblings(
                 continue;
             }
             ("required", Some(Value::Array(own)), Value::Array(more)) => {
-                for name in more {
-                    if !own.contains(name) {
-                        own.push(name.clone());
-                    }
-                }
+                push_each_once(own, more.iter().cloned());
                 continue;
             }
             _ => {}
@@ -434,6 +430,25 @@ pub(crate) fn absorb(
     report.lifted(node_at, branch_at, taken, gone);
 }
 
+/// Appends each of `more` that `values` does not hold yet (nor an earlier one of `more`), in
+/// order: strings (names, most enum values) are found in a set, so that uniting two long lists
+/// is linear; other values are compared with each held one.
+pub(crate) fn push_each_once(values: &mut Vec<Value>, more: impl IntoIterator<Item = Value>) {
+    let mut strings: std::collections::HashSet<String> = values
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    for v in more {
+        let held = match &v {
+            Value::String(s) => !strings.insert(s.clone()),
+            other => values.contains(other),
+        };
+        if !held {
+            values.push(v);
+        }
+    }
+}
+
 /// `{"type": "null"}`, copied from one made once: a copy allocates as `json!` does but hashes
 /// nothing.
 pub(crate) fn null_schema() -> Value {
@@ -502,8 +517,41 @@ pub(crate) fn write_json_text(out: &mut String, v: &Value) {
 
 #[cfg(test)]
 mod tests {
-    use super::json_text;
+    use super::{json_text, push_each_once};
     use serde_json::{Value, json};
+
+    /// What a list holds stays as it is (its own repeats included); each new value is added
+    /// once, in order, strings and other values alike.
+    #[test]
+    fn each_new_value_is_added_once_in_order() {
+        let mut values = vec![json!("a"), json!(1), json!("a"), json!({"k": [1]})];
+        let more = [
+            json!("b"),
+            json!("a"),
+            json!(1),
+            json!(1.5),
+            json!("b"),
+            json!({"k": [1]}),
+            json!("1"),
+            json!(null),
+            json!(1.5),
+            json!(null),
+        ];
+        push_each_once(&mut values, more);
+        assert_eq!(
+            values,
+            vec![
+                json!("a"),
+                json!(1),
+                json!("a"),
+                json!({"k": [1]}),
+                json!("b"),
+                json!(1.5),
+                json!("1"),
+                json!(null)
+            ]
+        );
+    }
 
     /// The values written directly are written as serde_json writes them: strings with and
     /// without characters to escape (quotes, backslashes, control characters; non-ASCII, `/`

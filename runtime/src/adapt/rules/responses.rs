@@ -94,10 +94,24 @@ impl NodeRule for ResponsesPrepass {
             }
         }
         if let Some(Value::Object(pp)) = map.key_mut("patternProperties") {
-            let bad: Vec<String> = pp.keys().filter(|k| has_lookaround(k)).cloned().collect();
-            for key in bad {
-                let moved = pp.shift_remove(&key).expect("listed");
-                let merged = match pp.take_key(".*") {
+            if !pp.keys().any(|k| has_lookaround(k)) {
+                return;
+            }
+            // The patterns with a lookaround taken out in one pass, in order, and the existing
+            // `.*` after them; each then joins `.*` in turn, which goes last (entries taken out
+            // one at a time would shift every later entry each time: quadratic).
+            let mut bad: Vec<(String, Value)> = Vec::new();
+            let mut kept = Map::new();
+            for (key, schema) in std::mem::take(pp) {
+                if has_lookaround(&key) {
+                    bad.push((key, schema));
+                } else {
+                    kept.insert(key, schema);
+                }
+            }
+            let mut star = kept.shift_remove(".*");
+            for (key, moved) in bad {
+                let merged = match star.take() {
                     None => moved,
                     Some(Value::Object(mut existing))
                         if existing.len() == 1 && existing.has("anyOf") =>
@@ -113,9 +127,13 @@ impl NodeRule for ResponsesPrepass {
                         Value::Object(m)
                     }
                 };
-                pp.insert(".*".into(), merged);
+                star = Some(merged);
                 report.loss(at().child("patternProperties"), "patternProperties", LossKind::Widened, format!("the key pattern {key:?} uses a lookaround; its schema now applies to every name (`.*`)"));
             }
+            if let Some(star) = star {
+                kept.insert(".*".into(), star);
+            }
+            *pp = kept;
         }
     }
 }
@@ -149,5 +167,37 @@ mod tests {
             json!({".*": {"anyOf": [{"type": "integer"}, {"type": "string"}]}})
         );
         assert_eq!(r.losses.len(), 2);
+    }
+
+    /// Several patterns with a lookaround join `.*` in their order, `.*` goes last, the other
+    /// patterns keep theirs; one loss each, in order.
+    #[test]
+    fn lookaround_patterns_join_every_name_in_order() {
+        let t = |ty: &str| json!({"type": ty});
+        let mut v = json!({"type": "object", "properties": {}, "patternProperties": {
+            "^a": t("string"), "(?=b)": t("integer"), ".*": {"anyOf": [t("null")]},
+            "^c": t("number"), "(?<!d)": t("boolean")
+        }});
+        let mut r = RuleReport::default();
+        ResponsesPrepass.apply(&mut v, &mut r);
+        let pp = v["patternProperties"].as_object().unwrap();
+        assert_eq!(pp.keys().collect::<Vec<_>>(), ["^a", "^c", ".*"]);
+        assert_eq!(
+            pp[".*"],
+            json!({"anyOf": [t("null"), t("integer"), t("boolean")]})
+        );
+        let said: Vec<&str> = r.losses.iter().map(|l| l.detail.as_str()).collect();
+        assert!(
+            said[0].contains("\"(?=b)\"") && said[1].contains("\"(?<!d)\""),
+            "{said:?}"
+        );
+        // Without a `.*`: the first becomes it, the second makes it a union.
+        let mut v = json!({"type": "object", "properties": {}, "patternProperties": {
+            "(?=b)": t("integer"), "^a": t("string"), "(?<!d)": t("boolean")
+        }});
+        ResponsesPrepass.apply(&mut v, &mut RuleReport::default());
+        let pp = v["patternProperties"].as_object().unwrap();
+        assert_eq!(pp.keys().collect::<Vec<_>>(), ["^a", ".*"]);
+        assert_eq!(pp[".*"], json!({"anyOf": [t("integer"), t("boolean")]}));
     }
 }

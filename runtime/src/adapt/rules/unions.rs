@@ -76,7 +76,9 @@ fn exclusive(a: &Value, b: &Value) -> bool {
             .unwrap_or_default()
     };
     let (ra, rb) = (required(ma), required(mb));
-    for name in ra.iter().filter(|n| rb.contains(n)) {
+    // The names both require, found in a set (linear however long the lists).
+    let in_b: std::collections::HashSet<&str> = rb.iter().map(String::as_str).collect();
+    for name in ra.iter().filter(|n| in_b.contains(n.as_str())) {
         let pa = ma.key("properties").and_then(|p| p.key(name));
         let pb = mb.key("properties").and_then(|p| p.key(name));
         if let (Some(pa), Some(pb)) = (pa.and_then(values_of), pb.and_then(values_of)) {
