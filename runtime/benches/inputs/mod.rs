@@ -118,6 +118,17 @@ pub fn two_enums(n: usize) -> Value {
     object_of("x", union, true)
 }
 
+/// A property that is a tuple of `n` positions, each a different schema: targets without
+/// `prefixItems` send `items.anyOf` of the distinct ones (each position was once compared with
+/// every distinct one before it: quadratic).
+pub fn long_tuple(n: usize) -> Value {
+    let positions = (0..n)
+        .map(|i| json!({"type": "string", "maxLength": i}))
+        .collect();
+    let tuple = json!({"type": "array", "prefixItems": Value::Array(positions)});
+    object_of("t", tuple, true)
+}
+
 /// Every level a nullable type array with a `oneOf` of two object constraints.
 pub fn hostile(levels: usize) -> Value {
     let mut node = json!({"type": "string", "maxLength": 8});
@@ -159,7 +170,7 @@ pub fn unions(levels: usize) -> Value {
 pub type Shape = (&'static str, fn(usize) -> Value, &'static [usize]);
 
 /// The growth rows the benches print.
-pub const SHAPES: [Shape; 8] = [
+pub const SHAPES: [Shape; 9] = [
     ("nested", deep, &[100, 200, 400, 800, 1_600, 3_200]),
     (
         "nested optional",
@@ -181,6 +192,11 @@ pub const SHAPES: [Shape; 8] = [
         "two long enums united",
         two_enums,
         &[1_250, 2_500, 5_000, 10_000, 20_000],
+    ),
+    (
+        "a long tuple",
+        long_tuple,
+        &[625, 1_250, 2_500, 5_000, 10_000],
     ),
     ("hostile nested", hostile, &[250, 500, 1_000, 2_000, 4_000]),
     ("nested unions", unions, &[250, 500, 1_000, 2_000, 4_000]),

@@ -264,12 +264,8 @@ fn follow(doc: &Value, wanted: &[String]) -> (Vec<String>, bool) {
             if let Some(Value::Array(positions)) = m.key("prefixItems") {
                 // Positions with different schemas were sent as `items.anyOf` of them; one
                 // shared schema as `items` itself.
-                let distinct = positions
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, p)| !positions[..*j].contains(p))
-                    .count();
-                let made_union = distinct > 1;
+                // Two distinct or more: one differs from the first (no count needed).
+                let made_union = positions.iter().any(|p| *p != positions[0]);
                 // The position that has what comes next (the first, when none does).
                 let next = wanted.get(i + 1).map(String::as_str);
                 let k = next

@@ -64,19 +64,21 @@ impl Rule for TupleItems {
                 let count = positions.len();
                 let rest = map.take_key("items");
                 let closed = matches!(rest, Some(Value::Bool(false)));
-                let mut distinct: Vec<Value> = Vec::new();
-                // Where each position (and the schema past them) is among the distinct ones,
-                // each moved, not copied (a copy per level of a nest of tuples was quadratic).
-                let mut to = Vec::with_capacity(count + 1);
                 let past = rest.filter(|r| !closed && *r != Value::Bool(true));
-                for p in positions.into_iter().chain(past) {
-                    to.push(match distinct.iter().position(|d| *d == p) {
-                        Some(k) => k,
-                        None => {
-                            distinct.push(p);
-                            distinct.len() - 1
-                        }
-                    });
+                let mut all: Vec<Value> = positions.into_iter().chain(past).collect();
+                // Where each position (and the schema past them) is among the distinct ones,
+                // each moved, not copied (a copy per level of a nest of tuples was quadratic;
+                // so was comparing each with every distinct one: they are found by a hash).
+                let first = super::first_equal(&all);
+                let mut distinct: Vec<Value> = Vec::new();
+                let mut rank = vec![0; all.len()];
+                let mut to = Vec::with_capacity(all.len());
+                for (i, f) in first.into_iter().enumerate() {
+                    if f == i {
+                        rank[i] = distinct.len();
+                        distinct.push(std::mem::take(&mut all[i]));
+                    }
+                    to.push(rank[f]);
                 }
                 let rest_at = (to.len() > count).then(|| to[count]);
                 to.truncate(count);

@@ -449,6 +449,75 @@ pub(crate) fn push_each_once(values: &mut Vec<Value>, more: impl IntoIterator<It
     }
 }
 
+/// For each of `values`, the index of the first one equal to it (its own when none before is).
+/// Values are put in buckets by a hash of their content, so that each is compared only with
+/// the earlier ones of its bucket: linear in the values, where comparing each with every
+/// earlier one was quadratic.
+pub(crate) fn first_equal(values: &[Value]) -> Vec<usize> {
+    let mut buckets: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let mut hasher = std::hash::DefaultHasher::new();
+            hash_content(v, 3, &mut hasher);
+            let bucket = buckets
+                .entry(std::hash::Hasher::finish(&hasher))
+                .or_default();
+            match bucket.iter().find(|&&k| values[k] == *v) {
+                Some(&k) => k,
+                None => {
+                    bucket.push(i);
+                    i
+                }
+            }
+        })
+        .collect()
+}
+
+/// A hash equal for equal values (serde_json's equality: the entries of an object in any
+/// order, `0.0` equal to `-0.0`), reading `depth` levels down (bounded: the buckets only need
+/// to be small, and deep values are compared anyway).
+fn hash_content(v: &Value, depth: usize, h: &mut impl std::hash::Hasher) {
+    use std::hash::Hash;
+    match v {
+        Value::Null => 0u8.hash(h),
+        Value::Bool(b) => (1u8, b).hash(h),
+        Value::Number(n) => {
+            2u8.hash(h);
+            match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => (0u8, u).hash(h),
+                (_, Some(i), _) => (1u8, i).hash(h),
+                (_, _, Some(f)) => (2u8, if f == 0.0 { 0 } else { f.to_bits() }).hash(h),
+                _ => n.to_string().hash(h),
+            }
+        }
+        Value::String(s) => (3u8, s).hash(h),
+        Value::Array(items) => {
+            (4u8, items.len()).hash(h);
+            if depth > 0 {
+                for item in items {
+                    hash_content(item, depth - 1, h);
+                }
+            }
+        }
+        Value::Object(map) => {
+            (5u8, map.len()).hash(h);
+            if depth > 0 {
+                // Each entry hashed alone and the hashes added: the same in any order.
+                let mut sum = 0u64;
+                for (k, item) in map {
+                    let mut entry = std::hash::DefaultHasher::new();
+                    k.hash(&mut entry);
+                    hash_content(item, depth - 1, &mut entry);
+                    sum = sum.wrapping_add(std::hash::Hasher::finish(&entry));
+                }
+                sum.hash(h);
+            }
+        }
+    }
+}
+
 /// `{"type": "null"}`, copied from one made once: a copy allocates as `json!` does but hashes
 /// nothing.
 pub(crate) fn null_schema() -> Value {
@@ -517,8 +586,48 @@ pub(crate) fn write_json_text(out: &mut String, v: &Value) {
 
 #[cfg(test)]
 mod tests {
-    use super::{json_text, push_each_once};
+    use super::{first_equal, json_text, push_each_once};
     use serde_json::{Value, json};
+
+    /// Each value is matched with the first one equal to it by serde_json's equality: objects
+    /// in any key order, `0.0` and `-0.0`, values that differ only below the hashed levels;
+    /// and only with an equal one (`1` is not `1.0`, nor `"1"`).
+    #[test]
+    fn each_value_finds_the_first_equal_one() {
+        let deep = |x: i64| json!({"a": {"b": {"c": {"d": {"e": x}}}}});
+        let values = vec![
+            json!({"type": "string", "maxLength": 1}),
+            json!(1),
+            json!({"maxLength": 1, "type": "string"}),
+            json!(1.0),
+            json!("1"),
+            json!(0.0),
+            json!(-0.0),
+            deep(1),
+            deep(2),
+            deep(1),
+            json!([1, {"x": [2]}]),
+            json!([1, {"x": [3]}]),
+            json!([1, {"x": [2]}]),
+            json!(1),
+        ];
+        assert_eq!(
+            first_equal(&values),
+            [0, 1, 0, 3, 4, 5, 5, 7, 8, 7, 10, 11, 10, 1]
+        );
+        // Agrees with comparing every pair, on the values of every test document's nodes.
+        for doc in crate::adapt::holds::tests::documents() {
+            let mut nodes: Vec<Value> = Vec::new();
+            crate::walk::each_node(&doc, (), &mut |n: &Value, _, ()| {
+                nodes.push(n.clone());
+                Some(())
+            });
+            let pairwise: Vec<usize> = (0..nodes.len())
+                .map(|i| (0..=i).find(|&k| nodes[k] == nodes[i]).expect("itself"))
+                .collect();
+            assert_eq!(first_equal(&nodes), pairwise);
+        }
+    }
 
     /// What a list holds stays as it is (its own repeats included); each new value is added
     /// once, in order, strings and other values alike.
