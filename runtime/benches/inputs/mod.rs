@@ -129,6 +129,15 @@ pub fn long_tuple(n: usize) -> Value {
     object_of("t", tuple, true)
 }
 
+/// A property that is the `allOf` of `n` objects, each requiring its own property: Cloud Code
+/// Assist merges them (the set of required names was once made again for each branch).
+pub fn many_all_of(n: usize) -> Value {
+    let branches = (0..n)
+        .map(|i| object_of(&format!("k{i}"), json!({"type": "string"}), true))
+        .collect();
+    object_of("x", json!({"allOf": Value::Array(branches)}), true)
+}
+
 /// Every level a nullable type array with a `oneOf` of two object constraints.
 pub fn hostile(levels: usize) -> Value {
     let mut node = json!({"type": "string", "maxLength": 8});
@@ -170,7 +179,7 @@ pub fn unions(levels: usize) -> Value {
 pub type Shape = (&'static str, fn(usize) -> Value, &'static [usize]);
 
 /// The growth rows the benches print.
-pub const SHAPES: [Shape; 9] = [
+pub const SHAPES: [Shape; 10] = [
     ("nested", deep, &[100, 200, 400, 800, 1_600, 3_200]),
     (
         "nested optional",
@@ -196,6 +205,11 @@ pub const SHAPES: [Shape; 9] = [
     (
         "a long tuple",
         long_tuple,
+        &[625, 1_250, 2_500, 5_000, 10_000],
+    ),
+    (
+        "allOf of many objects",
+        many_all_of,
         &[625, 1_250, 2_500, 5_000, 10_000],
     ),
     ("hostile nested", hostile, &[250, 500, 1_000, 2_000, 4_000]),

@@ -427,6 +427,8 @@ pub(crate) fn merge_objects(
     };
     let parent_required: Vec<String> = strings(map.key("required"));
     let mut required: Option<Vec<String>> = None;
+    // Under `allOf`: the names `required` lists.
+    let mut listed: HashSet<String> = HashSet::new();
     // The branches that define each property: a property several define differently becomes
     // a union, which only exists in the output; what its collapse loses is named in each.
     let mut defined_by: HashMap<String, Vec<usize>> = HashMap::new();
@@ -493,8 +495,23 @@ pub(crate) fn merge_objects(
         }
         let br = strings(b.key("required"));
         required = Some(match required {
-            None => br,
-            Some(acc) if all_of => with_each_once(acc, br),
+            None => {
+                if all_of {
+                    listed = br.iter().cloned().collect();
+                }
+                br
+            }
+            Some(mut acc) if all_of => {
+                // The set of names listed is kept from branch to branch (made again for each,
+                // an `allOf` of many branches was quadratic).
+                for r in br {
+                    if !listed.contains(&r) {
+                        listed.insert(r.clone());
+                        acc.push(r);
+                    }
+                }
+                acc
+            }
             Some(acc) => {
                 let in_branch: HashSet<&str> = br.iter().map(String::as_str).collect();
                 acc.into_iter()
@@ -836,6 +853,31 @@ mod tests {
             .map(String::as_str)
             .collect();
         assert_eq!(names, ["c", "b", "a", "e", "d"]);
+    }
+
+    /// `allOf` unites the names required (each once, in the order first listed, the node's
+    /// own first); `anyOf` keeps those every branch requires.
+    #[test]
+    fn required_names_are_united_or_intersected() {
+        let o = |req: &[&str]| {
+            let props: serde_json::Map<String, Value> = req
+                .iter()
+                .map(|n| (n.to_string(), json!({"type": "string"})))
+                .collect();
+            json!({"type": "object", "properties": props, "required": req})
+        };
+        let (v, _) = run(
+            &mut CollapseCombiners,
+            json!({"type": "object", "properties": {"p": {
+                "type": "object", "required": ["z", "c"], "properties": {"z": {"type": "string"}},
+                "allOf": [o(&["a", "b", "a"]), o(&["b", "c"]), o(&["c", "d", "a"])]
+            }, "q": {"anyOf": [o(&["a", "b", "c", "b"]), o(&["c", "b", "x"]), o(&["b", "c"])]}}}),
+        );
+        assert_eq!(
+            v["properties"]["p"]["required"],
+            json!(["z", "c", "a", "b", "d"])
+        );
+        assert_eq!(v["properties"]["q"]["required"], json!(["b", "c"]));
     }
 
     #[test]
