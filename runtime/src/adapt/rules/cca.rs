@@ -192,7 +192,11 @@ fn unites_enums(a: &Value, b: &Value) -> bool {
 /// enums of one type ([`unites_enums`]) → `a` with the union of values and `b`'s description
 /// too; otherwise an `anyOf` of both. What else of `b` a union of enums drops is
 /// [`lost_in_enum_union`], which the callers report.
-fn merge_property(a: Value, b: Value) -> Value {
+///
+/// `strings` holds the string values of `a`'s enum, made at the first union and kept by the
+/// caller for the next one of the same property (a value looked for among all the others at
+/// each of many unions was quadratic).
+fn merge_property(a: Value, b: Value, strings: &mut Option<HashSet<String>>) -> Value {
     if a == b {
         return a;
     }
@@ -206,7 +210,21 @@ fn merge_property(a: Value, b: Value) -> Value {
     if let (Some(Value::Array(values)), Some(Value::Array(more))) =
         (out.key_mut("enum"), b.key("enum"))
     {
-        super::push_each_once(values, more.iter().cloned());
+        let set = strings.get_or_insert_with(|| {
+            values
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        });
+        for x in more {
+            let held = match x {
+                Value::String(text) => !set.insert(text.clone()),
+                other => values.contains(other),
+            };
+            if !held {
+                values.push(x.clone());
+            }
+        }
     }
     // The other branch's description (where earlier rules spilled its constraints) stays on the
     // united enum, unless it says nothing new.
@@ -312,9 +330,11 @@ fn collapse(map: &mut Map<String, Value>, at: &dyn Fn() -> Pointer, report: &mut
                         .collect();
                     report.loss(at.child(key), key, LossKind::Collapsed, format!("{} `{}` enum branches united into one enum, every value kept; lost with the union: {}", branches.len(), types[0], what.join(", ")));
                 }
+                // One set of the enum's strings for every union of the fold.
+                let mut strings = None;
                 branches
                     .into_iter()
-                    .reduce(merge_property)
+                    .reduce(|a, b| merge_property(a, b, &mut strings))
                     .map(|v| match v {
                         Value::Object(m) if !m.has("anyOf") => Value::Object(m),
                         other => other,
@@ -436,6 +456,8 @@ pub(crate) fn merge_objects(
     // one's last definition (branch, place in it) is noted and the map put in that order once,
     // at the end (moving an entry at each definition shifts every entry after it: quadratic).
     let mut last_defined: HashMap<String, (usize, usize)> = HashMap::new();
+    // Per property, the string values of its enum as united so far (see `merge_property`).
+    let mut enum_strings: HashMap<String, Option<HashSet<String>>> = HashMap::new();
     let mut defined_again = false;
     for (i, b) in branches.into_iter().enumerate() {
         let Value::Object(mut b) = b else { continue };
@@ -478,7 +500,8 @@ pub(crate) fn merge_objects(
                                 true,
                             );
                         }
-                        merge_property(existing, schema)
+                        let strings = enum_strings.entry(name.clone()).or_default();
+                        merge_property(existing, schema, strings)
                     }
                     None => schema,
                 };
@@ -878,6 +901,40 @@ mod tests {
             json!(["z", "c", "a", "b", "d"])
         );
         assert_eq!(v["properties"]["q"]["required"], json!(["b", "c"]));
+    }
+
+    /// Many enum branches of one type become one enum: each value once, in the order first
+    /// seen; and a property many object branches define as enums, likewise.
+    #[test]
+    fn many_enums_are_united_in_order() {
+        let branches: Vec<Value> = (0..20)
+            .map(|i| json!({"type": "string", "enum": [format!("v{}", i % 7), format!("w{i}")]}))
+            .collect();
+        let (v, _) = run(
+            &mut CollapseCombiners,
+            json!({"type": "object", "properties": {"p": {"anyOf": branches}}}),
+        );
+        let mut expected: Vec<String> = Vec::new();
+        for i in 0..20 {
+            for x in [format!("v{}", i % 7), format!("w{i}")] {
+                if !expected.contains(&x) {
+                    expected.push(x);
+                }
+            }
+        }
+        assert_eq!(v["properties"]["p"]["enum"], json!(expected));
+        let objects: Vec<Value> = (0..20)
+            .map(|i| json!({"type": "object", "properties": {"k": {"type": "string", "enum": [format!("v{}", i % 7)]}}}))
+            .collect();
+        let (v, _) = run(
+            &mut CollapseCombiners,
+            json!({"type": "object", "properties": {"q": {"oneOf": objects}}}),
+        );
+        let values: Vec<String> = (0..7).map(|i| format!("v{i}")).collect();
+        assert_eq!(
+            v["properties"]["q"]["properties"]["k"]["enum"],
+            json!(values)
+        );
     }
 
     #[test]

@@ -434,6 +434,17 @@ pub(crate) fn absorb(
 /// order: strings (names, most enum values) are found in a set, so that uniting two long lists
 /// is linear; other values are compared with each held one.
 pub(crate) fn push_each_once(values: &mut Vec<Value>, more: impl IntoIterator<Item = Value>) {
+    let more = more.into_iter();
+    // A few values more (a branch adding one to a long enum): compared, not hashed, so that
+    // the set is not made for each.
+    if more.size_hint().1.is_some_and(|n| n <= 8) {
+        for v in more {
+            if !values.contains(&v) {
+                values.push(v);
+            }
+        }
+        return;
+    }
     let mut strings: std::collections::HashSet<String> = values
         .iter()
         .filter_map(|v| v.as_str().map(str::to_owned))
@@ -646,6 +657,22 @@ mod tests {
             json!(1.5),
             json!(null),
         ];
+        let expected = vec![
+            json!("a"),
+            json!(1),
+            json!("a"),
+            json!({"k": [1]}),
+            json!("b"),
+            json!(1.5),
+            json!("1"),
+            json!(null),
+        ];
+        // A few more: compared one by one; many: through the set. The same.
+        let mut few = values.clone();
+        for chunk in more.chunks(3) {
+            push_each_once(&mut few, chunk.to_vec());
+        }
+        assert_eq!(few, expected);
         push_each_once(&mut values, more);
         assert_eq!(
             values,
