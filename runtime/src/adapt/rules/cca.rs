@@ -103,13 +103,8 @@ impl Rule for NullablePropertiesOptional {
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         visit(schema, Order::Post, &mut |node, path| {
             let Value::Object(map) = node else { return };
-            if !matches!(map.key("properties"), Some(Value::Object(_))) {
-                return;
-            }
-            // `required` is taken out while the properties are borrowed, and put back.
-            let mut required = map.key_mut("required").map(std::mem::take);
             let Some(Value::Object(props)) = map.key_mut("properties") else {
-                unreachable!("checked above")
+                return;
             };
             // The position of `properties`, made once for all of them.
             let props_at = std::cell::OnceCell::new();
@@ -118,29 +113,30 @@ impl Rule for NullablePropertiesOptional {
                     .get_or_init(|| path.pointer().child("properties"))
                     .clone()
             };
-            let mut made_optional: Vec<&str> = Vec::new();
+            let mut made_optional: Vec<String> = Vec::new();
             for (name, p) in props.iter_mut() {
                 let at = || props_at().child(name);
                 if strip_null(p, &at, report) {
-                    made_optional.push(name);
+                    made_optional.push(name.clone());
                 }
             }
-            if let Some(Value::Array(names)) = &mut required
-                && !made_optional.is_empty()
-            {
+            if made_optional.is_empty() {
+                return;
+            }
+            if let Some(Value::Array(names)) = map.key_mut("required") {
                 // A set for a long list: linear in the names, not in their product.
                 if made_optional.len() <= 8 {
-                    names.retain(|r| !r.as_str().is_some_and(|r| made_optional.contains(&r)));
+                    names.retain(|r| {
+                        !r.as_str()
+                            .is_some_and(|r| made_optional.iter().any(|m| m == r))
+                    });
                 } else {
-                    let made: HashSet<&str> = made_optional.iter().copied().collect();
+                    let made: HashSet<&str> = made_optional.iter().map(String::as_str).collect();
                     names.retain(|r| !r.as_str().is_some_and(|r| made.contains(r)));
                 }
             }
-            for name in made_optional {
+            for name in &made_optional {
                 report.change(props_at().child(name), "a nullable property made optional: the model leaves it out instead of sending null");
-            }
-            if let (Some(kept), Some(slot)) = (required, map.key_mut("required")) {
-                *slot = kept;
             }
         });
     }
