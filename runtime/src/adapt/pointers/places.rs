@@ -787,11 +787,17 @@ impl<'a> Places<'a> {
                 let mut to_positions = Vec::new();
                 let mut to_rest = Vec::new();
                 if let Some(u) = union {
+                    // The first position sent as each branch, looked up (searching `to` for
+                    // each branch was quadratic in a long tuple).
+                    let mut first_sent_as: HashMap<usize, usize> = HashMap::with_capacity(to.len());
+                    for (k, &j) in to.iter().enumerate() {
+                        first_sent_as.entry(j).or_insert(k);
+                    }
                     for c in self.children(u) {
                         let Ok(j) = self.nodes[c as usize].token.parse::<usize>() else {
                             continue;
                         };
-                        if let Some(k) = to.iter().position(|t| *t == j) {
+                        if let Some(&k) = first_sent_as.get(&j) {
                             self.detach(c);
                             to_positions.push((c, k));
                         } else if *rest == Some(j) {
