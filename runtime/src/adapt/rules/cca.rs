@@ -192,7 +192,7 @@ fn unites_enums(a: &Value, b: &Value) -> bool {
 /// `strings` holds the string values of `a`'s enum, made at the first union and kept by the
 /// caller for the next one of the same property (a value looked for among all the others at
 /// each of many unions was quadratic).
-fn merge_property(a: Value, b: Value, strings: &mut Option<HashSet<String>>) -> Value {
+fn merge_property(a: Value, b: Value, strings: &mut Option<super::HeldStrings>) -> Value {
     if a == b {
         return a;
     }
@@ -206,20 +206,9 @@ fn merge_property(a: Value, b: Value, strings: &mut Option<HashSet<String>>) -> 
     if let (Some(Value::Array(values)), Some(Value::Array(more))) =
         (out.key_mut("enum"), b.key("enum"))
     {
-        let set = strings.get_or_insert_with(|| {
-            values
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
-        });
+        let held = strings.get_or_insert_with(|| super::HeldStrings::of(values));
         for x in more {
-            let held = match x {
-                Value::String(text) => !set.insert(text.clone()),
-                other => values.contains(other),
-            };
-            if !held {
-                values.push(x.clone());
-            }
+            held.push(values, x.clone());
         }
     }
     // The other branch's description (where earlier rules spilled its constraints) stays on the
@@ -453,7 +442,7 @@ pub(crate) fn merge_objects(
     // at the end (moving an entry at each definition shifts every entry after it: quadratic).
     let mut last_defined: HashMap<String, (usize, usize)> = HashMap::new();
     // Per property, the string values of its enum as united so far (see `merge_property`).
-    let mut enum_strings: HashMap<String, Option<HashSet<String>>> = HashMap::new();
+    let mut enum_strings: HashMap<String, Option<super::HeldStrings>> = HashMap::new();
     let mut defined_again = false;
     for (i, b) in branches.into_iter().enumerate() {
         let Value::Object(mut b) = b else { continue };

@@ -103,7 +103,7 @@ impl NodeRule for AllConstToEnum {
                 unreachable!()
             };
             let mut values: Vec<Value> = Vec::new();
-            let mut strings: std::collections::HashSet<String> = Default::default();
+            let mut held = super::HeldStrings::default();
             let mut notes: Vec<String> = Vec::new();
             let mut types: Vec<Option<Value>> = Vec::new();
             for b in &branches {
@@ -116,15 +116,7 @@ impl NodeRule for AllConstToEnum {
                     notes.push(format!("`{shown}`: {d}"));
                 }
                 types.push(b.key("type").cloned());
-                // Each value once: strings (the usual constants) found in a set, others by
-                // comparison.
-                let seen = match &c {
-                    Value::String(text) => !strings.insert(text.clone()),
-                    other => values.contains(other),
-                };
-                if !seen {
-                    values.push(c);
-                }
+                held.push(&mut values, c);
             }
             let ty = match types.first() {
                 Some(Some(t)) if types.iter().all(|x| x.as_ref() == Some(t)) => Some(t.clone()),

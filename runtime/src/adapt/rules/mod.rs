@@ -430,13 +430,41 @@ pub(crate) fn absorb(
     report.lifted(node_at, branch_at, taken, gone);
 }
 
+/// The string values of a list, for adding values to it each once: a string is found in the
+/// set (uniting two long lists of names or enum values is then linear), another value by
+/// comparing it with each held one.
+#[derive(Default)]
+pub(crate) struct HeldStrings(std::collections::HashSet<String>);
+
+impl HeldStrings {
+    /// The strings `values` holds.
+    pub(crate) fn of(values: &[Value]) -> Self {
+        HeldStrings(
+            values
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
+        )
+    }
+
+    /// Appends `v` to `values` unless it holds it already. `values` is the list this was made
+    /// of, grown only through here.
+    pub(crate) fn push(&mut self, values: &mut Vec<Value>, v: Value) {
+        let held = match &v {
+            Value::String(s) => !self.0.insert(s.clone()),
+            other => values.contains(other),
+        };
+        if !held {
+            values.push(v);
+        }
+    }
+}
+
 /// Appends each of `more` that `values` does not hold yet (nor an earlier one of `more`), in
-/// order: strings (names, most enum values) are found in a set, so that uniting two long lists
-/// is linear; other values are compared with each held one.
+/// order ([`HeldStrings`]; a few are compared instead, so that adding one value to a long
+/// list does not make the set).
 pub(crate) fn push_each_once(values: &mut Vec<Value>, more: impl IntoIterator<Item = Value>) {
     let more = more.into_iter();
-    // A few values more (a branch adding one to a long enum): compared, not hashed, so that
-    // the set is not made for each.
     if more.size_hint().1.is_some_and(|n| n <= 8) {
         for v in more {
             if !values.contains(&v) {
@@ -445,18 +473,9 @@ pub(crate) fn push_each_once(values: &mut Vec<Value>, more: impl IntoIterator<It
         }
         return;
     }
-    let mut strings: std::collections::HashSet<String> = values
-        .iter()
-        .filter_map(|v| v.as_str().map(str::to_owned))
-        .collect();
+    let mut held = HeldStrings::of(values);
     for v in more {
-        let held = match &v {
-            Value::String(s) => !strings.insert(s.clone()),
-            other => values.contains(other),
-        };
-        if !held {
-            values.push(v);
-        }
+        held.push(values, v);
     }
 }
 
