@@ -519,6 +519,12 @@ fn index(key: &str) -> Option<usize> {
     (SKETCHES[i] == s).then_some(i)
 }
 
+/// The index in [`VOCABULARY`] of the word `key` is (exact).
+#[inline]
+pub(crate) fn vocabulary_index(key: &str) -> Option<usize> {
+    index(key).filter(|&i| VOCABULARY[i] == key)
+}
+
 /// The word of the vocabulary that `key` is, kept for the process (a [`crate::adapt::Pointer`]
 /// token refers to it instead of copying it).
 #[inline]

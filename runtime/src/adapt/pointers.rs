@@ -527,6 +527,30 @@ fn canonical(names: bool, token: &str) -> &str {
     }
 }
 
+/// Ids of tokens at or above this are [`fixed_id`]s; those numbered by a map are below it.
+pub(super) const FIXED_IDS: u32 = 1 << 30;
+
+/// A token's id found without hashing its text, when it has one: a keyword of the vocabulary
+/// (one id per word), or an array index as RFC 6901 writes it (digits, no leading zero) below
+/// 2^31. Any other token (a property name, which comes from the input) is numbered by a map
+/// hashed with SipHash, below [`FIXED_IDS`]. The same text always gets the same id: what kind
+/// of id a token gets depends on its text alone.
+pub(super) fn fixed_id(token: &str) -> Option<u32> {
+    if let Some(i) = super::holds::vocabulary_index(token) {
+        return Some(FIXED_IDS + u32::try_from(i).ok()?);
+    }
+    let digits = token.as_bytes();
+    if digits.is_empty()
+        || digits.len() > 10
+        || (digits.len() > 1 && digits[0] == b'0')
+        || !digits.iter().all(u8::is_ascii_digit)
+    {
+        return None;
+    }
+    let n = token.parse::<u64>().ok().filter(|&n| n < 1 << 31)?;
+    Some((1 << 31) + u32::try_from(n).ok()?)
+}
+
 /// Numbers for the prefixes of the positions that are taken through the moves: two prefixes
 /// get the same number exactly when their tokens are the same, compared through the renames
 /// ([`same_token`]) for `canonical` numbers and as spelled for the others. Whether a position
@@ -576,16 +600,25 @@ impl Prefixes {
     /// The canonical number of the prefix `parent` followed by `token` (a name when `name`),
     /// when some position numbered has it.
     fn find(&self, parent: u64, name: bool, token: &str) -> Option<u64> {
-        let t = *self.tokens.as_ref()?.get(self::canonical(name, token))?;
+        let canonical = self::canonical(name, token);
+        let t = match fixed_id(canonical) {
+            Some(id) => u64::from(id),
+            None => *self.tokens.as_ref()?.get(canonical)?,
+        };
         self.prefixes.get(&(parent, t, true)).copied()
     }
 
     fn token(&mut self, token: &str) -> u64 {
+        if let Some(id) = fixed_id(token) {
+            return u64::from(id);
+        }
         let tokens = self.tokens.get_or_insert_with(HashMap::new);
         if let Some(&id) = tokens.get(token) {
             return id;
         }
+        // Below the fixed ids: they run out only after memory does.
         let id = tokens.len() as u64;
+        assert!(id < u64::from(FIXED_IDS), "fewer tokens than memory");
         tokens.insert(token.to_owned(), id);
         id
     }
@@ -2553,6 +2586,58 @@ mod tests {
     thread_local! {
         /// How many steps [`Reach`] took on this thread.
         pub(super) static STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Tokens that get an id without hashing (keywords, indices as RFC 6901 writes them) each
+    /// get their own, above every id a map gives; other spellings of a number, names, and
+    /// indices too large get none (they go through the map, by their text).
+    #[test]
+    fn fixed_ids_are_distinct_and_only_for_keywords_and_plain_indices() {
+        let fixed = [
+            "0",
+            "7",
+            "10",
+            "2147483647",
+            "anyOf",
+            "oneOf",
+            "properties",
+            "items",
+            "$ref",
+            "maxLength",
+            "$defs",
+            "definitions",
+            "prefixItems",
+        ];
+        let ids: Vec<u32> = fixed
+            .iter()
+            .map(|t| fixed_id(t).unwrap_or_else(|| panic!("{t} has no fixed id")))
+            .collect();
+        assert!(ids.iter().all(|&id| id >= FIXED_IDS));
+        let distinct: std::collections::HashSet<u32> = ids.iter().copied().collect();
+        assert_eq!(distinct.len(), ids.len(), "{ids:?}");
+        for (t, id) in fixed.iter().zip(&ids) {
+            assert_eq!(fixed_id(t), Some(*id), "{t}: the same text, the same id");
+        }
+        for t in [
+            "",
+            "01",
+            "00",
+            "+1",
+            "-1",
+            "1e3",
+            "1.0",
+            " 1",
+            "2147483648",
+            "99999999999",
+            "x",
+            "anyof",
+            "Properties",
+            "my_field",
+            "a~1b",
+            "\u{0}",
+        ] {
+            assert_eq!(fixed_id(t), None, "{t:?}");
+        }
     }
 
     /// A position that names the wrong branch of a union (as a rule's record does after the

@@ -23,8 +23,8 @@ use std::hash::BuildHasherDefault;
 
 use super::super::pointer::Pointer;
 use super::{
-    Anchor, Anchors, IdHasher, Move, Prefixes, ROOT_PREFIX, Shared, canonical, names_below,
-    unescaped,
+    Anchor, Anchors, FIXED_IDS, IdHasher, Move, Prefixes, ROOT_PREFIX, Shared, canonical, fixed_id,
+    names_below, unescaped,
 };
 
 /// No node.
@@ -131,12 +131,20 @@ impl<'a> Places<'a> {
         }
     }
 
+    /// The id of a token, through the renames: fixed for keywords and indices, else numbered
+    /// by the map (below [`FIXED_IDS`]).
     fn key(&mut self, names: bool, token: &str) -> u32 {
         let c = canonical(names, token);
+        if let Some(id) = fixed_id(c) {
+            return id;
+        }
         if let Some(&k) = self.keys.get(c) {
             return k;
         }
-        let k = u32::try_from(self.keys.len()).expect("fewer tokens than memory");
+        let k = u32::try_from(self.keys.len())
+            .ok()
+            .filter(|&k| k < FIXED_IDS)
+            .expect("fewer tokens than memory");
         self.keys.insert(c.to_owned(), k);
         k
     }
