@@ -21,6 +21,8 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
+use arrayvec::ArrayVec;
+
 use super::super::pointer::Pointer;
 use super::{
     Anchor, Anchors, FIXED_IDS, IdHasher, Move, Prefixes, ROOT_PREFIX, Shared, canonical, fixed_id,
@@ -213,8 +215,10 @@ impl<'a> Places<'a> {
     /// name already, the two are one position from now on: `node` becomes that child, and its
     /// children go below it (merged the same way).
     fn attach(&mut self, parent: u32, node: u32, token: String) {
-        let mut work = vec![(parent, node, token)];
-        while let Some((parent, node, token)) = work.pop() {
+        // Most attaches are one node: the list is made only when children are put again.
+        let mut next = Some((parent, node, token));
+        let mut work = Vec::new();
+        while let Some((parent, node, token)) = next.take().or_else(|| work.pop()) {
             let names = self.nodes[parent as usize].names;
             let key = self.key(names, &token);
             let slot = Self::slot(parent, key);
@@ -324,7 +328,9 @@ impl<'a> Places<'a> {
     /// document before it): a link is found from its parent's node once, and again only after
     /// a move anchored above it ran.
     fn node(&mut self, p: &Pointer, t: usize) -> u32 {
-        let mut chain: Vec<&Pointer> = Vec::new();
+        // The links not found yet, deepest first: most are a few, kept on the stack.
+        let mut near: ArrayVec<&Pointer, 8> = ArrayVec::new();
+        let mut far: Vec<&Pointer> = Vec::new();
         let mut at = p;
         let (mut node, mut until, mut number) = loop {
             if at.is_root() {
@@ -338,7 +344,9 @@ impl<'a> Places<'a> {
             }
             match at.link() {
                 Some((parent, _)) => {
-                    chain.push(at);
+                    if let Err(full) = near.try_push(at) {
+                        far.push(full.element());
+                    }
                     at = parent;
                 }
                 None => {
@@ -357,7 +365,7 @@ impl<'a> Places<'a> {
                 }
             }
         };
-        for link in chain.into_iter().rev() {
+        for link in far.into_iter().rev().chain(near.into_iter().rev()) {
             let token = unescaped(link.last_escaped().expect("a link"));
             (node, until, number) = self.step((node, until, number), &token, t);
             self.links.insert(
