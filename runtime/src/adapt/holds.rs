@@ -519,10 +519,20 @@ fn index(key: &str) -> Option<usize> {
     (SKETCHES[i] == s).then_some(i)
 }
 
+// `pointers::fixed_id` reads a token that starts with a digit as an array index: no word does.
+const _: () = {
+    let mut i = 0;
+    while i < VOCABULARY.len() {
+        assert!(!VOCABULARY[i].as_bytes()[0].is_ascii_digit());
+        i += 1;
+    }
+};
+
 /// The index in [`VOCABULARY`] of the word `key` is (exact).
 #[inline]
 pub(crate) fn vocabulary_index(key: &str) -> Option<usize> {
-    index(key).filter(|&i| VOCABULARY[i] == key)
+    // The sketch is exact up to 16 bytes: the words are compared only past that.
+    index(key).filter(|&i| key.len() <= 16 || VOCABULARY[i] == key)
 }
 
 /// The word of the vocabulary that `key` is, kept for the process (a [`crate::adapt::Pointer`]

@@ -536,19 +536,20 @@ pub(super) const FIXED_IDS: u32 = 1 << 30;
 /// hashed with SipHash, below [`FIXED_IDS`]. The same text always gets the same id: what kind
 /// of id a token gets depends on its text alone.
 pub(super) fn fixed_id(token: &str) -> Option<u32> {
-    if let Some(i) = super::holds::vocabulary_index(token) {
+    let digits = token.as_bytes();
+    if !digits.first().is_some_and(u8::is_ascii_digit) {
+        // No keyword starts with a digit.
+        let i = super::holds::vocabulary_index(token)?;
         return Some(FIXED_IDS + u32::try_from(i).ok()?);
     }
-    let digits = token.as_bytes();
-    if digits.is_empty()
-        || digits.len() > 10
-        || (digits.len() > 1 && digits[0] == b'0')
-        || !digits.iter().all(u8::is_ascii_digit)
-    {
+    if digits.len() > 10 || (digits.len() > 1 && digits[0] == b'0') {
         return None;
     }
-    let n = token.parse::<u64>().ok().filter(|&n| n < 1 << 31)?;
-    Some((1 << 31) + u32::try_from(n).ok()?)
+    let n = digits.iter().try_fold(0u64, |n, &d| {
+        d.is_ascii_digit().then(|| n * 10 + u64::from(d - b'0'))
+    })?;
+    let n = u32::try_from(n).ok().filter(|&n| n < 1 << 31)?;
+    Some((1 << 31) + n)
 }
 
 /// Numbers for the prefixes of the positions that are taken through the moves: two prefixes
