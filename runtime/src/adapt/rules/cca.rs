@@ -405,12 +405,27 @@ fn dropped_descriptions(
             }
         }
         if !texts.is_empty() {
-            let what = if same_type {
-                format!("another `{}` form, no longer enforced", types[i])
+            // "(another `T` form, no longer enforced: a; b)" or "(values of type `T`, no longer
+            // accepted here: a; b)", written without the formatter.
+            let (before, after) = if same_type {
+                ("(another `", "` form, no longer enforced: ")
             } else {
-                format!("values of type `{}`, no longer accepted here", types[i])
+                ("(values of type `", "`, no longer accepted here: ")
             };
-            notes.push((i, format!("({what}: {})", texts.join("; "))));
+            let texts_len: usize = texts.iter().map(|t| t.len() + 2).sum();
+            let mut note =
+                String::with_capacity(before.len() + types[i].len() + after.len() + texts_len);
+            for part in [before, &types[i], after] {
+                note.push_str(part);
+            }
+            for (k, text) in texts.iter().enumerate() {
+                if k > 0 {
+                    note.push_str("; ");
+                }
+                note.push_str(text);
+            }
+            note.push(')');
+            notes.push((i, note));
         }
     }
     notes
@@ -798,6 +813,34 @@ mod tests {
             json!({"type": "object", "required": "p0", "properties": {"p0": {"type": ["string", "null"]}}}),
         );
         assert_eq!(v["required"], json!("p0"));
+    }
+
+    /// The descriptions of the branches a collapse drops stay on the node, each note naming
+    /// the branch's type, and whether values of it are still accepted.
+    #[test]
+    fn dropped_branches_leave_their_descriptions_marked() {
+        let (v, _) = run(
+            &mut CollapseCombiners,
+            json!({"type": "object", "properties": {
+                "same": {"anyOf": [
+                    {"type": "string", "description": "kept"},
+                    {"type": "string", "description": "an email", "properties": {"x": {"description": "deep"}}}
+                ]},
+                "other": {"anyOf": [
+                    {"type": "string"},
+                    {"type": "integer", "description": "a count"},
+                    {"type": "boolean"}
+                ]}
+            }}),
+        );
+        assert_eq!(
+            v["properties"]["same"]["description"],
+            "kept\n\n(another `string` form, no longer enforced: an email; deep)"
+        );
+        assert_eq!(
+            v["properties"]["other"]["description"],
+            "(values of type `integer`, no longer accepted here: a count)"
+        );
     }
 
     #[test]
