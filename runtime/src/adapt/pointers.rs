@@ -562,7 +562,8 @@ pub(super) fn fixed_id(token: &str) -> Option<u32> {
 /// sharing a number would be taken for one another).
 #[derive(Default)]
 struct Prefixes {
-    /// Tokens come from the input (hostile names are ordinary input): hashed with SipHash.
+    /// Tokens without a [`fixed_id`] (property names: they come from the input, and hostile
+    /// names are ordinary input), hashed with SipHash.
     tokens: Option<HashMap<String, u64>>,
     prefixes: HashMap<(u64, u64, bool), u64, BuildHasherDefault<IdHasher>>,
     /// The buffers of the last [`Moving`] made, kept for the next (every one borrows the

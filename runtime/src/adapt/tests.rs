@@ -821,3 +821,55 @@ fn spilled_keywords_are_at_the_node_that_holds_them_after_schemas_move() {
         );
     }
 }
+
+/// Property names that read as array indices or keywords (`0`, `anyOf`, `oneOf`, ...) keep
+/// their own places when the report's positions are taken through the moves (such tokens get
+/// an id without hashing their text, and a name must not be taken for the keyword or index it
+/// spells): on every target, each spilled keyword's pointer names it in the input, and the
+/// description at its `at` holds it.
+#[test]
+fn names_spelled_like_indices_or_keywords_keep_their_places_through_moves() {
+    let object = json!({"type": "object", "additionalProperties": false,
+    "required": ["0", "1", "anyOf", "oneOf", "items"],
+    "properties": {
+        "0": {"type": "string", "maxLength": 1},
+        "1": {"type": "string", "pattern": "^b"},
+        "anyOf": {"type": "string", "maxLength": 3},
+        "oneOf": {"type": "integer", "minimum": 4},
+        "items": {"type": "string", "format": "email"}
+    }});
+    let schema = json!({"type": "object", "required": ["u", "t"], "properties": {
+        "u": {"anyOf": [{"type": "string", "maxLength": 9}, object.clone()]},
+        "t": {"type": "array", "prefixItems": [{"type": "integer", "minimum": 5}, object]}
+    }});
+    let mut spilled = 0;
+    for &target in Target::ALL {
+        let adapted = target.adapt(&schema);
+        for loss in adapted
+            .losses
+            .iter()
+            .filter(|l| l.kind == LossKind::Spilled)
+        {
+            spilled += 1;
+            let keyword = loss.pointer.last_token().expect("names the keyword");
+            assert_eq!(keyword, loss.keyword, "{target}: {loss:?}");
+            assert!(
+                schema.pointer(&loss.pointer).is_some(),
+                "{target}: {} is not in the input",
+                loss.pointer
+            );
+            let at = loss.at.as_ref().expect("spilled somewhere");
+            let description = adapted
+                .schema
+                .pointer(at)
+                .and_then(|n| n.get("description"))
+                .and_then(Value::as_str);
+            assert!(
+                description.is_some_and(|d| d.contains(&loss.keyword)),
+                "{target}: {} spilled at {at}: {description:?}",
+                loss.pointer
+            );
+        }
+    }
+    assert!(spilled > 20, "{spilled}");
+}

@@ -103,7 +103,8 @@ pub(super) struct Places<'a> {
     nodes: Vec<Node>,
     /// The child of a node by the canonical id of its token.
     index: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
-    /// Canonical tokens' ids. Tokens come from the input: hashed with SipHash.
+    /// Canonical tokens' ids, for tokens without a [`fixed_id`] (property names come from the
+    /// input): hashed with SipHash.
     keys: HashMap<String, u32>,
     links: HashMap<usize, Mapped, BuildHasherDefault<IdHasher>>,
     /// The links mapped, kept alive so that no other position takes an id while it is mapped.
