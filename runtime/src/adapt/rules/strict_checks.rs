@@ -99,12 +99,66 @@ impl Rule for StrictPrecheck {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        // Most schemas pass: found without listing the nodes; the breadth-first walk below
-        // finds the first failure (in its order) of one that does not.
-        if !precheck_passes(schema) {
-            precheck_walk(schema, report);
-        }
+        precheck(schema, report);
     }
+}
+
+/// [`StrictPrecheck`]: one depth-first pass, without listing the nodes, that most schemas pass;
+/// one that does not is refused at the failure [`precheck_walk`] finds first (breadth-first).
+fn precheck(schema: &Value, report: &mut RuleReport) {
+    match precheck_scan(schema) {
+        Scan::Passes => {}
+        Scan::Refused(node, why) => report.fail(pointer(&steps_to(schema, node)), why),
+        // Which node a limit names depends on the walk's list.
+        Scan::Limits => precheck_walk(schema, report),
+    }
+}
+
+/// What [`precheck_scan`] finds.
+enum Scan<'a> {
+    Passes,
+    /// No limit is near, and this node is the first refused breadth-first, for this reason.
+    Refused(&'a Value, &'static str),
+    /// A limit may be exceeded.
+    Limits,
+}
+
+/// The precheck's tests, node by node and counted over the whole document, in one depth-first
+/// pass. The first refusal breadth-first is the shallowest, and of those the first depth-first:
+/// both orders list the nodes of one level in the order of their paths.
+fn precheck_scan(schema: &Value) -> Scan<'_> {
+    let mut tally = Tally::default();
+    let mut first: Option<(usize, &Value, &'static str)> = None;
+    let within = each_node(
+        schema,
+        (0usize, 0usize),
+        &mut |node, step, (depth, level)| {
+            let own = node.as_object().map(Own::of);
+            let depth = tally.node(own.as_ref(), step, depth, false)?;
+            if let Some(why) = precheck_refusal(node, own.as_ref(), step) {
+                if first.is_none_or(|(shallowest, _, _)| level < shallowest) {
+                    first = Some((level, node, why));
+                }
+            }
+            Some((depth, level + 1))
+        },
+    ) && tally.within(false);
+    match first {
+        _ if !within => Scan::Limits,
+        Some((_, node, why)) => Scan::Refused(node, why),
+        None => Scan::Passes,
+    }
+}
+
+/// The steps from `root` to `target`, a node of it (found by address, depth-first).
+fn steps_to<'a>(root: &'a Value, target: &Value) -> Vec<Step<'a>> {
+    let mut path: Vec<Step<'a>> = Vec::new();
+    each_node(root, 0usize, &mut |node, step, level| {
+        path.truncate(level.saturating_sub(1));
+        path.extend(step);
+        (!std::ptr::eq(node, target)).then_some(level + 1)
+    });
+    path
 }
 
 /// [`StrictPrecheck`] on a breadth-first walk: the first failure in its order.
@@ -128,17 +182,10 @@ fn precheck_walk(schema: &Value, report: &mut RuleReport) {
     }
 }
 
-/// Whether [`StrictPrecheck`] finds nothing in `schema`: the same tests, node by node and
-/// counted over the whole document, in one depth-first pass.
+/// Whether [`StrictPrecheck`] finds nothing in `schema`.
+#[cfg(test)]
 fn precheck_passes(schema: &Value) -> bool {
-    let mut tally = Tally::default();
-    each_node(schema, 0usize, &mut |node, step, depth| {
-        let own = node.as_object().map(Own::of);
-        let depth = tally.node(own.as_ref(), step, depth, false)?;
-        precheck_refusal(node, own.as_ref(), step)
-            .is_none()
-            .then_some(depth)
-    }) && tally.within(false)
+    matches!(precheck_scan(schema), Scan::Passes)
 }
 
 /// What [`StrictPrecheck`] refuses in one node reached by `step` (`None` for the root), apart
@@ -845,6 +892,44 @@ fn find_cycle(edges: &HashMap<String, Vec<String>>) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The precheck's refusal found depth-first names the same node, for the same reason, as
+    /// the breadth-first walk's first failure: on every test document it refuses, and on
+    /// documents with refusals at several depths in both orders (a deep one met first
+    /// depth-first, a shallow one later; two at one level).
+    #[test]
+    fn the_refusal_found_depth_first_is_the_first_breadth_first() {
+        let open = json!({"type": "object", "additionalProperties": true});
+        let untyped = json!({});
+        let nested = |inner: Value| json!({"type": "object", "properties": {"x": inner}});
+        let mut docs = crate::adapt::holds::tests::documents();
+        docs.extend([
+            json!({"type": "object", "properties": {
+                "a": nested(nested(open.clone())), "b": untyped.clone(), "c": open.clone()
+            }}),
+            json!({"type": "object", "properties": {
+                "a": nested(untyped.clone()), "b": nested(open.clone())
+            }}),
+            json!({"type": "object", "properties": {
+                "a": {"type": "array", "items": [untyped.clone(), open.clone()]},
+                "b": {"anyOf": [nested(open.clone()), untyped.clone()]},
+                "c": {"type": "object", "patternProperties": {"^x": {}}}
+            }}),
+            json!({"type": "object", "$defs": {"d": open.clone()}, "properties": {"p": nested(open)}}),
+        ]);
+        let mut refused = 0;
+        for doc in &docs {
+            if precheck_passes(doc) {
+                continue;
+            }
+            refused += 1;
+            let (mut walked, mut found) = (RuleReport::default(), RuleReport::default());
+            precheck_walk(doc, &mut walked);
+            precheck(doc, &mut found);
+            assert_eq!(found.failure, walked.failure, "{doc}");
+        }
+        assert!(refused > 50, "{refused}");
+    }
 
     /// `depth` objects of type object, each the one property `x` of the one around it (required
     /// or not), around a string.
