@@ -192,11 +192,50 @@ impl Pointer {
 /// A token as a pointer keeps it: a keyword of the vocabulary by reference, a short one (most
 /// property names, every index) in the link itself, a longer one owned. In the link it costs no
 /// allocation of its own, and the link is no larger in memory than its allocation was before
-/// (`links_stay_small`).
-enum Token {
+/// (`links_stay_small`). The tree of positions keeps its tokens the same way.
+#[derive(Clone)]
+pub(crate) enum Token {
     Static(&'static str),
     Inline(ArrayString<INLINE>),
     Owned(Box<str>),
+}
+
+impl Token {
+    /// An array index, in the link itself.
+    pub(crate) fn index(index: usize) -> Self {
+        use std::fmt::Write as _;
+        let mut digits = ArrayString::new();
+        // At most 20 digits: they always fit.
+        match write!(digits, "{index}") {
+            Ok(()) => Token::Inline(digits),
+            Err(_) => Token::Owned(index.to_string().into_boxed_str()),
+        }
+    }
+}
+
+impl Default for Token {
+    fn default() -> Self {
+        Token::Static("")
+    }
+}
+
+impl From<&str> for Token {
+    /// A keyword by reference, else [`Token::of`].
+    fn from(token: &str) -> Self {
+        match super::holds::vocabulary_word(token) {
+            Some(word) => Token::Static(word),
+            None => Token::of(token),
+        }
+    }
+}
+
+impl From<String> for Token {
+    fn from(token: String) -> Self {
+        match ArrayString::from(&token) {
+            Ok(inline) => Token::Inline(inline),
+            Err(_) => Token::Owned(token.into_boxed_str()),
+        }
+    }
 }
 
 /// The longest token kept in the link, in bytes.
@@ -204,7 +243,7 @@ const INLINE: usize = 23;
 
 impl Token {
     /// `token` (escaped already) in the link when it is short enough, else owned.
-    fn of(token: &str) -> Token {
+    pub(crate) fn of(token: &str) -> Token {
         match ArrayString::from(token) {
             Ok(inline) => Token::Inline(inline),
             Err(_) => Token::Owned(token.into()),

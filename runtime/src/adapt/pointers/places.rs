@@ -23,7 +23,7 @@ use std::hash::BuildHasherDefault;
 
 use arrayvec::ArrayVec;
 
-use super::super::pointer::Pointer;
+use super::super::pointer::{Pointer, Token};
 use super::{
     Anchor, Anchors, FIXED_IDS, IdHasher, Move, Prefixes, ROOT_PREFIX, Shared, canonical, fixed_id,
     names_below, unescaped,
@@ -42,7 +42,7 @@ struct Node {
     first: u32,
     next: u32,
     prev: u32,
-    token: String,
+    token: Token,
     /// Whether its children are names (compared as spelled).
     names: bool,
     /// Whether it hangs in the tree (a node moved away or merged is not, until put back).
@@ -59,7 +59,7 @@ struct Node {
 
 impl Node {
     /// A node not yet in the tree.
-    fn new(token: String) -> Self {
+    fn new(token: Token) -> Self {
         Node {
             parent: NONE,
             first: NONE,
@@ -120,7 +120,7 @@ impl<'a> Places<'a> {
         let mut nodes = Vec::with_capacity(room + 1);
         nodes.push(Node {
             attached: true,
-            ..Node::new(String::new())
+            ..Node::new(Token::default())
         });
         Places {
             nodes,
@@ -182,7 +182,7 @@ impl<'a> Places<'a> {
     /// A new node, not yet in the tree (its token is set when it is attached).
     fn make(&mut self) -> u32 {
         let id = u32::try_from(self.nodes.len()).expect("fewer nodes than memory");
-        self.nodes.push(Node::new(String::new()));
+        self.nodes.push(Node::new(Token::default()));
         id
     }
 
@@ -215,7 +215,7 @@ impl<'a> Places<'a> {
     /// Puts the detached `node` below `parent` as `token`. Where `parent` has a child of that
     /// name already, the two are one position from now on: `node` becomes that child, and its
     /// children go below it (merged the same way).
-    fn attach(&mut self, parent: u32, node: u32, token: String) {
+    fn attach(&mut self, parent: u32, node: u32, token: Token) {
         // Most attaches are one node: the list is made only when children are put again.
         let mut next = Some((parent, node, token));
         let mut work = Vec::new();
@@ -226,7 +226,7 @@ impl<'a> Places<'a> {
             if let Some(&existing) = self.index.get(&slot) {
                 let mixed = self.nodes[node as usize].mixed;
                 let e = &mut self.nodes[existing as usize];
-                if mixed || e.token != token {
+                if mixed || *e.token != *token {
                     e.mixed = true;
                 }
                 self.nodes[node as usize].alias = existing;
@@ -270,13 +270,13 @@ impl<'a> Places<'a> {
     fn ensure(&mut self, parent: u32, token: &str) -> u32 {
         if let Some(c) = self.child(parent, token) {
             let n = &mut self.nodes[c as usize];
-            if n.token != token {
+            if &*n.token != token {
                 n.mixed = true;
             }
             return c;
         }
         let n = self.make();
-        self.attach(parent, n, token.to_owned());
+        self.attach(parent, n, Token::from(token));
         n
     }
 
@@ -463,7 +463,7 @@ impl<'a> Places<'a> {
                     self.detach(c);
                 }
                 for (c, now) in renamed {
-                    self.attach(k, c, now.to_string());
+                    self.attach(k, c, Token::index(now));
                 }
             }
             Move::Spliced { from, .. } => {
@@ -501,13 +501,13 @@ impl<'a> Places<'a> {
                     }
                 }
                 for (c, now) in placed {
-                    self.attach(k, c, now.to_string());
+                    self.attach(k, c, Token::index(now));
                 }
             }
             Move::Split { types, .. } => {
                 let mut moved = Vec::new();
                 for c in self.children(na) {
-                    let key = self.nodes[c as usize].token.as_str();
+                    let key = &*self.nodes[c as usize].token;
                     if key == "description" || key == "type" {
                         continue;
                     }
@@ -566,7 +566,7 @@ impl<'a> Places<'a> {
                 let sent = self.ensure(na, "items");
                 if let Some((i, j)) = rest_moves {
                     let union = self.ensure(sent, "anyOf");
-                    self.attach(union, i, j.to_string());
+                    self.attach(union, i, Token::index(j));
                 }
                 if let Some(p) = positions {
                     let mut stay = Vec::new();
@@ -580,7 +580,7 @@ impl<'a> Places<'a> {
                                     self.attach_into(sent, c);
                                 } else {
                                     let union = self.ensure(sent, "anyOf");
-                                    self.attach(union, c, j.to_string());
+                                    self.attach(union, c, Token::index(j));
                                 }
                             }
                             None => stay.push(c),
@@ -640,7 +640,7 @@ impl<'a> Places<'a> {
                 let mut work = vec![(na, false)];
                 while let Some((n, below)) = work.pop() {
                     let node = &self.nodes[n as usize];
-                    let is_description = below && node.token == "description" && {
+                    let is_description = below && &*node.token == "description" && {
                         let parent_names = if node.parent == NONE {
                             false
                         } else {
@@ -694,7 +694,7 @@ impl<'a> Places<'a> {
                     }
                 }
                 for (c, before) in renamed {
-                    self.attach(k, c, before.to_string());
+                    self.attach(k, c, Token::index(before));
                 }
             }
             Move::Spliced { from, .. } => {
@@ -711,12 +711,12 @@ impl<'a> Places<'a> {
                 }
                 for (c, before, inner) in renamed {
                     match inner {
-                        None => self.attach(k, c, before.to_string()),
+                        None => self.attach(k, c, Token::index(before)),
                         Some(n) => {
                             // A branch of a union that was a branch: back in that union.
                             let branch = self.ensure(k, &before.to_string());
                             let union = self.ensure(branch, "anyOf");
-                            self.attach(union, c, n.to_string());
+                            self.attach(union, c, Token::index(n));
                         }
                     }
                 }
@@ -793,7 +793,7 @@ impl<'a> Places<'a> {
                     if !to.is_empty() {
                         self.detach(items);
                         let positions = self.ensure(na, "prefixItems");
-                        self.attach(positions, items, "0".to_owned());
+                        self.attach(positions, items, Token::index(0));
                     }
                     return;
                 }
@@ -842,7 +842,7 @@ impl<'a> Places<'a> {
                 self.nodes[items as usize].alias = na;
                 for (c, k) in to_positions {
                     let positions = self.ensure(na, "prefixItems");
-                    self.attach(positions, c, k.to_string());
+                    self.attach(positions, c, Token::index(k));
                 }
                 for c in to_rest {
                     self.attach_into(kept, c);
