@@ -482,33 +482,67 @@ pub(crate) fn push_each_once(values: &mut Vec<Value>, more: impl IntoIterator<It
 /// For each of `values`, the index of the first one equal to it (its own when none before is).
 /// Values are put in buckets by a hash of their content, so that each is compared only with
 /// the earlier ones of its bucket: linear in the values, where comparing each with every
-/// earlier one was quadratic.
+/// earlier one was quadratic. The hash reads [`FIRST_DEPTH`] levels down; a bucket of more than
+/// [`CROWDED`] values that differ only below that is split again by a hash twice as deep, until
+/// the hash reads them whole (values alike near the top, as a tuple's positions often are, were
+/// each compared with every other of their one bucket). The hasher's keys are random, as a
+/// `HashMap`'s are: the buckets cannot be filled on purpose.
 pub(crate) fn first_equal(values: &[Value]) -> Vec<usize> {
-    let mut buckets: std::collections::HashMap<u64, Vec<usize>> = Default::default();
-    values
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let mut hasher = std::hash::DefaultHasher::new();
-            hash_content(v, 3, &mut hasher);
+    use std::hash::BuildHasher;
+    let keys = std::collections::hash_map::RandomState::new();
+    let mut first: Vec<usize> = (0..values.len()).collect();
+    let mut work: Vec<(Vec<usize>, usize)> = vec![((0..values.len()).collect(), FIRST_DEPTH)];
+    while let Some((group, depth)) = work.pop() {
+        // Each bucket's members in the group's order (ascending), and whether the hash left
+        // any of them unread below `depth`.
+        let mut buckets: std::collections::HashMap<u64, (Vec<usize>, bool)> = Default::default();
+        for i in group {
+            let mut hasher = keys.build_hasher();
+            let cut = hash_content(&values[i], depth, &keys, &mut hasher);
             let bucket = buckets
                 .entry(std::hash::Hasher::finish(&hasher))
                 .or_default();
-            match bucket.iter().find(|&&k| values[k] == *v) {
-                Some(&k) => k,
-                None => {
-                    bucket.push(i);
-                    i
+            bucket.0.push(i);
+            bucket.1 |= cut;
+        }
+        for (members, cut) in buckets.into_values() {
+            if members.len() > CROWDED && cut {
+                work.push((members, depth.saturating_mul(2)));
+                continue;
+            }
+            // The distinct values of the bucket, each the first of its kind.
+            let mut distinct: Vec<usize> = Vec::new();
+            for i in members {
+                let same = |&&k: &&usize| {
+                    #[cfg(test)]
+                    tests::COMPARED.with(|n| n.set(n.get() + 1));
+                    values[k] == values[i]
+                };
+                match distinct.iter().find(same) {
+                    Some(&k) => first[i] = k,
+                    None => distinct.push(i),
                 }
             }
-        })
-        .collect()
+        }
+    }
+    first
 }
 
-/// A hash equal for equal values (serde_json's equality: the entries of an object in any
-/// order, `0.0` equal to `-0.0`), reading `depth` levels down (bounded: the buckets only need
-/// to be small, and deep values are compared anyway).
-fn hash_content(v: &Value, depth: usize, h: &mut impl std::hash::Hasher) {
+/// How many levels down [`first_equal`]'s first hash reads.
+const FIRST_DEPTH: usize = 3;
+
+/// More values than this in one bucket of [`first_equal`] are split by a deeper hash.
+const CROWDED: usize = 8;
+
+/// Hashes `v` into `h`, equal for equal values (serde_json's equality: the entries of an object
+/// in any order, `0.0` equal to `-0.0`), reading `depth` levels down; whether some of `v` lies
+/// below that and was not read. Entries of an object are hashed each alone with `keys`.
+fn hash_content(
+    v: &Value,
+    depth: usize,
+    keys: &impl std::hash::BuildHasher,
+    h: &mut impl std::hash::Hasher,
+) -> bool {
     use std::hash::Hash;
     match v {
         Value::Null => 0u8.hash(h),
@@ -525,27 +559,33 @@ fn hash_content(v: &Value, depth: usize, h: &mut impl std::hash::Hasher) {
         Value::String(s) => (3u8, s).hash(h),
         Value::Array(items) => {
             (4u8, items.len()).hash(h);
-            if depth > 0 {
-                for item in items {
-                    hash_content(item, depth - 1, h);
-                }
+            if depth == 0 {
+                return !items.is_empty();
             }
+            let mut cut = false;
+            for item in items {
+                cut |= hash_content(item, depth - 1, keys, h);
+            }
+            return cut;
         }
         Value::Object(map) => {
             (5u8, map.len()).hash(h);
-            if depth > 0 {
-                // Each entry hashed alone and the hashes added: the same in any order.
-                let mut sum = 0u64;
-                for (k, item) in map {
-                    let mut entry = std::hash::DefaultHasher::new();
-                    k.hash(&mut entry);
-                    hash_content(item, depth - 1, &mut entry);
-                    sum = sum.wrapping_add(std::hash::Hasher::finish(&entry));
-                }
-                sum.hash(h);
+            if depth == 0 {
+                return !map.is_empty();
             }
+            // Each entry hashed alone and the hashes added: the same in any order.
+            let (mut sum, mut cut) = (0u64, false);
+            for (k, item) in map {
+                let mut entry = keys.build_hasher();
+                k.hash(&mut entry);
+                cut |= hash_content(item, depth - 1, keys, &mut entry);
+                sum = sum.wrapping_add(std::hash::Hasher::finish(&entry));
+            }
+            sum.hash(h);
+            return cut;
         }
     }
+    false
 }
 
 /// `{"type": "null"}`, copied from one made once: a copy allocates as `json!` does but hashes
@@ -622,6 +662,34 @@ mod tests {
     /// Each value is matched with the first one equal to it by serde_json's equality: objects
     /// in any key order, `0.0` and `-0.0`, values that differ only below the hashed levels;
     /// and only with an equal one (`1` is not `1.0`, nor `"1"`).
+    thread_local! {
+        /// How many pairs of values [`first_equal`] compared on this thread.
+        pub(super) static COMPARED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Values alike to [`super::FIRST_DEPTH`] levels and more (a tuple of objects that differ
+    /// only in a deep `const`), some of them repeated, still find their first equal one, each
+    /// compared with a few others: with one hash as deep as the first, they shared one bucket and
+    /// every value was compared with every distinct one before it.
+    #[test]
+    fn values_alike_near_the_top_are_split_by_deeper_hashes() {
+        let n = 2_000;
+        let position = |i: usize| {
+            json!({"type": "object", "properties": {"a": {"type": "object", "properties": {
+                "b": {"type": "object", "properties": {"c": {"const": format!("v{}", i % 1_500)}}}
+            }}}})
+        };
+        let values: Vec<Value> = (0..n).map(position).collect();
+        COMPARED.with(|c| c.set(0));
+        let first = first_equal(&values);
+        let compared = COMPARED.with(std::cell::Cell::get);
+        let expected: Vec<usize> = (0..n)
+            .map(|i| if i < 1_500 { i } else { i - 1_500 })
+            .collect();
+        assert_eq!(first, expected);
+        assert!(compared <= 2 * n, "{compared} comparisons for {n} values");
+    }
+
     #[test]
     fn each_value_finds_the_first_equal_one() {
         let deep = |x: i64| json!({"a": {"b": {"c": {"d": {"e": x}}}}});
