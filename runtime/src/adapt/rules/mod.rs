@@ -659,9 +659,6 @@ mod tests {
     use super::{first_equal, json_text, push_each_once};
     use serde_json::{Value, json};
 
-    /// Each value is matched with the first one equal to it by serde_json's equality: objects
-    /// in any key order, `0.0` and `-0.0`, values that differ only below the hashed levels;
-    /// and only with an equal one (`1` is not `1.0`, nor `"1"`).
     thread_local! {
         /// How many pairs of values [`first_equal`] compared on this thread.
         pub(super) static COMPARED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
@@ -690,6 +687,9 @@ mod tests {
         assert!(compared <= 2 * n, "{compared} comparisons for {n} values");
     }
 
+    /// Each value is matched with the first one equal to it by serde_json's equality: objects
+    /// in any key order, `0.0` and `-0.0`, values that differ only below the hashed levels;
+    /// and only with an equal one (`1` is not `1.0`, nor `"1"`).
     #[test]
     fn each_value_finds_the_first_equal_one() {
         let deep = |x: i64| json!({"a": {"b": {"c": {"d": {"e": x}}}}});
