@@ -103,6 +103,7 @@ pub mod adapt;
 pub mod args;
 pub mod catalog;
 pub mod contract;
+mod few;
 mod impls;
 mod keys;
 mod nullable;

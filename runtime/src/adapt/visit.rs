@@ -62,35 +62,7 @@ pub struct Path<'p> {
 
 /// Paths from a node up, deepest first: a few (the usual case: the node and a parent or two
 /// whose pointers were not made yet) kept on the stack, more on the heap.
-enum Chain<'a> {
-    Few(arrayvec::ArrayVec<&'a Path<'a>, 8>),
-    Many(Vec<&'a Path<'a>>),
-}
-
-impl<'a> Chain<'a> {
-    fn push(&mut self, path: &'a Path<'a>) {
-        match self {
-            Chain::Few(few) => {
-                if let Err(full) = few.try_push(path) {
-                    let mut many = few.to_vec();
-                    many.push(full.element());
-                    *self = Chain::Many(many);
-                }
-            }
-            Chain::Many(many) => many.push(path),
-        }
-    }
-}
-
-impl<'a> std::ops::Deref for Chain<'a> {
-    type Target = [&'a Path<'a>];
-    fn deref(&self) -> &Self::Target {
-        match self {
-            Chain::Few(few) => few,
-            Chain::Many(many) => many,
-        }
-    }
-}
+type Chain<'a> = crate::few::Few<&'a Path<'a>, 8>;
 
 /// `v[i]`, growing `v` with `fill` as needed.
 fn slot<T>(v: &mut Vec<T>, i: usize, fill: impl Fn() -> T) -> &mut T {
@@ -128,7 +100,7 @@ impl<'p> Path<'p> {
     /// This path and its ancestors up to (not including) the nearest one for which `good`
     /// holds or the root, deepest first.
     fn unmade(&self, good: impl Fn(&Path<'_>) -> bool) -> Chain<'_> {
-        let mut chain = Chain::Few(arrayvec::ArrayVec::new());
+        let mut chain = Chain::new();
         let mut at: &Path<'_> = self;
         while at.depth > 0 && !good(at) {
             chain.push(at);

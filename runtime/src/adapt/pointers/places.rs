@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use arrayvec::ArrayVec;
+use crate::few::Few;
 
 use super::super::pointer::{Pointer, Token};
 use super::{
@@ -329,9 +329,8 @@ impl<'a> Places<'a> {
     /// document before it): a link is found from its parent's node once, and again only after
     /// a move anchored above it ran.
     fn node(&mut self, p: &Pointer, t: usize) -> u32 {
-        // The links not found yet, deepest first: most are a few, kept on the stack.
-        let mut near: ArrayVec<&Pointer, 8> = ArrayVec::new();
-        let mut far: Vec<&Pointer> = Vec::new();
+        // The links not found yet, deepest first.
+        let mut chain: Few<&Pointer, 8> = Few::new();
         let mut at = p;
         let (mut node, mut until, mut number) = loop {
             if at.is_root() {
@@ -345,9 +344,7 @@ impl<'a> Places<'a> {
             }
             match at.link() {
                 Some((parent, _)) => {
-                    if let Err(full) = near.try_push(at) {
-                        far.push(full.element());
-                    }
+                    chain.push(at);
                     at = parent;
                 }
                 None => {
@@ -366,7 +363,7 @@ impl<'a> Places<'a> {
                 }
             }
         };
-        for link in far.into_iter().rev().chain(near.into_iter().rev()) {
+        for &link in chain.iter().rev() {
             let token = unescaped(link.last_escaped().expect("a link"));
             (node, until, number) = self.step((node, until, number), &token, t);
             self.links.insert(

@@ -7,6 +7,7 @@ use super::strict_checks::{TypedQuick, Vouch};
 use super::{Held, Rule, RuleReport, is_pure_any_of, null_schema};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, Path, visit};
+use crate::few::Few;
 use crate::keys::Keys;
 use crate::nullable::{accepts_null_by, reference_answers};
 
@@ -45,20 +46,23 @@ fn can_be_object(map: &Map<String, Value>) -> bool {
 /// Whether a union (`anyOf`, `oneOf`, `allOf`) stands anywhere in `v` (a key of that name
 /// anywhere, a property so named included).
 fn holds_union(v: &Value) -> bool {
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
+    // The values left to look into: most property schemas have a few, kept on the stack.
+    let mut pending: Few<&Value, 16> = Few::new();
+    pending.push(v);
+    let container = |x: &&Value| x.is_object() || x.is_array();
+    while let Some(v) = pending.pop() {
         match v {
             Value::Object(m) => {
                 for (k, sub) in m {
                     if matches!(k.as_str(), "anyOf" | "oneOf" | "allOf") {
                         return true;
                     }
-                    if sub.is_object() || sub.is_array() {
-                        stack.push(sub);
+                    if container(&sub) {
+                        pending.push(sub);
                     }
                 }
             }
-            Value::Array(a) => stack.extend(a.iter().filter(|x| x.is_object() || x.is_array())),
+            Value::Array(a) => a.iter().filter(container).for_each(|sub| pending.push(sub)),
             _ => {}
         }
     }
