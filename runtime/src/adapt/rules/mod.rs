@@ -488,31 +488,39 @@ pub(crate) fn push_each_once(values: &mut Vec<Value>, more: impl IntoIterator<It
 /// each compared with every other of their one bucket). The hasher's keys are random, as a
 /// `HashMap`'s are: the buckets cannot be filled on purpose.
 pub(crate) fn first_equal(values: &[Value]) -> Vec<usize> {
+    use crate::few::Few;
     use std::hash::BuildHasher;
     let keys = std::collections::hash_map::RandomState::new();
     let mut first: Vec<usize> = (0..values.len()).collect();
     let mut work: Vec<(Vec<usize>, usize)> = vec![((0..values.len()).collect(), FIRST_DEPTH)];
+    let mut distinct: Vec<usize> = Vec::new();
     while let Some((group, depth)) = work.pop() {
         // Each bucket's members in the group's order (ascending), and whether the hash left
         // any of them unread below `depth`.
-        let mut buckets: std::collections::HashMap<u64, (Vec<usize>, bool)> = Default::default();
+        // (Most values are alone in their bucket: a bucket's first members are kept inline.)
+        let mut buckets: std::collections::HashMap<u64, (Few<usize, 2>, bool)> =
+            std::collections::HashMap::with_capacity(group.len());
         for i in group {
             let mut hasher = keys.build_hasher();
             let cut = hash_content(&values[i], depth, &keys, &mut hasher);
             let bucket = buckets
                 .entry(std::hash::Hasher::finish(&hasher))
-                .or_default();
+                .or_insert_with(|| (Few::new(), false));
             bucket.0.push(i);
             bucket.1 |= cut;
         }
         for (members, cut) in buckets.into_values() {
             if members.len() > CROWDED && cut {
-                work.push((members, depth.saturating_mul(2)));
+                work.push((members.to_vec(), depth.saturating_mul(2)));
+                continue;
+            }
+            if members.len() == 1 {
+                // Its own first (as `first` says already).
                 continue;
             }
             // The distinct values of the bucket, each the first of its kind.
-            let mut distinct: Vec<usize> = Vec::new();
-            for i in members {
+            distinct.clear();
+            for &i in members.iter() {
                 let same = |&&k: &&usize| {
                     #[cfg(test)]
                     tests::COMPARED.with(|n| n.set(n.get() + 1));
