@@ -33,8 +33,9 @@ enum Repr {
     Root,
     /// A token below a parent pointer.
     Node(Arc<Node>),
-    /// A whole pointer given as text (`/a/b`), kept as it is: one allocation whatever its depth.
-    Text(Arc<str>),
+    /// A whole pointer given as text (`/a/b`), kept as it is, whatever its depth (behind one
+    /// thin pointer: a `Pointer` is two words, and the reports hold many).
+    Text(Arc<String>),
 }
 
 struct Node {
@@ -42,7 +43,7 @@ struct Node {
     /// The last token, escaped (`~0`, `~1`).
     escaped: Token,
     /// The rendered pointer, once read.
-    text: OnceLock<String>,
+    text: OnceLock<Box<str>>,
 }
 
 impl Pointer {
@@ -93,8 +94,8 @@ impl Pointer {
     pub fn parse(text: &str) -> Self {
         match text {
             "" => Pointer::root(),
-            t if t.starts_with('/') => Pointer(Repr::Text(t.into())),
-            t => Pointer(Repr::Text(format!("/{t}").into())),
+            t if t.starts_with('/') => Pointer(Repr::Text(Arc::new(t.to_owned()))),
+            t => Pointer(Repr::Text(Arc::new(format!("/{t}")))),
         }
     }
 
@@ -154,7 +155,7 @@ impl Pointer {
                             parts.push(&n.escaped);
                             at = &n.parent;
                         }
-                        Repr::Text(t) => break &**t,
+                        Repr::Text(t) => break t.as_str(),
                         Repr::Root => break "",
                     }
                 };
@@ -166,7 +167,7 @@ impl Pointer {
                     text.push('/');
                     text.push_str(part);
                 }
-                text
+                text.into_boxed_str()
             }),
         }
     }
@@ -184,7 +185,7 @@ impl Pointer {
         match &self.0 {
             Repr::Root => 0,
             Repr::Node(n) => Arc::as_ptr(n) as usize,
-            Repr::Text(t) => Arc::as_ptr(t) as *const u8 as usize,
+            Repr::Text(t) => Arc::as_ptr(t) as usize,
         }
     }
 }
@@ -452,10 +453,13 @@ mod tests {
             std::mem::size_of::<Token>()
         );
         assert!(
-            std::mem::size_of::<Node>() <= 88,
+            std::mem::size_of::<Node>() <= 72,
             "{}",
             std::mem::size_of::<Node>()
         );
+        // Two words: a report holds two per entry.
+        assert_eq!(std::mem::size_of::<Pointer>(), 16);
+        assert_eq!(std::mem::size_of::<Option<Pointer>>(), 16);
     }
 
     #[test]
