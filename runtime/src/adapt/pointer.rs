@@ -60,21 +60,12 @@ impl Pointer {
         }
         // A JSON Schema keyword (most tokens but property names) is referred to, not copied;
         // a short name is kept in the link itself.
-        match super::holds::vocabulary_word(token) {
-            Some(word) => self.below(Token::Static(word)),
-            None => self.below(Token::of(token)),
-        }
+        self.below(Token::from(token))
     }
 
     /// The pointer of item `index` below this one.
     pub fn index(&self, index: usize) -> Self {
-        use std::fmt::Write as _;
-        let mut digits = ArrayString::new();
-        // At most 20 digits: they always fit.
-        match write!(digits, "{index}") {
-            Ok(()) => self.below(Token::Inline(digits)),
-            Err(_) => self.child_escaped(index.to_string().into_boxed_str()),
-        }
+        self.below(Token::index(index))
     }
 
     fn child_escaped(&self, escaped: Box<str>) -> Self {
@@ -230,21 +221,12 @@ impl From<&str> for Token {
     }
 }
 
-impl From<String> for Token {
-    fn from(token: String) -> Self {
-        match ArrayString::from(&token) {
-            Ok(inline) => Token::Inline(inline),
-            Err(_) => Token::Owned(token.into_boxed_str()),
-        }
-    }
-}
-
 /// The longest token kept in the link, in bytes.
 const INLINE: usize = 23;
 
 impl Token {
     /// `token` (escaped already) in the link when it is short enough, else owned.
-    pub(crate) fn of(token: &str) -> Token {
+    fn of(token: &str) -> Token {
         match ArrayString::from(token) {
             Ok(inline) => Token::Inline(inline),
             Err(_) => Token::Owned(token.into()),

@@ -146,13 +146,18 @@ impl Rule for NullablePropertiesOptional {
 /// the names.
 fn with_each_once(mut names: Vec<String>, more: Vec<String>) -> Vec<String> {
     let mut listed: HashSet<String> = names.iter().cloned().collect();
+    push_unlisted(&mut names, &mut listed, more);
+    names
+}
+
+/// Appends each of `more` that `listed` (the names `names` holds) does not hold yet, in order,
+/// and lists it.
+fn push_unlisted(names: &mut Vec<String>, listed: &mut HashSet<String>, more: Vec<String>) {
     for name in more {
-        if !listed.contains(&name) {
-            listed.insert(name.clone());
+        if listed.insert(name.clone()) {
             names.push(name);
         }
     }
-    names
 }
 
 /// Object-shaped: `type: "object"`, or no type with `properties`/`required`.
@@ -527,12 +532,7 @@ pub(crate) fn merge_objects(
             Some(mut acc) if all_of => {
                 // The set of names listed is kept from branch to branch (made again for each,
                 // an `allOf` of many branches was quadratic).
-                for r in br {
-                    if !listed.contains(&r) {
-                        listed.insert(r.clone());
-                        acc.push(r);
-                    }
-                }
+                push_unlisted(&mut acc, &mut listed, br);
                 acc
             }
             Some(acc) => {

@@ -495,9 +495,9 @@ pub(crate) fn first_equal(values: &[Value]) -> Vec<usize> {
     let mut work: Vec<(Vec<usize>, usize)> = vec![((0..values.len()).collect(), FIRST_DEPTH)];
     let mut distinct: Vec<usize> = Vec::new();
     while let Some((group, depth)) = work.pop() {
-        // Each bucket's members in the group's order (ascending), and whether the hash left
-        // any of them unread below `depth`.
-        // (Most values are alone in their bucket: a bucket's first members are kept inline.)
+        // Each bucket's members in the group's order (ascending; the first two inline: most
+        // values are alone in their bucket), and whether the hash left any of them unread below
+        // `depth`.
         let mut buckets: std::collections::HashMap<u64, (Few<usize, 2>, bool)> =
             std::collections::HashMap::with_capacity(group.len());
         for i in group {
