@@ -2399,11 +2399,11 @@ fn name_sources(input: &Value, losses: &mut [Loss]) {
             {
                 let moved = Pointer::parse(&format!("{}{source}", loss.pointer));
                 loss.pointer = moved;
-                loss.keyword = "const".to_owned();
+                loss.keyword = "const".into();
             }
         }
         // A keyword the rules renamed is named as the input spells it.
-        let partner = match loss.keyword.as_str() {
+        let partner = match &*loss.keyword {
             "$defs" => "definitions",
             "definitions" => "$defs",
             "anyOf" => "oneOf",
@@ -2415,7 +2415,7 @@ fn name_sources(input: &Value, losses: &mut [Loss]) {
         let parent = loss.pointer.parent();
         if last == Some(partner) || parent.as_ref().and_then(Pointer::last_escaped) == Some(partner)
         {
-            loss.keyword = partner.to_owned();
+            loss.keyword = partner.into();
         }
     }
 }
@@ -2496,10 +2496,10 @@ fn went_with_dropped(losses: &mut [Loss]) {
     for l in losses.iter().filter(|l| l.kind == LossKind::Dropped) {
         let names_keyword = match l.pointer.last_escaped() {
             Some(last) if l.keyword.contains(['~', '/']) => last == escape(&l.keyword),
-            last => last == Some(l.keyword.as_str()),
+            last => last == Some(&*l.keyword),
         };
         // A definition removed whole (referenced nowhere).
-        if names_keyword || matches!(l.keyword.as_str(), "$defs" | "definitions") {
+        if names_keyword || matches!(&*l.keyword, "$defs" | "definitions") {
             dropped.insert(token_hash(&mut hashes, &l.pointer), l.pointer.clone());
         }
     }
@@ -3307,7 +3307,7 @@ mod tests {
         let loss = |pointer: Pointer, keyword: &str, kind: LossKind| Loss {
             pointer,
             at: Some(Pointer::root()),
-            keyword: keyword.to_owned(),
+            keyword: keyword.to_owned().into(),
             kind,
             detail: "d".to_owned(),
             rule: "test",

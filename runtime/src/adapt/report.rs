@@ -40,8 +40,9 @@ pub struct Loss {
     /// that node's `description`); absent when the node is gone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub at: Option<Pointer>,
-    /// The keyword (or `strict`, `root`, ... for whole-schema fallbacks).
-    pub keyword: String,
+    /// The keyword (or `strict`, `root`, ... for whole-schema fallbacks). A JSON Schema keyword is
+    /// kept without a copy, as [`Change::detail`]'s fixed words are.
+    pub keyword: Cow<'static, str>,
     /// How it was lost.
     pub kind: LossKind,
     /// The value and why, in words.
@@ -197,7 +198,10 @@ impl RuleReport {
         self.losses.push(Loss {
             pointer: pointer.into(),
             at: None,
-            keyword: keyword.to_owned(),
+            keyword: match super::holds::vocabulary_word(keyword) {
+                Some(word) => Cow::Borrowed(word),
+                None => Cow::Owned(keyword.to_owned()),
+            },
             kind,
             detail: detail.into(),
             rule: self.rule,
@@ -324,5 +328,44 @@ impl RuleReport {
         if self.failure.is_none() {
             self.failure = other.failure;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A loss names a keyword of the vocabulary without a copy of it; any other name (a
+    /// property's, or one spelled like a keyword but longer) is kept whole.
+    #[test]
+    fn loss_keywords_are_borrowed_only_when_they_are_keywords() {
+        let mut report = RuleReport::for_rule("test");
+        for keyword in [
+            "maxLength",
+            "$defs",
+            "maxLengthX",
+            "a property",
+            "additionalProperties",
+            "additionXXXXoperties",
+        ] {
+            report.loss(Pointer::root(), keyword, LossKind::Dropped, "d");
+        }
+        let kept: Vec<(&str, bool)> = report
+            .losses
+            .iter()
+            .map(|l| (&*l.keyword, matches!(l.keyword, Cow::Borrowed(_))))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("maxLength", true),
+                ("$defs", true),
+                ("maxLengthX", false),
+                ("a property", false),
+                ("additionalProperties", true),
+                // Past 16 bytes a name may share a keyword's sketch: it is compared whole.
+                ("additionXXXXoperties", false),
+            ]
+        );
     }
 }

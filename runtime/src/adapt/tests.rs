@@ -7,7 +7,7 @@ use super::*;
 fn kinds(a: &Adapted) -> Vec<(String, LossKind)> {
     a.losses
         .iter()
-        .map(|l| (l.keyword.clone(), l.kind))
+        .map(|l| (l.keyword.to_string(), l.kind))
         .collect()
 }
 
@@ -865,7 +865,7 @@ fn names_spelled_like_indices_or_keywords_keep_their_places_through_moves() {
                 .and_then(|n| n.get("description"))
                 .and_then(Value::as_str);
             assert!(
-                description.is_some_and(|d| d.contains(&loss.keyword)),
+                description.is_some_and(|d| d.contains(&*loss.keyword)),
                 "{target}: {} spilled at {at}: {description:?}",
                 loss.pointer
             );
