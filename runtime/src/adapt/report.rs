@@ -335,8 +335,9 @@ impl RuleReport {
 mod tests {
     use super::*;
 
-    /// A loss names a keyword of the vocabulary without a copy of it; any other name (a
-    /// property's, or one spelled like a keyword but longer) is kept whole.
+    /// A loss names a keyword of the vocabulary without a copy of it; any other name is kept
+    /// whole: a property's, a keyword with a letter more, or a name of a long keyword's length
+    /// that shares its first and last eight bytes (the look-up's sketch of it).
     #[test]
     fn loss_keywords_are_borrowed_only_when_they_are_keywords() {
         let mut report = RuleReport::for_rule("test");
