@@ -897,7 +897,7 @@ enum Move<'m> {
     },
     Split {
         at: Anchor,
-        types: &'m [String],
+        types: &'m [std::borrow::Cow<'static, str>],
     },
     Tuple {
         at: Anchor,

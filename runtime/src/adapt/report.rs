@@ -158,7 +158,10 @@ pub(crate) enum BranchMove {
     /// The type list of the node at `at` was split into an `anyOf` of one branch per type, of
     /// the types `types` (in order): each keyword but `type` and `description` went to the
     /// branches whose type keeps it.
-    Split { at: Pointer, types: Vec<String> },
+    Split {
+        at: Pointer,
+        types: Vec<Cow<'static, str>>,
+    },
     /// The node at `at` was wrapped in a union with null (an optional property made required
     /// and nullable): its keywords but `description` are in `at/anyOf/0` after; `at/anyOf/1` is
     /// the null branch.
@@ -265,7 +268,7 @@ impl RuleReport {
     }
 
     /// Logs that the type list at `at` was split into `anyOf` branches of `types`.
-    pub(crate) fn split(&mut self, at: Pointer, types: Vec<String>) {
+    pub(crate) fn split(&mut self, at: Pointer, types: Vec<Cow<'static, str>>) {
         self.moves.push(BranchMove::Split { at, types });
     }
 

@@ -1,5 +1,7 @@
 //! Type arrays as unions, for strict modes that want one type per node.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::{Held, NodeRule, Rule, RuleReport, walk_nodes};
@@ -73,18 +75,42 @@ pub(crate) fn of_another_type(t: &str, key: &str) -> bool {
         || (t != "number" && t != "integer" && of(NUMBER_ONLY))
 }
 
-fn variant(base: &Map<String, Value>, t: &str) -> Option<Value> {
-    let mut v = base.clone();
-    // One pass over the copy's keys, in their order (the table is rebuilt only when a key goes).
-    v.retain(|k, _| !of_another_type(t, k));
-    if let Some(Value::Array(values)) = v.key_mut("enum") {
-        values.retain(|x| fits(t, x));
-        if values.is_empty() {
-            return None;
-        }
+/// Whether `t`'s branch of the split node whose other keywords are `base` is made: not when the
+/// node has an `enum` of which no value is of type `t`.
+fn has_branch(base: &Map<String, Value>, t: &str) -> bool {
+    match base.key("enum") {
+        Some(Value::Array(values)) => values.iter().any(|x| fits(t, x)),
+        _ => true,
     }
-    v.insert("type".into(), Value::from(t));
-    Some(Value::Object(v))
+}
+
+/// `t`'s branch of the split node whose other keywords are `base` (a copy of them, or them
+/// taken over for the last branch): without the keywords of other types, `enum` narrowed to
+/// `t`'s values, and `type: t` (`t` is the type's name as a JSON string). Made only where
+/// [`has_branch`].
+fn variant(base: Cow<'_, Map<String, Value>>, t: Value) -> Value {
+    let mut v = base.into_owned();
+    let name = t.as_str().expect("a type name");
+    // One pass over the keys, in their order (the table is rebuilt only when a key goes).
+    v.retain(|k, _| !of_another_type(name, k));
+    if let Some(Value::Array(values)) = v.key_mut("enum") {
+        values.retain(|x| fits(name, x));
+    }
+    v.insert("type".into(), t);
+    Value::Object(v)
+}
+
+/// The JSON types, kept by a split's log without a copy.
+const JSON_TYPES: [&str; 7] = [
+    "null", "boolean", "object", "array", "number", "string", "integer",
+];
+
+/// `t` as a split's log keeps it: a JSON type by reference, any other name copied.
+fn type_name(t: &str) -> Cow<'static, str> {
+    match JSON_TYPES.iter().find(|&&known| known == t) {
+        Some(known) => Cow::Borrowed(known),
+        None => Cow::Owned(t.to_owned()),
+    }
 }
 
 impl Rule for SplitTypeArrays {
@@ -120,38 +146,63 @@ impl Rule for SplitTypeArrays {
 impl NodeRule for SplitTypeArrays {
     fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
         let Value::Object(map) = node else { return };
-        let Some(Value::Array(types)) = map.key("type") else {
+        if !matches!(map.key("type"), Some(Value::Array(_))) {
             return;
-        };
-        let types: Vec<String> = types
-            .iter()
-            .filter_map(|t| t.as_str().map(str::to_owned))
-            .collect();
+        }
         let mut base = std::mem::take(map);
         // `type` and `description` taken out in one pass (the others keep their order).
-        let mut description = None;
+        let (mut listed, mut description) = (Value::Null, None);
         base.retain(|k, v| match k.as_str() {
-            "type" => false,
+            "type" => {
+                listed = std::mem::take(v);
+                false
+            }
             "description" => {
                 description = Some(std::mem::take(v));
                 false
             }
             _ => true,
         });
-        let mut kept = Vec::with_capacity(types.len());
-        let mut variants: Vec<Value> = types
-            .iter()
-            .filter_map(|t| {
-                let v = variant(&base, t)?;
-                kept.push(t.clone());
-                Some(v)
-            })
-            .collect();
+        let (detail, count) = match &listed {
+            Value::Array(items) => {
+                let types: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+                (split_detail(&types), types.len())
+            }
+            _ => unreachable!("checked above"),
+        };
+        let Value::Array(items) = listed else {
+            unreachable!("checked above")
+        };
+        let mut kept = Vec::with_capacity(count);
+        let mut variants: Vec<Value> = Vec::with_capacity(count);
+        // Each branch starts from a copy of the other keywords; the last takes them over. The
+        // listed names become the branches' `type` values (moved, not copied).
+        let mut base = Some(base);
+        for (i, t) in items
+            .into_iter()
+            .filter(|t| matches!(t, Value::String(_)))
+            .enumerate()
+        {
+            let Some(others) = base.as_ref() else { break };
+            let name = t.as_str().expect("a string");
+            if !has_branch(others, name) {
+                continue;
+            }
+            kept.push(type_name(name));
+            let from = if i + 1 == count {
+                Cow::Owned(base.take().expect("there"))
+            } else {
+                Cow::Borrowed(others)
+            };
+            variants.push(variant(from, t));
+        }
         if variants.len() > 1 {
             report.split(path.pointer(), kept);
         }
         *map = match variants.len() {
-            0 => with_description(base, description),
+            // No type listed, or none with a value of the `enum`: the other keywords as they
+            // were (no branch took them over).
+            0 => with_description(base.unwrap_or_default(), description),
             1 => match variants.remove(0) {
                 Value::Object(m) => with_description(m, description),
                 _ => unreachable!(),
@@ -162,7 +213,7 @@ impl NodeRule for SplitTypeArrays {
                 _ => unreachable!(),
             },
         };
-        report.change(path.pointer(), split_detail(&types));
+        report.change(path.pointer(), detail);
     }
 }
 
@@ -176,8 +227,8 @@ fn with_description(mut map: Map<String, Value>, description: Option<Value>) -> 
 
 /// "`type: [\"a\", \"b\"]` → one branch per type": the list as Rust's `Debug` writes it,
 /// without the formatter where no name needs escaping (type names never do).
-fn split_detail(types: &[String]) -> String {
-    let plain = |t: &String| {
+fn split_detail(types: &[&str]) -> String {
+    let plain = |t: &&str| {
         t.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     };
@@ -213,10 +264,11 @@ mod tests {
             vec!["my_type", "x-y", "A1"],
             vec!["quo\"te", "back\\slash", "tab\t", "é"],
         ] {
-            let types: Vec<String> = types.into_iter().map(String::from).collect();
+            // Debug writes a `&str` as it writes a `String`.
+            let owned: Vec<String> = types.iter().map(|t| t.to_string()).collect();
             assert_eq!(
                 split_detail(&types),
-                format!("`type: {types:?}` → one branch per type")
+                format!("`type: {owned:?}` → one branch per type")
             );
         }
     }
@@ -239,5 +291,71 @@ mod tests {
         SplitTypeArrays.apply(&mut v, &mut RuleReport::default());
         assert_eq!(v["anyOf"][0]["properties"], json!({"a": {}}));
         assert_eq!(v["anyOf"][1], json!({"type": "null"}));
+    }
+
+    /// Each branch is made from the node's other keywords: copied for every branch but the
+    /// last listed type's, which takes them over. Whichever types the `enum` leaves out, the
+    /// output is the same as when every branch copied them: the last type without a value of
+    /// the `enum` leaves them to the others, and with no branch at all the node keeps them.
+    #[test]
+    fn branches_are_made_from_the_other_keywords_whichever_types_the_enum_leaves() {
+        let split = |v: Value| {
+            let mut v = v;
+            let mut report = RuleReport::default();
+            SplitTypeArrays.apply(&mut v, &mut report);
+            let logged: Vec<String> = report
+                .moves
+                .iter()
+                .map(|m| match m {
+                    crate::adapt::report::BranchMove::Split { types, .. } => types.join(","),
+                    _ => String::new(),
+                })
+                .collect();
+            (v, logged)
+        };
+        // The last type's branch alone: it takes the keywords over.
+        let (v, logged) = split(
+            json!({"type": ["integer", "string"], "enum": ["x"], "minimum": 1, "minLength": 2, "description": "d"}),
+        );
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"{"enum":["x"],"minLength":2,"type":"string","description":"d"}"#
+        );
+        assert!(logged.is_empty());
+        // The last type has no value: the first branch is a copy, and nothing is lost.
+        let (v, logged) = split(
+            json!({"enum": ["x", 2], "type": ["string", "integer", "null"], "maxLength": 3, "maximum": 9}),
+        );
+        assert_eq!(
+            v,
+            json!({"anyOf": [
+                {"enum": ["x"], "maxLength": 3, "type": "string"},
+                {"enum": [2], "maximum": 9, "type": "integer"}
+            ]})
+        );
+        assert_eq!(logged, ["string,integer"]);
+        // No type has a value: the node keeps its other keywords, its type list gone.
+        let (v, logged) = split(
+            json!({"description": "d", "type": ["boolean", "null"], "enum": ["x"], "title": "t"}),
+        );
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"{"enum":["x"],"title":"t","description":"d"}"#
+        );
+        assert!(logged.is_empty());
+        // Names that are not strings are passed over; the last string takes the keywords.
+        let (v, logged) =
+            split(json!({"type": ["string", 7, "null", {}], "pattern": "p", "default": null}));
+        assert_eq!(
+            v,
+            json!({"anyOf": [
+                {"pattern": "p", "default": null, "type": "string"},
+                {"default": null, "type": "null"}
+            ]})
+        );
+        assert_eq!(logged, ["string,null"]);
+        // A type that is not a JSON type is logged as it is spelled.
+        let (_, logged) = split(json!({"type": ["string", "x-custom"]}));
+        assert_eq!(logged, ["string,x-custom"]);
     }
 }
