@@ -2494,12 +2494,13 @@ fn went_with_dropped(losses: &mut [Loss]) {
     let mut hashes = PerPosition::new();
     let mut dropped: HashMap<u128, Pointer> = HashMap::new();
     for l in losses.iter().filter(|l| l.kind == LossKind::Dropped) {
-        let names_keyword = match l.pointer.last_escaped() {
-            Some(last) if l.keyword.contains(['~', '/']) => last == escape(&l.keyword),
-            last => last == Some(&*l.keyword),
-        };
+        // Rules record spills at schema positions alone, found by the walkers' table: only a
+        // keyword whose value holds schemas by that table (never `title`, `format`, ...) can
+        // hold one. Such keywords need no escaping.
+        let holds_schemas = crate::walk::holds(&l.keyword).is_some()
+            && l.pointer.last_escaped() == Some(&*l.keyword);
         // A definition removed whole (referenced nowhere).
-        if names_keyword || matches!(&*l.keyword, "$defs" | "definitions") {
+        if holds_schemas || matches!(&*l.keyword, "$defs" | "definitions") {
             dropped.insert(token_hash(&mut hashes, &l.pointer), l.pointer.clone());
         }
     }
