@@ -1285,6 +1285,12 @@ pub(crate) mod tests {
             // keyword of Google's strip list there).
             json!({"type": "object", "properties": {"a": {"any_of": [{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string"}, {"type": "integer"}]}}}),
             json!({"type": "object", "additional_properties": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "string"}}),
+            // Lists of types split where the document holds no `anyOf`: one in a single `allOf`
+            // branch (merged into each new branch later), one in a `oneOf` branch (made an
+            // `anyOf` later), one beside another list below it.
+            json!({"type": "object", "properties": {"a": {"type": ["string", "null"], "allOf": [{"type": ["string", "null"], "minLength": 1}]}}}),
+            json!({"type": "object", "properties": {"a": {"oneOf": [{"type": ["string", "null"]}, {"type": "integer"}]}}}),
+            json!({"type": "object", "properties": {"a": {"type": ["array", "null"], "items": {"type": ["object", "null"], "properties": {"b": {"type": ["integer", "null"]}}}}}}),
             // `null` types written: an enum of `null` alone typed, a wrapped optional property.
             json!({"type": "object", "properties": {"a": {"enum": [null]}, "b": {"type": "string"}}, "required": ["a"]}),
         ]

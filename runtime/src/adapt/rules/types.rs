@@ -126,10 +126,15 @@ impl Rule for SplitTypeArrays {
         if !self.wanted(held) {
             return super::adds_these(&[], add);
         }
-        // A `null` in the list becomes a branch of its own.
+        // A `null` in the list becomes a branch of its own. The union stands where the list
+        // was, its branches made from that node's keywords: it stands in a union's branch, or
+        // holds an `anyOf` in its branches, only where the document held an `anyOf` (a `oneOf`
+        // made one later declares so itself). Its branches after the first may be more than the
+        // null schema.
         super::adds_these(
             &[
-                "anyOf",
+                super::any_of_around(held),
+                crate::adapt::holds::UNION_PAST_NULL,
                 "type",
                 crate::adapt::holds::TYPE_NULL,
                 "description",
