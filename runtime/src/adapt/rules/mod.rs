@@ -150,8 +150,12 @@ pub(crate) fn adds_these(keywords: &[&str], add: &mut dyn FnMut(&str)) -> bool {
     true
 }
 
-/// The `anyOf` a rule adds around schemas the document holds, where no union branch stands
-/// (see [`crate::adapt::holds::ANY_OF_AROUND`]).
+/// The `anyOf` a rule declares for unions it adds that can stand in an `anyOf`'s branch, or
+/// hold one in their own branches, only where the document held an `anyOf` already: around
+/// schemas the document holds where no union branch stands (see
+/// [`crate::adapt::holds::ANY_OF_AROUND`]), or where a list of types was. A rule that declares
+/// it names [`crate::adapt::holds::UNION_PAST_NULL`] itself when its unions may be more than
+/// `[T, {"type": "null"}]`.
 pub(crate) fn any_of_around(held: &Held<'_>) -> &'static str {
     if held.may_hold("anyOf") {
         "anyOf"
