@@ -103,7 +103,6 @@ pub mod adapt;
 pub mod args;
 pub mod catalog;
 pub mod contract;
-mod few;
 mod impls;
 mod keys;
 mod nullable;

@@ -62,7 +62,7 @@ pub struct Path<'p> {
 
 /// Paths from a node up, deepest first: a few (the usual case: the node and a parent or two
 /// whose pointers were not made yet) kept on the stack, more on the heap.
-type Chain<'a> = crate::few::Few<&'a Path<'a>, 8>;
+type Chain<'a> = smallvec::SmallVec<[&'a Path<'a>; 8]>;
 
 /// `v[i]`, growing `v` with `fill` as needed.
 fn slot<T>(v: &mut Vec<T>, i: usize, fill: impl Fn() -> T) -> &mut T {

@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use crate::few::Few;
+use smallvec::SmallVec;
 
 use super::super::pointer::{Pointer, Token};
 use super::{
@@ -330,7 +330,7 @@ impl<'a> Places<'a> {
     /// a move anchored above it ran.
     fn node(&mut self, p: &Pointer, t: usize) -> u32 {
         // The links not found yet, deepest first.
-        let mut chain: Few<&Pointer, 8> = Few::new();
+        let mut chain: SmallVec<[&Pointer; 8]> = SmallVec::new();
         let mut at = p;
         let (mut node, mut until, mut number) = loop {
             if at.is_root() {

@@ -492,7 +492,7 @@ pub(crate) fn push_each_once(values: &mut Vec<Value>, more: impl IntoIterator<It
 /// each compared with every other of their one bucket). The hasher's keys are random, as a
 /// `HashMap`'s are: the buckets cannot be filled on purpose.
 pub(crate) fn first_equal(values: &[Value]) -> Vec<usize> {
-    use crate::few::Few;
+    use smallvec::SmallVec;
     use std::hash::BuildHasher;
     let keys = std::collections::hash_map::RandomState::new();
     let mut first: Vec<usize> = (0..values.len()).collect();
@@ -502,14 +502,14 @@ pub(crate) fn first_equal(values: &[Value]) -> Vec<usize> {
         // Each bucket's members in the group's order (ascending; the first two inline: most
         // values are alone in their bucket), and whether the hash left any of them unread below
         // `depth`.
-        let mut buckets: std::collections::HashMap<u64, (Few<usize, 2>, bool)> =
+        let mut buckets: std::collections::HashMap<u64, (SmallVec<[usize; 2]>, bool)> =
             std::collections::HashMap::with_capacity(group.len());
         for i in group {
             let mut hasher = keys.build_hasher();
             let cut = hash_content(&values[i], depth, &keys, &mut hasher);
             let bucket = buckets
                 .entry(std::hash::Hasher::finish(&hasher))
-                .or_insert_with(|| (Few::new(), false));
+                .or_insert_with(|| (SmallVec::new(), false));
             bucket.0.push(i);
             bucket.1 |= cut;
         }

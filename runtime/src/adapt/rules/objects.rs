@@ -7,9 +7,9 @@ use super::strict_checks::{TypedQuick, Vouch};
 use super::{Held, Rule, RuleReport, is_pure_any_of, null_schema};
 use crate::adapt::report::LossKind;
 use crate::adapt::visit::{Order, Path, visit};
-use crate::few::Few;
 use crate::keys::Keys;
 use crate::nullable::{accepts_null_by, reference_answers};
+use smallvec::SmallVec;
 
 /// How a strict mode treats optional properties.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +47,7 @@ fn can_be_object(map: &Map<String, Value>) -> bool {
 /// anywhere, a property so named included).
 fn holds_union(v: &Value) -> bool {
     // The values left to look into: most property schemas have a few, kept on the stack.
-    let mut pending: Few<&Value, 16> = Few::new();
+    let mut pending: SmallVec<[&Value; 16]> = SmallVec::new();
     pending.push(v);
     let container = |x: &&Value| x.is_object() || x.is_array();
     while let Some(v) = pending.pop() {
