@@ -150,15 +150,43 @@ pub(crate) fn each_node<'a, S: Copy, F: FnMut(&'a Value, Option<Step<'a>>, S) ->
     top: S,
     f: &mut F,
 ) -> bool {
-    fn go<'a, S: Copy, F: FnMut(&'a Value, Option<Step<'a>>, S) -> Option<S>>(
+    each_node_or_skip(root, top, &mut |node, step, up| match f(node, step, up) {
+        Some(state) => Flow::Below(state),
+        None => Flow::Stop,
+    })
+}
+
+/// What the visitor of [`each_node_or_skip`] says of a node.
+pub(crate) enum Flow<S> {
+    /// Stop the walk.
+    Stop,
+    /// Go on past this node, without visiting the nodes below it.
+    Skip,
+    /// Visit the nodes below it, each given this.
+    Below(S),
+}
+
+/// [`each_node`] whose visitor may also pass over the nodes below a node ([`Flow::Skip`]).
+pub(crate) fn each_node_or_skip<
+    'a,
+    S: Copy,
+    F: FnMut(&'a Value, Option<Step<'a>>, S) -> Flow<S>,
+>(
+    root: &'a Value,
+    top: S,
+    f: &mut F,
+) -> bool {
+    fn go<'a, S: Copy, F: FnMut(&'a Value, Option<Step<'a>>, S) -> Flow<S>>(
         node: &'a Value,
         step: Option<Step<'a>>,
         up: S,
         depth: usize,
         f: &mut F,
     ) -> bool {
-        let Some(state) = f(node, step, up) else {
-            return false;
+        let state = match f(node, step, up) {
+            Flow::Stop => return false,
+            Flow::Skip => return true,
+            Flow::Below(state) => state,
         };
         if !matches!(node, Value::Object(m) if !m.is_empty()) {
             return true;

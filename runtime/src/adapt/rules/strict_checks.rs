@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{Held, Rule, RuleReport, has_type};
 use crate::keys::Keys;
-use crate::walk::{Step, Walk, each_node, pointer, resolve_local};
+use crate::walk::{Flow, Step, Walk, each_node, each_node_or_skip, pointer, resolve_local};
 
 /// OpenAI strict cannot close an open map (`additionalProperties` true or a schema, even `{}`),
 /// `patternProperties`, or an untyped subschema (`true`, `{}`) in a property, item, branch or
@@ -99,14 +99,31 @@ impl Rule for StrictPrecheck {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        precheck(schema, report);
+        precheck(schema, report, true);
+    }
+
+    fn told(&self) -> bool {
+        true
+    }
+
+    /// Told that no nesting or property count near the limits may be there, it looks only for
+    /// the shallowest refusal, and not below it.
+    fn apply_held(&mut self, schema: &mut Value, report: &mut RuleReport, held: &Held<'_>) {
+        let limits = held.may_hold_any(&[crate::adapt::holds::DEEP, crate::adapt::holds::LARGE]);
+        precheck(schema, report, limits);
     }
 }
 
 /// [`StrictPrecheck`]: one depth-first pass, without listing the nodes, that most schemas pass;
 /// one that does not is refused at the failure [`precheck_walk`] finds first (breadth-first).
-fn precheck(schema: &Value, report: &mut RuleReport) {
-    match precheck_scan(schema) {
+/// `limits`: whether the document may be near a limit (else the pass counts nothing).
+fn precheck(schema: &Value, report: &mut RuleReport, limits: bool) {
+    let scan = if limits {
+        precheck_scan(schema)
+    } else {
+        shallowest_refusal(schema)
+    };
+    match scan {
         Scan::Passes => {}
         Scan::Refused(node, why) => report.fail(pointer(&steps_to(schema, node)), why),
         // Which node a limit names depends on the walk's list.
@@ -145,6 +162,29 @@ fn precheck_scan(schema: &Value) -> Scan<'_> {
     ) && tally.within(false);
     match first {
         _ if !within => Scan::Limits,
+        Some((_, node, why)) => Scan::Refused(node, why),
+        None => Scan::Passes,
+    }
+}
+
+/// [`precheck_scan`] for a document no limit can fail ([`crate::adapt::holds::DEEP`] and
+/// [`crate::adapt::holds::LARGE`] ruled out): the first refusal breadth-first, found
+/// depth-first without going below the shallowest found so far (nothing there can come first).
+fn shallowest_refusal(schema: &Value) -> Scan<'_> {
+    let mut first: Option<(usize, &Value, &'static str)> = None;
+    each_node_or_skip(schema, 0usize, &mut |node, step, level| {
+        if first.is_some_and(|(shallowest, _, _)| level >= shallowest) {
+            return Flow::Skip;
+        }
+        let own = node.as_object().map(Own::of);
+        if let Some(why) = precheck_refusal(node, own.as_ref(), step) {
+            first = Some((level, node, why));
+            // Its children are deeper than it.
+            return Flow::Skip;
+        }
+        Flow::Below(level + 1)
+    });
+    match first {
         Some((_, node, why)) => Scan::Refused(node, why),
         None => Scan::Passes,
     }
@@ -896,7 +936,8 @@ mod tests {
     /// The precheck's refusal found depth-first names the same node, for the same reason, as
     /// the breadth-first walk's first failure: on every test document it refuses, and on
     /// documents with refusals at several depths in both orders (a deep one met first
-    /// depth-first, a shallow one later; two at one level).
+    /// depth-first, a shallow one later; two at one level); with the full scan, and told that
+    /// no limit is near where the document's record says so.
     #[test]
     fn the_refusal_found_depth_first_is_the_first_breadth_first() {
         let open = json!({"type": "object", "additionalProperties": true});
@@ -917,18 +958,36 @@ mod tests {
             }}),
             json!({"type": "object", "$defs": {"d": open.clone()}, "properties": {"p": nested(open)}}),
         ]);
-        let mut refused = 0;
+        // Told that no limit is near (as the engine tells it where its record rules out both
+        // facts), it looks for the shallowest refusal alone, and not below it.
+        let told = |doc: &Value| {
+            use crate::adapt::holds::{DEEP, Holds, LARGE};
+            (!Holds::of(doc).held().may_hold_any(&[DEEP, LARGE])).then(|| {
+                let mut report = RuleReport::default();
+                precheck(doc, &mut report, false);
+                report.failure
+            })
+        };
+        let (mut refused, mut told_refused) = (0, 0);
         for doc in &docs {
             if precheck_passes(doc) {
+                assert_eq!(told(doc).flatten(), None, "{doc}");
                 continue;
             }
             refused += 1;
             let (mut walked, mut found) = (RuleReport::default(), RuleReport::default());
             precheck_walk(doc, &mut walked);
-            precheck(doc, &mut found);
+            precheck(doc, &mut found, true);
             assert_eq!(found.failure, walked.failure, "{doc}");
+            if let Some(failure) = told(doc) {
+                assert_eq!(failure, walked.failure, "told: {doc}");
+                told_refused += 1;
+            }
         }
-        assert!(refused > 50, "{refused}");
+        assert!(
+            refused > 50 && told_refused > 50,
+            "{refused}, {told_refused}"
+        );
     }
 
     /// `depth` objects of type object, each the one property `x` of the one around it (required
@@ -949,6 +1008,29 @@ mod tests {
             .map(|i| (format!("p{i}"), json!({"type": "string"})))
             .collect();
         json!({"type": "object", "properties": props})
+    }
+
+    /// Where the document's record says a limit may be near, the precheck told so by the engine
+    /// counts the whole document: past a limit, it names what the breadth-first walk names (the
+    /// limit), not the shallower open map beside it.
+    #[test]
+    fn told_a_limit_may_be_near_the_precheck_counts() {
+        use crate::adapt::holds::{DEEP, Holds, LARGE};
+        let open = json!({"type": "object", "additionalProperties": true});
+        let mut deep = nested_objects(11, true);
+        deep["properties"]["m"] = open.clone();
+        let mut large = properties(5_001);
+        large["properties"]["m"] = open;
+        for (doc, fact) in [(deep, DEEP), (large, LARGE)] {
+            let held = Holds::of(&doc).held();
+            assert!(held.may_hold(fact), "{fact}");
+            let (mut walked, mut told) = (RuleReport::default(), RuleReport::default());
+            precheck_walk(&doc, &mut walked);
+            StrictPrecheck.apply_held(&mut doc.clone(), &mut told, &held);
+            let failure = told.failure.expect("refused");
+            assert!(!failure.reason.contains("open map"), "{failure}");
+            assert_eq!(Some(failure), walked.failure);
+        }
     }
 
     /// An object whose one property is a string enum of `n` values, `value` then the index.
