@@ -168,16 +168,27 @@ fn precheck_scan(schema: &Value) -> Scan<'_> {
 }
 
 /// [`precheck_scan`] for a document no limit can fail ([`crate::adapt::holds::DEEP`] and
-/// [`crate::adapt::holds::LARGE`] ruled out): the first refusal breadth-first, found
-/// depth-first without going below the shallowest found so far (nothing there can come first).
+/// [`crate::adapt::holds::LARGE`] ruled out): the first refusal breadth-first.
 fn shallowest_refusal(schema: &Value) -> Scan<'_> {
+    first_refused(schema, &mut |node, step| {
+        let own = node.as_object().map(Own::of);
+        precheck_refusal(node, own.as_ref(), step)
+    })
+}
+
+/// The first node breadth-first that `refusal` refuses (with why), found depth-first without
+/// going below the shallowest found so far (nothing there can come first). Breadth-first and
+/// depth-first list the nodes of one level in the same order, that of their paths.
+fn first_refused<'a>(
+    schema: &'a Value,
+    refusal: &mut dyn FnMut(&'a Value, Option<Step<'a>>) -> Option<&'static str>,
+) -> Scan<'a> {
     let mut first: Option<(usize, &Value, &'static str)> = None;
     each_node_or_skip(schema, 0usize, &mut |node, step, level| {
         if first.is_some_and(|(shallowest, _, _)| level >= shallowest) {
             return Flow::Skip;
         }
-        let own = node.as_object().map(Own::of);
-        if let Some(why) = precheck_refusal(node, own.as_ref(), step) {
+        if let Some(why) = refusal(node, step) {
             first = Some((level, node, why));
             // Its children are deeper than it.
             return Flow::Skip;
@@ -662,13 +673,46 @@ impl Rule for AnthropicStrictCheck {
     }
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
+        anthropic_check(schema, report, true);
+    }
+
+    fn told(&self) -> bool {
+        true
+    }
+
+    /// Told that the document holds no `$ref`, it has no reference to follow or cycle to find:
+    /// its first failure breadth-first is found in one depth-first pass.
+    fn apply_held(&mut self, schema: &mut Value, report: &mut RuleReport, held: &Held<'_>) {
+        anthropic_check(schema, report, held.may_hold("$ref"));
+    }
+}
+
+/// [`AnthropicStrictCheck`]. `refs`: whether the document may hold a `$ref`.
+fn anthropic_check(schema: &Value, report: &mut RuleReport, refs: bool) {
+    if refs {
         // Most schemas pass and have no `$ref`: found without listing the nodes; the
         // breadth-first walk finds the first failure (in its order) and follows references.
         if !anthropic_passes_without_refs(schema) {
             anthropic_walk(schema, report);
         }
+        return;
+    }
+    let refused = first_refused(schema, &mut |node, step| {
+        if closing(node, step) {
+            return None;
+        }
+        match node.as_object() {
+            None => Some(BOOLEAN_SUBSCHEMA),
+            Some(map) => anthropic_refusal(map, step),
+        }
+    });
+    if let Scan::Refused(node, why) = refused {
+        report.fail(pointer(&steps_to(schema, node)), why);
     }
 }
+
+/// Why [`AnthropicStrictCheck`] refuses `true` or `false` where it closes nothing.
+const BOOLEAN_SUBSCHEMA: &str = "a boolean subschema has no strict form";
 
 /// [`AnthropicStrictCheck`] at the end of Anthropic's strict rewrite, passed over where the
 /// record shows that the keyword strip before it had nothing to remove (`strip`: its list), or
@@ -700,6 +744,14 @@ impl Rule for AnthropicStrictCheckAtEnd {
 
     fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
         AnthropicStrictCheck.apply(schema, report);
+    }
+
+    fn told(&self) -> bool {
+        true
+    }
+
+    fn apply_held(&mut self, schema: &mut Value, report: &mut RuleReport, held: &Held<'_>) {
+        AnthropicStrictCheck.apply_held(schema, report, held);
     }
 }
 
@@ -767,7 +819,7 @@ fn anthropic_walk(schema: &Value, report: &mut RuleReport) {
             continue;
         }
         let Some(map) = node.as_object() else {
-            report.fail(at(), "a boolean subschema has no strict form");
+            report.fail(at(), BOOLEAN_SUBSCHEMA);
             return;
         };
         if let Some(Value::String(r)) = map.key("$ref") {
@@ -859,14 +911,14 @@ impl Rule for AnthropicStrictGate {
     fn apply_held(&mut self, schema: &mut Value, report: &mut RuleReport, held: &Held<'_>) {
         if self.after {
             if !self.checked.get() {
-                AnthropicStrictCheck.apply(schema, report);
+                AnthropicStrictCheck.apply_held(schema, report, held);
             }
         } else {
             const REWRITTEN: &[&str] = &["allOf", "prefixItems"];
             let unchanged_by_rewrite = !held.may_hold_any(REWRITTEN) || !has_key(schema, REWRITTEN);
             self.checked.set(unchanged_by_rewrite);
             if unchanged_by_rewrite {
-                AnthropicStrictCheck.apply(schema, report);
+                AnthropicStrictCheck.apply_held(schema, report, held);
             }
         }
     }
@@ -1008,6 +1060,39 @@ mod tests {
             .map(|i| (format!("p{i}"), json!({"type": "string"})))
             .collect();
         json!({"type": "object", "properties": props})
+    }
+
+    /// Anthropic strict's check told that the document holds no `$ref` fails where its
+    /// breadth-first walk fails, for the same reason: on every test document whose record rules
+    /// `$ref` out, and on documents with refusals (boolean subschemas among them) at several
+    /// depths in both orders; `false` where it closes something is no refusal.
+    #[test]
+    fn told_there_is_no_ref_the_anthropic_check_fails_where_its_walk_does() {
+        use crate::adapt::holds::Holds;
+        let open = json!({"type": "object", "additionalProperties": {"type": "string"}});
+        let nested = |inner: Value| json!({"type": "object", "properties": {"x": inner}});
+        let mut docs = crate::adapt::holds::tests::documents();
+        docs.extend([
+            json!({"type": "object", "properties": {"a": nested(nested(open.clone())), "b": true}}),
+            json!({"type": "object", "properties": {"a": nested(false.into()), "b": open.clone()}}),
+            json!({"type": "object", "additionalProperties": false, "properties": {
+                "a": {"type": "array", "items": false}, "b": {"anyOf": [nested(open.clone()), true]}
+            }}),
+            json!({"type": "object", "properties": {"e": {"enum": [[1]]}, "p": {"type": "object", "patternProperties": {"^x": {}}}}}),
+        ]);
+        let (mut compared, mut failing) = (0, 0);
+        for doc in &docs {
+            if Holds::of(doc).held().may_hold("$ref") {
+                continue;
+            }
+            let (mut walked, mut told) = (RuleReport::default(), RuleReport::default());
+            anthropic_walk(doc, &mut walked);
+            anthropic_check(doc, &mut told, false);
+            assert_eq!(told.failure, walked.failure, "{doc}");
+            compared += 1;
+            failing += usize::from(walked.failure.is_some());
+        }
+        assert!(compared > 1_000 && failing > 100, "{compared}, {failing}");
     }
 
     /// Where the document's record says a limit may be near, the precheck told so by the engine
