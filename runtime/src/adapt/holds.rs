@@ -544,6 +544,16 @@ pub(crate) fn vocabulary_word(key: &str) -> Option<&'static str> {
     (word == key).then_some(word)
 }
 
+/// `key` as a report keeps a keyword's name: the vocabulary's word by reference, any other name
+/// copied.
+#[inline]
+pub(crate) fn keyword_name(key: &str) -> std::borrow::Cow<'static, str> {
+    match vocabulary_word(key) {
+        Some(word) => std::borrow::Cow::Borrowed(word),
+        None => std::borrow::Cow::Owned(key.to_owned()),
+    }
+}
+
 /// The bits of a static keyword list's words, `None` when one is outside the vocabulary (it
 /// may be held anywhere): made on a list's first use and kept ([`crate::keys::PerList`]), made
 /// again at each ask past the lists kept.

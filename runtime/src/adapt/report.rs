@@ -201,10 +201,7 @@ impl RuleReport {
         self.losses.push(Loss {
             pointer: pointer.into(),
             at: None,
-            keyword: match super::holds::vocabulary_word(keyword) {
-                Some(word) => Cow::Borrowed(word),
-                None => Cow::Owned(keyword.to_owned()),
-            },
+            keyword: super::holds::keyword_name(keyword),
             kind,
             detail: detail.into(),
             rule: self.rule,

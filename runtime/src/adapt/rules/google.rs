@@ -596,16 +596,10 @@ impl Rule for OpenApiSchemaFields {
             }
             // The node's type, kept across the rewrites below without a copy when it is one of
             // the names of JSON Schema's types (nearly always).
-            let ty: Option<std::borrow::Cow<'static, str>> =
-                map.key("type").and_then(Value::as_str).map(|t| {
-                    const NAMES: [&str; 7] = [
-                        "string", "number", "integer", "boolean", "object", "array", "null",
-                    ];
-                    NAMES.iter().find(|n| **n == t).map_or_else(
-                        || std::borrow::Cow::Owned(t.to_owned()),
-                        |n| std::borrow::Cow::Borrowed(*n),
-                    )
-                });
+            let ty: Option<std::borrow::Cow<'static, str>> = map
+                .key("type")
+                .and_then(Value::as_str)
+                .map(super::type_name);
             if let Some(Value::String(f)) = map.key("format") {
                 if !openapi_format_ok(ty.as_deref(), f) {
                     let f = f.clone();

@@ -188,11 +188,7 @@ impl NodeRule for StripNode {
                 detail.push_str("); it is in the description");
                 report.loss(&at, key, LossKind::Spilled, detail);
                 // A keyword of the vocabulary is referred to, not copied.
-                let name = match super::super::holds::vocabulary_word(key) {
-                    Some(word) => Cow::Borrowed(word),
-                    None => Cow::Owned(key.clone()),
-                };
-                spilled.push((name, value));
+                spilled.push((super::super::holds::keyword_name(key), value));
             } else {
                 // A boolean (`additionalProperties: false`, `uniqueItems: true`) without a copy.
                 let shown: std::borrow::Cow<'_, str> = match &value {

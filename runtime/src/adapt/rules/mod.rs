@@ -150,6 +150,20 @@ pub(crate) fn adds_these(keywords: &[&str], add: &mut dyn FnMut(&str)) -> bool {
     true
 }
 
+/// The names of JSON Schema's types.
+const JSON_TYPES: [&str; 7] = [
+    "string", "number", "integer", "boolean", "object", "array", "null",
+];
+
+/// A type's name as a rule keeps it past the node it read it from: one of JSON Schema's types
+/// by reference (nearly always), any other name copied.
+pub(crate) fn type_name(t: &str) -> std::borrow::Cow<'static, str> {
+    match JSON_TYPES.iter().find(|&&known| known == t) {
+        Some(known) => std::borrow::Cow::Borrowed(known),
+        None => std::borrow::Cow::Owned(t.to_owned()),
+    }
+}
+
 /// The `anyOf` a rule declares for unions it adds that can stand in an `anyOf`'s branch, or
 /// hold one in their own branches, only where the document held an `anyOf` already: around
 /// schemas the document holds where no union branch stands (see

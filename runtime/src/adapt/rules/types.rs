@@ -100,19 +100,6 @@ fn variant(base: Cow<'_, Map<String, Value>>, t: Value) -> Value {
     Value::Object(v)
 }
 
-/// The JSON types, kept by a split's log without a copy.
-const JSON_TYPES: [&str; 7] = [
-    "null", "boolean", "object", "array", "number", "string", "integer",
-];
-
-/// `t` as a split's log keeps it: a JSON type by reference, any other name copied.
-fn type_name(t: &str) -> Cow<'static, str> {
-    match JSON_TYPES.iter().find(|&&known| known == t) {
-        Some(known) => Cow::Borrowed(known),
-        None => Cow::Owned(t.to_owned()),
-    }
-}
-
 impl Rule for SplitTypeArrays {
     fn name(&self) -> &'static str {
         "split-type-arrays"
@@ -168,16 +155,11 @@ impl NodeRule for SplitTypeArrays {
             }
             _ => true,
         });
-        let (detail, count) = match &listed {
-            Value::Array(items) => {
-                let types: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
-                (split_detail(&types), types.len())
-            }
-            _ => unreachable!("checked above"),
-        };
         let Value::Array(items) = listed else {
             unreachable!("checked above")
         };
+        let types: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+        let (detail, count) = (split_detail(&types), types.len());
         let mut kept = Vec::with_capacity(count);
         let mut variants: Vec<Value> = Vec::with_capacity(count);
         // Each branch starts from a copy of the other keywords; the last takes them over. The
@@ -193,7 +175,7 @@ impl NodeRule for SplitTypeArrays {
             if !has_branch(others, name) {
                 continue;
             }
-            kept.push(type_name(name));
+            kept.push(super::type_name(name));
             let from = if i + 1 == count {
                 Cow::Owned(base.take().expect("there"))
             } else {
