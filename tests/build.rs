@@ -80,4 +80,84 @@ fn main() {
     }
     let dest = Path::new(&env::var("OUT_DIR").unwrap()).join("agreement_cases.rs");
     fs::write(dest, out).unwrap();
+    pass_shapes();
+}
+
+/// The names of the non-generic types a source derives `ProviderSafe` or `ToolParams` on.
+fn derived_types(source: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut deriving = false;
+    for line in source.lines().map(str::trim_start) {
+        if line.starts_with("#[derive(") {
+            deriving |= line.contains("ProviderSafe") || line.contains("ToolParams");
+            continue;
+        }
+        if line.starts_with("#[") || line.starts_with("///") {
+            continue;
+        }
+        let item = line.strip_prefix("pub ").unwrap_or(line);
+        let name = item
+            .strip_prefix("struct ")
+            .or_else(|| item.strip_prefix("enum "))
+            .map(|rest| {
+                rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or_default()
+            });
+        if let (true, Some(name)) = (deriving, name) {
+            let generic = item[item.find(name).unwrap() + name.len()..].starts_with('<');
+            if !generic {
+                names.push(name.to_owned());
+            }
+        }
+        deriving = false;
+    }
+    names
+}
+
+/// Builds the shape test: every `ui-tests/pass` case compiled with our derives, and for each
+/// non-generic type deriving them, its `ProviderSafe::SHAPE` compared with the top level of the
+/// schema schemars publishes (`tests/tests/shapes.rs`). A derive that silently falls back to a
+/// neutral shape (issue 50) fails it.
+fn pass_shapes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/pass");
+    println!("cargo::rerun-if-changed={}", dir.display());
+    let mut entries: Vec<_> = fs::read_dir(&dir)
+        .expect("ui-tests/pass exists")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    entries.sort();
+    let mut out = String::new();
+    for path in entries {
+        println!("cargo::rerun-if-changed={}", path.display());
+        let source = fs::read_to_string(&path).unwrap();
+        let types = derived_types(&source);
+        let stem = path
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .replace('-', "_");
+        let body: String = source
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("#!["))
+            // The file's own docs, inner in the file, are plain comments inside the module.
+            .map(|l| match l.strip_prefix("//!") {
+                Some(rest) => format!("//{rest}\n"),
+                None => format!("{l}\n"),
+            })
+            .collect();
+        let checks: String = types
+            .iter()
+            .map(|t| format!("        same_shape::<{t}>({t:?});\n"))
+            .collect();
+        writeln!(
+            out,
+            "#[allow(dead_code, unused_imports, clippy::all)]\nmod {stem} {{\n    use super::same_shape;\n{body}\n    #[test]\n    fn shapes_match_the_published_schema() {{\n{checks}    }}\n}}\n"
+        )
+        .unwrap();
+    }
+    let dest = Path::new(&env::var("OUT_DIR").unwrap()).join("pass_shapes.rs");
+    fs::write(dest, out).unwrap();
 }

@@ -49,8 +49,8 @@ pub struct Field {
     /// Not deserialized: not in the schema.
     pub skipped: bool,
     pub flatten: bool,
-    /// `#[schemars(schema_with)]`: the schema is hand-written.
-    pub opaque: bool,
+    /// `#[schemars(schema_with)]`: the schema is hand-written (the key, for error spans).
+    pub opaque: Option<syn::Path>,
 }
 
 pub struct Variant {
@@ -105,9 +105,9 @@ impl<'a> SerdeField<'a> {
 fn field(errors: &mut Errors, f: SerdeField<'_>, me: &TokenStream) -> Field {
     attr::reject_misplaced(errors, f.attrs, "field");
     let (ty, opaque, with) = match attr::schema_source(errors, f.attrs) {
-        SchemaSource::Own => (f.ty.clone(), false, false),
-        SchemaSource::With(ty) => (*ty, false, true),
-        SchemaSource::Opaque => (f.ty.clone(), true, false),
+        SchemaSource::Own => (f.ty.clone(), None, false),
+        SchemaSource::With(ty) => (*ty, None, true),
+        SchemaSource::Opaque(key) => (f.ty.clone(), Some(key), false),
     };
     let (ty, replaced) = replace_self(ty, me);
     let name = match f.member {
@@ -286,8 +286,8 @@ fn self_type(input: &DeriveInput) -> TokenStream {
     quote::quote!(#ident #ty_generics)
 }
 
-/// Reads the input. `None` when serde itself rejects the attributes: serde_derive reports those,
-/// and we emit only fallback impls so nothing is reported twice.
+/// Reads the input. `None` when it cannot be read: a Rust `union`, or attributes serde's parser
+/// refuses; both are reported (never a silent fallback: the fallback impls check nothing).
 pub fn parse(errors: &mut Errors, input: &DeriveInput) -> Option<Container> {
     let attrs = attr::container(errors, &input.attrs);
     if let syn::Data::Union(u) = &input.data {
@@ -309,12 +309,35 @@ fn parse_serde(
     input: &DeriveInput,
     attrs: ContainerAttrs,
 ) -> Option<Container> {
-    let view = crate::prepass::serde_view(input);
+    let view = crate::prepass::serde_view(errors, input);
     let cx = Ctxt::new();
     let private = Ident::new("__private", Span::call_site());
     let parsed = ast::Container::from_ast(&cx, &view, Derive::Deserialize, &private);
-    let serde_ok = cx.check().is_ok();
-    let cont = parsed.filter(|_| serde_ok)?;
+    if let Err(refused) = cx.check() {
+        // serde_derive reports the same mistake where the type derives `Deserialize`; ours says
+        // what it costs here: nothing of the type is checked until it reads.
+        for e in refused {
+            errors.push(syn::Error::new(
+                e.span(),
+                format!(
+                    "{e}: serde's parser refuses this attribute, so toolschema cannot tell what `{}` publishes and checks nothing in it\nfix: correct the attribute as the message says (where a `#[schemars(...)]` key repeats a `#[serde(...)]` key, schemars reads the `#[schemars]` one)",
+                    input.ident
+                ),
+            ));
+        }
+        return None;
+    }
+    let Some(cont) = parsed else {
+        // serde's parser gives up only after recording an error (reported above); never silent.
+        errors.spanned(
+            &input.ident,
+            format!(
+                "serde's parser cannot read `{}`, so toolschema cannot tell what it publishes and checks nothing in it\nfix: derive `Deserialize` on it and correct what serde reports",
+                input.ident
+            ),
+        );
+        return None;
+    };
     let me = self_type(input);
     let data = match &cont.data {
         ast::Data::Struct(style, fields) => Data::Struct(
@@ -405,7 +428,7 @@ mod tests {
                         f.written.to_token_stream(),
                         f.skipped,
                         f.flatten,
-                        f.opaque
+                        f.opaque.is_some()
                     )
                 })
                 .collect::<Vec<_>>()

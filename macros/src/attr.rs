@@ -1,7 +1,7 @@
 //! Our own attributes: `#[tool_schema(...)]`, and the `#[schemars(...)]` keys that change which
 //! type's schema a field publishes (`with`, `schema_with`).
 
-use syn::{Attribute, LitStr, Path, Type};
+use syn::{Attribute, Expr, ExprLit, Lit, LitStr, Meta, Path, Type};
 
 use crate::errors::Errors;
 
@@ -128,31 +128,40 @@ pub enum SchemaSource {
     /// `#[schemars(with = "T")]`: `T`'s schema.
     With(Box<Type>),
     /// `#[schemars(schema_with = "f")]`: a hand-written schema the derive cannot see; the
-    /// runtime contract checker covers it.
-    Opaque,
+    /// runtime contract checker covers it. The key, for error spans.
+    Opaque(Path),
 }
 
 pub fn schema_source(errors: &mut Errors, attrs: &[Attribute]) -> SchemaSource {
     let mut source = SchemaSource::Own;
     for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
-        // Other keys are schemars' to validate; ignore what we do not understand.
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("with") {
-                let lit: LitStr = meta.value()?.parse()?;
-                match lit.parse::<Type>() {
+        // An attribute that does not read was reported by the pre-pass (`prepass::merge`), which
+        // reads every `#[schemars]` attribute of the input first.
+        let Ok(items) = crate::prepass::parse_schemars(attr) else {
+            continue;
+        };
+        for item in items {
+            let crate::prepass::SchemarsItem::Meta(Meta::NameValue(nv)) = item else {
+                continue;
+            };
+            if nv.path.is_ident("with") {
+                let parsed = match &nv.value {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(lit), ..
+                    }) => lit.parse::<Type>(),
+                    other => Err(syn::Error::new_spanned(
+                        other,
+                        "`with` must be a string naming a type\nfix: write it as `#[schemars(with = \"Type\")]`",
+                    )),
+                };
+                match parsed {
                     Ok(ty) => source = SchemaSource::With(Box::new(ty)),
                     Err(e) => errors.push(e),
                 }
-            } else if meta.path.is_ident("schema_with") {
-                let _: syn::Expr = meta.value()?.parse()?;
-                source = SchemaSource::Opaque;
-            } else if meta.input.peek(syn::Token![=]) {
-                let _: syn::Expr = meta.value()?.parse()?;
-            } else if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-                let _group: proc_macro2::TokenTree = meta.input.parse()?;
+            } else if nv.path.is_ident("schema_with") {
+                source = SchemaSource::Opaque(nv.path.clone());
             }
-            Ok(())
-        });
+        }
     }
     source
 }

@@ -191,7 +191,7 @@ fn field_owner(cont: &Container, field: &Field) -> String {
 
 fn analyze_struct(cont: &Container, style: Style, fields: &[Field], mode: Mode) -> Analysis {
     let mut checks = Vec::new();
-    for f in fields.iter().filter(|f| !f.skipped && !f.opaque) {
+    for f in fields.iter().filter(|f| !f.skipped && f.opaque.is_none()) {
         checks.push(FieldCheck::new(f, CheckKind::Full, field_owner(cont, f)));
         if f.flatten && mode == Mode::ToolParams && style == Style::Named && !cont.transparent {
             checks.push(FieldCheck::new(
@@ -203,8 +203,9 @@ fn analyze_struct(cont: &Container, style: Style, fields: &[Field], mode: Mode) 
     }
     let single = if cont.transparent || style == Style::Newtype {
         match transparent_field(cont) {
-            // A hand-written (`schema_with`) schema: the runtime contract checker judges it.
-            Some(f) if f.opaque => Branch::Nothing,
+            // A hand-written (`schema_with`) schema: unknown here (`Shape::OPAQUE`, which a union
+            // must declare); the runtime contract checker judges it.
+            Some(f) if f.opaque.is_some() => Branch::Opaque,
             Some(f) if shape::mentions(&f.ty, &cont.ident) => {
                 shape::recursive_branch(&f.ty, &cont.ident)
             }
@@ -233,7 +234,7 @@ fn untagged_branch(cont: &Container, v: &Variant) -> Branch {
         Style::Named => Branch::Object,
         Style::Tuple => Branch::Array,
         Style::Newtype => match v.fields.iter().find(|f| !f.skipped) {
-            Some(f) if f.opaque => Branch::Nothing,
+            Some(f) if f.opaque.is_some() => Branch::Opaque,
             Some(f) if shape::mentions(&f.ty, &cont.ident) => {
                 shape::recursive_branch(&f.ty, &cont.ident)
             }
@@ -335,10 +336,37 @@ fn analyze_enum(
         _ => {}
     }
 
+    if cont.attrs.allow_union.is_none() {
+        check_hand_written_branches(errors, cont, &counted);
+    }
+
     Analysis {
         shape: ShapePlan::Union(counted),
         checks,
         repr: repr_text,
+    }
+}
+
+pub const HAND_WRITTEN_FIX: &str = "fix: publish it through a type that states its shape (`#[schemars(with = \"T\")]`, where `T`'s `ProviderSafe` impl says what its schema is), or mark the enum `#[tool_schema(opaque)]` and check the published schema with `check_contract()` in a test";
+
+/// Rule: a branch whose schema is hand-written (`#[schemars(schema_with)]` on an untagged newtype
+/// variant) may be an object or an array; beside a branch that certainly is one, the union may
+/// have two, and the derive cannot tell. Unknown beside unknown is checked by the compiler
+/// (`expand::union_asserts`).
+fn check_hand_written_branches(errors: &mut Errors, cont: &Container, counted: &[Counted]) {
+    let Some(structured) = counted.iter().find(|c| c.branch.structured() == Some(true)) else {
+        return;
+    };
+    for c in counted
+        .iter()
+        .filter(|c| matches!(c.branch, Branch::Opaque))
+    {
+        let name = &cont.ident;
+        let message = format!(
+            "variant `{name}::{}` publishes a hand-written schema (`#[schemars(schema_with = ...)]`) as a branch of the union beside `{name}::{}`, which is object- or array-typed: if the hand-written one is too, clients that keep only the first branch or flatten unions lose one without an error, and the derive cannot see which it is\n{HAND_WRITTEN_FIX}",
+            c.variant, structured.variant
+        );
+        errors.spanned(&c.variant, message);
     }
 }
 
@@ -352,7 +380,7 @@ fn join_names(names: &[String]) -> String {
 
 /// The field checks of one variant.
 fn variant_checks(cont: &Container, v: &Variant, untagged: bool, checks: &mut Vec<FieldCheck>) {
-    for f in v.fields.iter().filter(|f| !f.skipped && !f.opaque) {
+    for f in v.fields.iter().filter(|f| !f.skipped && f.opaque.is_none()) {
         let merged = untagged && v.style == Style::Newtype;
         let owner = match v.style {
             Style::Named => format!(

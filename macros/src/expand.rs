@@ -20,7 +20,7 @@ use syn::{DeriveInput, Generics, Ident};
 
 use crate::ast::{self, Container};
 pub use crate::check::Mode;
-use crate::check::{self, Analysis, CheckKind, FieldCheck, ShapePlan, UNION_FIX};
+use crate::check::{self, Analysis, CheckKind, FieldCheck, HAND_WRITTEN_FIX, ShapePlan, UNION_FIX};
 use crate::errors::Errors;
 use crate::krate::Krate;
 use crate::shape::{self, Branch};
@@ -43,7 +43,9 @@ pub fn derive(input: &DeriveInput, mode: Mode) -> TokenStream {
     let impls = impls(&cont, &analysis, mode, krate, valid);
     let checks = field_checks(&cont, &analysis, krate);
     let unions = if valid {
-        union_asserts(&cont, &analysis, krate)
+        let mut unions = union_asserts(&cont, &analysis, krate);
+        unions.extend(hand_written_asserts(&cont, &analysis, krate));
+        unions
     } else {
         TokenStream::new()
     };
@@ -201,8 +203,9 @@ fn impls(
     }
 }
 
-/// The impls alone, with a neutral shape: emitted when serde rejected the attributes (serde_derive
-/// reports that), so uses of the type do not fail a second time.
+/// The impls alone, with a neutral shape: emitted beside the errors that say why the input could
+/// not be read (`ast::parse`), so uses of the type do not fail a second time. Never emitted
+/// without an error: it checks nothing.
 fn fallback(input: &DeriveInput, mode: Mode, krate: Krate) -> TokenStream {
     let ident = &input.ident;
     let generics = bounded(&input.generics, krate, false);
@@ -376,9 +379,141 @@ fn union_asserts(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenSt
     out
 }
 
+/// A branch whose schema the derive cannot see (a type whose `SHAPE` is opaque, or a
+/// `schema_with` variant) beside a branch that is or may be object- or array-typed fails at its
+/// variant: the union may hold two structured branches and nothing here can tell. Cases settled
+/// from syntax alone are reported by `check::check_hand_written_branches`.
+fn hand_written_asserts(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenStream {
+    let ShapePlan::Union(counted) = &analysis.shape else {
+        return TokenStream::new();
+    };
+    if cont.is_generic() || cont.attrs.allow_union.is_some() {
+        return TokenStream::new();
+    }
+    let unseen = |b: &Branch| matches!(b, Branch::Of(_) | Branch::Opaque);
+    let certain_structured = counted.iter().any(|c| c.branch.structured() == Some(true));
+    let name = &cont.ident;
+    let mut out = TokenStream::new();
+    for (i, c) in counted.iter().enumerate() {
+        if !unseen(&c.branch) {
+            continue;
+        }
+        let others = counted
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, o)| &o.branch);
+        let may_matter = others
+            .clone()
+            .any(|o| o.structured() != Some(false) || matches!(o, Branch::Opaque));
+        // A `schema_with` variant beside a certain structured branch: reported from syntax.
+        if !may_matter || (matches!(c.branch, Branch::Opaque) && certain_structured) {
+            continue;
+        }
+        let this = c.branch.tokens(krate);
+        let before = counted[..i].iter().map(|c| c.branch.tokens(krate));
+        let rest = others.map(|b| b.tokens(krate));
+        let require = require_at(krate, c.variant.span());
+        let what = match &c.branch {
+            Branch::Of(ty) => format!(
+                "wraps `{}`, whose schema the derive cannot see (a hand-written `JsonSchema` marked `#[tool_schema(opaque)]`, or a newtype over a `#[schemars(schema_with = ...)]` field),",
+                crate::shape::display_tokens(&quote!(#ty))
+            ),
+            _ => "publishes a hand-written schema (`#[schemars(schema_with = ...)]`)".to_owned(),
+        };
+        let message = message_literal(&format!(
+            "variant `{name}::{}` {what} as a branch of the union beside a branch that is or may be object- or array-typed: if both are, clients that keep only the first branch or flatten unions lose one without an error\n{HAND_WRITTEN_FIX}",
+            c.variant
+        ));
+        out.extend(quote_spanned! {c.variant.span()=>
+            const _: () = {
+                const THIS: #krate::Shape = #this;
+                const BEFORE: #krate::Shape = #krate::Shape::NEVER #(.union(#before))*;
+                const OTHERS: #krate::Shape = #krate::Shape::NEVER #(.union(#rest))*;
+                #require(!(THIS.is_opaque() && (OTHERS.structured() > 0 || BEFORE.is_opaque())), #message)
+            };
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::message_literal;
+    use super::{Mode, derive, message_literal};
+
+    /// Every input that reaches the fallback impls (which check nothing) comes with an error:
+    /// a Rust `union`, attributes serde's parser refuses, and attributes the merge with
+    /// `#[schemars]` could once have made refused (issue 50). Inputs that read are not fallbacks.
+    #[test]
+    fn no_fallback_is_silent() {
+        let fallbacks: Vec<syn::DeriveInput> = vec![
+            syn::parse_quote!(
+                union U {
+                    a: u32,
+                }
+            ),
+            syn::parse_quote!(
+                struct S {
+                    #[serde(skip_deserializing, skip_deserializing)]
+                    a: u32,
+                }
+            ),
+            syn::parse_quote!(
+                #[serde(tag = "t")]
+                enum E {
+                    A(u32, String),
+                }
+            ),
+            syn::parse_quote!(
+                struct S {
+                    #[schemars(skip, skip_deserializing)]
+                    a: u32,
+                }
+            ),
+            syn::parse_quote!(
+                struct S {
+                    #[schemars(with = )]
+                    a: u32,
+                }
+            ),
+        ];
+        for input in &fallbacks {
+            for mode in [Mode::ToolParams, Mode::ProviderSafe] {
+                let out = derive(input, mode).to_string();
+                assert!(
+                    out.contains("compile_error"),
+                    "no error for {}:\n{out}",
+                    quote::quote!(#input)
+                );
+            }
+        }
+        // Read as schemars reads them: no error, and the field checks are emitted.
+        let read: Vec<syn::DeriveInput> = vec![
+            syn::parse_quote!(
+                struct S {
+                    #[serde(default, skip_deserializing)]
+                    #[schemars(skip)]
+                    a: u32,
+                    b: Other,
+                }
+            ),
+            syn::parse_quote!(
+                struct S {
+                    #[schemars(skip)]
+                    #[serde(skip_deserializing)]
+                    #[serde(default)]
+                    a: u32,
+                    b: Other,
+                }
+            ),
+        ];
+        for input in &read {
+            let out = derive(input, Mode::ToolParams).to_string();
+            assert!(!out.contains("compile_error"), "{out}");
+            assert!(out.contains("Shape :: OBJECT"), "{out}");
+            assert!(out.contains("< Other as"), "field `b` unchecked: {out}");
+        }
+    }
 
     /// The literal reads back as the text itself, whatever quotes, hashes and braces it holds.
     #[test]

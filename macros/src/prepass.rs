@@ -1,16 +1,21 @@
-//! Reads serde attributes the way schemars does: a serde-meaningful key inside `#[schemars(...)]`
-//! overrides the same key in `#[serde(...)]` (schemars' own pre-pass has the same rule), so the
-//! shape we check is the shape schemars publishes.
+//! Reads serde attributes the way schemars does (schemars_derive's `process_serde_attrs`): a
+//! serde-meaningful key inside `#[schemars(...)]` overrides the same key in `#[serde(...)]`,
+//! `#[schemars(skip)]` overrides serde's `skip_serializing` and `skip_deserializing` too, and
+//! `#[schemars(!key)]` drops serde's `key`. So the shape we check is the shape schemars publishes,
+//! and the merge never invents a conflict (a repeated key) that the user's code does not have.
 
 use std::borrow::Cow;
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Data, DeriveInput, Meta, Token};
+use syn::{Attribute, Data, DeriveInput, Meta, Path, Token};
 
-/// The serde keys schemars honours when written as `#[schemars(...)]`.
-const SERDE_KEYS: &[&str] = &[
+use crate::errors::Errors;
+
+/// The serde keys schemars copies from `#[schemars(...)]` into serde's reading.
+const SCHEMARS_KEYS: &[&str] = &[
     "rename",
     "rename_all",
     "rename_all_fields",
@@ -24,58 +29,138 @@ const SERDE_KEYS: &[&str] = &[
     "skip_serializing_if",
     "skip_deserializing",
     "flatten",
+    "remote",
     "transparent",
+    "into",
     "from",
     "try_from",
-    "into",
+    "bound",
 ];
 
-fn key_of(meta: &Meta) -> Option<String> {
-    meta.path().get_ident().map(ToString::to_string)
+/// The `#[serde(...)]` keys schemars keeps when it rewrites the attributes (`bound` is dropped:
+/// only the schemars one counts).
+const SERDE_KEYS_KEPT: &[&str] = &[
+    "rename",
+    "rename_all",
+    "rename_all_fields",
+    "deny_unknown_fields",
+    "tag",
+    "content",
+    "untagged",
+    "default",
+    "skip",
+    "skip_serializing",
+    "skip_serializing_if",
+    "skip_deserializing",
+    "flatten",
+    "remote",
+    "transparent",
+    "into",
+    "from",
+    "try_from",
+    "serialize_with",
+    "with",
+];
+
+/// One item of `#[schemars(...)]`: a meta, or schemars' `!key` (drop serde's `key`).
+pub enum SchemarsItem {
+    Meta(Meta),
+    Unset(Path),
 }
 
-fn metas(attr: &Attribute) -> Vec<Meta> {
-    attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
-        .map(|p| p.into_iter().collect())
-        .unwrap_or_default()
-}
-
-/// Rewrites one attribute list: serde keys from `#[schemars]` win over the same `#[serde]` keys.
-fn merge(attrs: &mut Vec<Attribute>) {
-    let from_schemars: Vec<Meta> = attrs
-        .iter()
-        .filter(|a| a.path().is_ident("schemars"))
-        .flat_map(metas)
-        .filter(|m| key_of(m).is_some_and(|k| SERDE_KEYS.contains(&k.as_str())))
-        .collect();
-    if from_schemars.is_empty() {
-        return;
+impl Parse for SchemarsItem {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        if input.peek(Token![!]) {
+            let _: Token![!] = input.parse()?;
+            Ok(SchemarsItem::Unset(input.parse()?))
+        } else {
+            Ok(SchemarsItem::Meta(input.parse()?))
+        }
     }
-    let overridden: Vec<String> = from_schemars.iter().filter_map(key_of).collect();
-    let mut kept: Vec<TokenStream> = Vec::new();
+}
+
+/// The items of one `#[schemars(...)]` attribute.
+pub fn parse_schemars(attr: &Attribute) -> syn::Result<Vec<SchemarsItem>> {
+    attr.parse_args_with(Punctuated::<SchemarsItem, Token![,]>::parse_terminated)
+        .map(|items| items.into_iter().collect())
+}
+
+/// [`parse_schemars`], reporting an attribute that does not read is an error of
+/// ours too: what it says about the schema would otherwise be ignored without a word.
+pub fn schemars_items(errors: &mut Errors, attr: &Attribute) -> Vec<SchemarsItem> {
+    match parse_schemars(attr) {
+        Ok(items) => items,
+        Err(e) => {
+            errors.push(syn::Error::new(
+                e.span(),
+                format!(
+                    "cannot read this `#[schemars(...)]` attribute ({e}), so toolschema cannot tell what this item publishes\nfix: write it as schemars documents it, e.g. `#[schemars(rename = \"x\", skip)]`"
+                ),
+            ));
+            Vec::new()
+        }
+    }
+}
+
+fn key_of(path: &Path) -> Option<String> {
+    path.get_ident().map(ToString::to_string)
+}
+
+/// Rewrites one attribute list as schemars does.
+fn merge(errors: &mut Errors, attrs: &mut Vec<Attribute>) {
+    let mut effective: Vec<TokenStream> = Vec::new();
+    let mut overridden: Vec<String> = Vec::new();
+    let mut unset: Vec<String> = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
+        for item in schemars_items(errors, attr) {
+            match item {
+                SchemarsItem::Unset(path) => unset.extend(key_of(&path)),
+                SchemarsItem::Meta(meta) => {
+                    let Some(key) = key_of(meta.path()) else {
+                        continue;
+                    };
+                    if SCHEMARS_KEYS.contains(&key.as_str()) {
+                        overridden.push(key);
+                        effective.push(quote!(#meta));
+                    }
+                }
+            }
+        }
+    }
+    if overridden.iter().any(|k| k == "skip") {
+        overridden.extend([
+            "skip_serializing".to_owned(),
+            "skip_deserializing".to_owned(),
+        ]);
+    }
     attrs.retain(|a| {
         if !a.path().is_ident("serde") {
             return true;
         }
-        match a.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) {
-            Ok(list) => {
-                for m in list {
-                    if !key_of(&m).is_some_and(|k| overridden.contains(&k)) {
-                        kept.push(quote!(#m));
-                    }
-                }
-                false
+        // A `#[serde(...)]` that does not read is dropped, as schemars drops it; serde_derive
+        // reports it where the type derives `Deserialize`.
+        let list = a
+            .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+            .unwrap_or_default();
+        for meta in list {
+            let kept = key_of(meta.path()).is_some_and(|k| {
+                SERDE_KEYS_KEPT.contains(&k.as_str())
+                    && !overridden.contains(&k)
+                    && !unset.contains(&k)
+            });
+            if kept {
+                effective.push(quote!(#meta));
             }
-            // Leave malformed serde attributes for serde to report.
-            Err(_) => true,
         }
+        false
     });
-    let merged = from_schemars.iter().map(|m| quote!(#m)).chain(kept);
-    attrs.push(syn::parse_quote!(#[serde(#(#merged),*)]));
+    if !effective.is_empty() {
+        attrs.push(syn::parse_quote!(#[serde(#(#effective),*)]));
+    }
 }
 
 /// A copy of `input` whose `#[serde]` attributes say what schemars will read.
-pub fn serde_view(input: &DeriveInput) -> Cow<'_, DeriveInput> {
+pub fn serde_view<'a>(errors: &mut Errors, input: &'a DeriveInput) -> Cow<'a, DeriveInput> {
     // Most types have no `#[schemars]` attribute at all: nothing to merge, no copy.
     let schemars = |attrs: &[Attribute]| attrs.iter().any(|a| a.path().is_ident("schemars"));
     let any = schemars(&input.attrs)
@@ -91,12 +176,17 @@ pub fn serde_view(input: &DeriveInput) -> Cow<'_, DeriveInput> {
         return Cow::Borrowed(input);
     }
     let mut input = input.clone();
-    merge(&mut input.attrs);
+    merge(errors, &mut input.attrs);
     match &mut input.data {
-        Data::Struct(s) => s.fields.iter_mut().for_each(|f| merge(&mut f.attrs)),
+        Data::Struct(s) => s
+            .fields
+            .iter_mut()
+            .for_each(|f| merge(errors, &mut f.attrs)),
         Data::Enum(e) => e.variants.iter_mut().for_each(|v| {
-            merge(&mut v.attrs);
-            v.fields.iter_mut().for_each(|f| merge(&mut f.attrs));
+            merge(errors, &mut v.attrs);
+            v.fields
+                .iter_mut()
+                .for_each(|f| merge(errors, &mut f.attrs));
         }),
         Data::Union(_) => {}
     }
@@ -108,6 +198,22 @@ mod tests {
     use super::*;
     use quote::ToTokens;
 
+    fn serde_attrs(attrs: &[Attribute]) -> Vec<String> {
+        attrs
+            .iter()
+            .filter(|a| a.path().is_ident("serde"))
+            .map(|a| a.to_token_stream().to_string())
+            .collect()
+    }
+
+    fn view(input: &DeriveInput) -> DeriveInput {
+        let mut errors = Errors::new();
+        let out = serde_view(&mut errors, input).into_owned();
+        assert!(errors.is_empty());
+        errors.finish();
+        out
+    }
+
     #[test]
     fn schemars_keys_override_serde_keys() {
         let input: DeriveInput = syn::parse_quote! {
@@ -115,30 +221,96 @@ mod tests {
             #[schemars(untagged, tag = "type", description = "ignored")]
             enum E { A }
         };
-        let out = serde_view(&input);
-        let attrs: Vec<String> = out
-            .attrs
-            .iter()
-            .map(|a| a.to_token_stream().to_string())
-            .collect();
-        assert_eq!(attrs.len(), 2, "{attrs:?}");
-        assert!(attrs[0].starts_with("# [schemars"));
+        let out = view(&input);
+        assert_eq!(out.attrs.len(), 2);
         assert_eq!(
-            attrs[1],
-            "# [serde (untagged , tag = \"type\" , rename_all = \"snake_case\")]"
+            serde_attrs(&out.attrs),
+            ["# [serde (untagged , tag = \"type\" , rename_all = \"snake_case\")]"]
         );
     }
 
     #[test]
-    fn untouched_without_schemars_keys() {
+    fn serde_keys_kept_without_schemars_keys() {
         let input: DeriveInput = syn::parse_quote! {
             #[serde(untagged)]
             #[schemars(description = "x")]
             enum E { A }
         };
+        assert_eq!(serde_attrs(&view(&input).attrs), ["# [serde (untagged)]"]);
+    }
+
+    /// `#[schemars(skip)]` stands for both of serde's skips, so the merge keeps neither beside it
+    /// (issue 50: keeping `skip_deserializing` made serde's parser refuse a duplicate the user
+    /// never wrote), in any order and over any number of `#[serde]` lines.
+    #[test]
+    fn schemars_skip_overrides_both_serde_skips() {
+        let inputs: Vec<DeriveInput> = vec![
+            syn::parse_quote! {
+                struct S {
+                    #[serde(default, skip_deserializing)]
+                    #[schemars(skip)]
+                    a: u32,
+                }
+            },
+            syn::parse_quote! {
+                struct S {
+                    #[schemars(skip)]
+                    #[serde(skip_deserializing)]
+                    #[serde(default)]
+                    a: u32,
+                }
+            },
+            syn::parse_quote! {
+                struct S {
+                    #[serde(skip_serializing, default, skip_deserializing)]
+                    #[schemars(skip)]
+                    a: u32,
+                }
+            },
+        ];
+        for input in inputs {
+            let out = view(&input);
+            let Data::Struct(s) = &out.data else {
+                unreachable!()
+            };
+            let field = s.fields.iter().next().unwrap();
+            assert_eq!(
+                serde_attrs(&field.attrs),
+                ["# [serde (skip , default)]"],
+                "{}",
+                input.to_token_stream()
+            );
+        }
+    }
+
+    #[test]
+    fn schemars_unset_drops_the_serde_key() {
+        let input: DeriveInput = syn::parse_quote! {
+            #[serde(untagged, rename_all = "snake_case")]
+            #[schemars(!untagged, description = "x")]
+            enum E { A }
+        };
         assert_eq!(
-            serde_view(&input).to_token_stream().to_string(),
-            input.to_token_stream().to_string()
+            serde_attrs(&view(&input).attrs),
+            ["# [serde (rename_all = \"snake_case\")]"]
+        );
+    }
+
+    #[test]
+    fn an_unreadable_schemars_attribute_is_an_error() {
+        let input: DeriveInput = syn::parse_quote! {
+            struct S {
+                #[schemars(with = )]
+                a: u32,
+            }
+        };
+        let mut errors = Errors::new();
+        let _ = serde_view(&mut errors, &input);
+        assert!(!errors.is_empty());
+        let text = errors.finish().to_string();
+        assert!(
+            text.contains("cannot read this `#[schemars(...)]` attribute"),
+            "{text}"
         );
     }
 }
