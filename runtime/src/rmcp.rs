@@ -8,11 +8,28 @@
 //! ```
 //!
 //! With `#[derive(ToolParams)]` on `SearchArgs`, the `#[tool]` macro finds the `Parameters` type
-//! as usual and publishes the schema adapted for MCP (`$schema` removed, a union's structured
-//! branch first); a call's arguments are restored, validated against the schema (every
+//! as usual and publishes the schema adapted for MCP (a union's structured branch first); a
+//! call's arguments are restored, validated against the schema (every
 //! constraint re-imposed) and deserialized, and a bad call gets a tool result with
 //! `isError: true` whose text tells the model what to fix. For another wire format use
 //! `#[tool(input_schema = toolschema::rmcp::input_schema_for::<T>(Target::Gemini))]`.
+//!
+//! rmcp's `#[tool]` adds `"$schema": "https://json-schema.org/draft/2020-12/schema"` to every
+//! input schema it generates, which some clients refuse (Gemini CLI: "no schema with key or ref";
+//! Vertex AI: `Unknown name "$schema"`). Pass the router through [`exact_schemas`] once, where
+//! the server is built, and serve that router (rmcp's `#[tool_handler]` builds a new one per
+//! request unless told which): every tool then publishes the keys and values of
+//! `T::schema_for(Target::Mcp)`, less the root `title` and `description`, which rmcp takes out
+//! (the type's name and doc are not the tool's).
+//!
+//! ```ignore
+//! struct Server { tool_router: ToolRouter<Self> }
+//! // where the server is made:
+//! Server { tool_router: toolschema::rmcp::exact_schemas(Self::tool_router()) }
+//!
+//! #[tool_handler(router = self.tool_router)]
+//! impl ServerHandler for Server {}
+//! ```
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -109,4 +126,28 @@ pub fn input_schema_for<T: ToolParams + 'static>(target: Target) -> Arc<JsonObje
         Value::Object(map) => Arc::new(map),
         _ => Arc::new(JsonObject::new()),
     }
+}
+
+/// The router with every tool's `inputSchema` (and `outputSchema`) as this crate publishes it:
+/// the `$schema` that rmcp's generator adds to the root of each is taken out. Tools whose
+/// parameters are `Parameters<T>` then publish the same keys and values as
+/// [`input_schema::<T>()`](input_schema) (in schemars' keyword order, where rmcp serialized
+/// them); hand-written schemas lose only a root `$schema`. Call it once, where the router is made.
+pub fn exact_schemas<S>(
+    mut router: rmcp::handler::server::router::tool::ToolRouter<S>,
+) -> rmcp::handler::server::router::tool::ToolRouter<S> {
+    for route in router.map.values_mut() {
+        let tool = &mut route.attr;
+        if tool.input_schema.contains_key("$schema") {
+            Arc::make_mut(&mut tool.input_schema).shift_remove("$schema");
+        }
+        if let Some(output) = tool
+            .output_schema
+            .as_mut()
+            .filter(|o| o.contains_key("$schema"))
+        {
+            Arc::make_mut(output).shift_remove("$schema");
+        }
+    }
+    router
 }

@@ -32,7 +32,7 @@ struct SetField {
 
 #[derive(Clone)]
 struct Server {
-    #[allow(dead_code, reason = "read by the tool_handler macro")]
+    /// Made once in `main`, served by `#[tool_handler(router = self.tool_router)]`.
     tool_router: ToolRouter<Self>,
 }
 
@@ -65,7 +65,7 @@ impl Server {
     }
 }
 
-#[tool_handler]
+#[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -76,8 +76,10 @@ impl ServerHandler for Server {
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // In a test: `SetField::check_contract().unwrap();` (one line per tool).
     SetField::check_contract()?;
+    // Each tool's schema exactly as toolschema publishes it: without the `$schema` rmcp adds,
+    // which Gemini CLI and Vertex AI refuse.
     let server = Server {
-        tool_router: Server::tool_router(),
+        tool_router: toolschema::rmcp::exact_schemas(Server::tool_router()),
     };
     server
         .serve(rmcp::transport::stdio())

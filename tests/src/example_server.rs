@@ -131,7 +131,7 @@ const CONTENT_TYPE: &[(&str, FieldKind)] = &[
 pub struct ContentServer {
     entries: Arc<Mutex<BTreeMap<String, BTreeMap<String, Value>>>>,
     fields: Arc<Mutex<Vec<String>>>,
-    #[allow(dead_code, reason = "read by the tool_handler macro")]
+    /// Made once, with exact schemas; `#[tool_handler(router = self.tool_router)]` serves it.
     tool_router: ToolRouter<Self>,
 }
 
@@ -142,7 +142,8 @@ impl Default for ContentServer {
             fields: Arc::new(Mutex::new(
                 CONTENT_TYPE.iter().map(|(f, _)| (*f).to_owned()).collect(),
             )),
-            tool_router: Self::tool_router(),
+            // Every tool's schema exactly as toolschema publishes it (no `$schema` from rmcp).
+            tool_router: toolschema::rmcp::exact_schemas(Self::tool_router()),
         }
     }
 }
@@ -307,7 +308,7 @@ impl ContentServer {
     }
 }
 
-#[tool_handler]
+#[tool_handler(router = self.tool_router)]
 impl ServerHandler for ContentServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_instructions(

@@ -9,8 +9,9 @@
 //! calls arrived), `add_tool` (adds `extra` and sends `notifications/tools/list_changed`),
 //! `progress` (two progress notifications, then done), `roots` (asks the client for its roots),
 //! `hang` (never answers; counts its cancellation), `cancelled` (how many were), `env` (a variable
-//! of its environment), `exit` (the process exits at once, mid-call) and `big` (an answer of
-//! `bytes` bytes).
+//! of its environment), `exit` (the process exits at once, mid-call), `big` (an answer of
+//! `bytes` bytes) and `slow` (answers after `seconds` seconds, reporting progress every half
+//! second whether or not it was asked to).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -71,6 +72,8 @@ pub fn tools(with_extra: bool) -> Vec<Value> {
         json!({"name": "exit", "description": "Exits the server process.", "inputSchema": object}),
         json!({"name": "big", "description": "Answers with `bytes` bytes of text.",
                "inputSchema": {"type": "object", "properties": {"bytes": {"type": "integer", "minimum": 0}}, "required": ["bytes"]}}),
+        json!({"name": "slow", "description": "Answers after `seconds` seconds, with progress.",
+               "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number", "minimum": 0}}, "required": ["seconds"]}}),
     ];
     if with_extra {
         tools.push(json!({"name": "extra", "description": "Added later.", "inputSchema": object}));
@@ -211,6 +214,23 @@ impl ServerHandler for RawServer {
             "big" => {
                 let n = args["bytes"].as_u64().unwrap_or(0) as usize;
                 Ok(CallToolResult::success(vec![ContentBlock::text("x".repeat(n))]).into())
+            }
+            "slow" => {
+                let seconds = args["seconds"].as_f64().unwrap_or(0.0);
+                let token = context.meta.get_progress_token();
+                let start = std::time::Instant::now();
+                let mut step = 0.0;
+                while start.elapsed().as_secs_f64() < seconds {
+                    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                    step += 1.0;
+                    if let Some(token) = &token {
+                        let _ = context
+                            .peer
+                            .notify_progress(ProgressNotificationParam::new(token.clone(), step))
+                            .await;
+                    }
+                }
+                text(json!("done"))
             }
             "draw" | "files.read/v2" | "extra" => text(json!({"tool": name, "arguments": args})),
             other => Err(ErrorData::invalid_params(

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use toolschema::adapt::convert;
 use toolschema::catalog::Catalog;
 use toolschema::contract::{Severity, check_tool};
-use toolschema::{Target, adapt::LossKind};
+use toolschema::{Target, ToolParams, adapt::LossKind};
 use toolschema_tests::example_server::{
     ContentServer, ManageFields, SearchEntries, TreeSize, UpsertEntry,
 };
@@ -30,27 +30,38 @@ fn expected_input_schema(tool: &str) -> Value {
 }
 
 /// Checks a tool's `inputSchema` as the client received it against what it must be, the whole
-/// value. `tree_size` is published through `#[tool(input_schema = ...)]`: exactly, key order
-/// included. The others through `Parameters<T>` alone, where rmcp 3.11's generator appends
-/// `$schema` and serializes in schemars' keyword order (`toolschema::rmcp::input_schema` says
-/// why): the same keys and values, plus that one URI.
+/// value: `T::schema_for(Target::Mcp)` less the root `title` and `description` (which rmcp takes
+/// out), with no `$schema`. `tree_size` is published through `#[tool(input_schema = ...)]`:
+/// exactly, key order included. The others through `Parameters<T>` and
+/// `toolschema::rmcp::exact_schemas` over the router: the same keys and values (rmcp serializes
+/// them in schemars' keyword order).
 fn assert_published(name: &str, received: &Value) {
     let expected = expected_input_schema(name);
+    assert!(received.get("$schema").is_none(), "{name}: {received:#}");
     if name == "tree_size" {
         assert_eq!(
             serde_json::to_string(received).unwrap(),
             serde_json::to_string(&expected).unwrap(),
             "{name}: the explicit path publishes our value exactly"
         );
-        return;
     }
-    let mut received = received.as_object().expect("an object").clone();
-    assert_eq!(
-        received.shift_remove("$schema"),
-        Some(json!("https://json-schema.org/draft/2020-12/schema")),
-        "{name}"
-    );
-    assert_eq!(Value::Object(received), expected, "{name}");
+    assert_eq!(received, &expected, "{name}");
+    let mut adapted = schema_for_mcp(name);
+    adapted.shift_remove("title");
+    adapted.shift_remove("description");
+    assert_eq!(received, &Value::Object(adapted), "{name}");
+}
+
+/// `T::schema_for(Target::Mcp)` of the tool's parameter type, as the library adapts it.
+fn schema_for_mcp(tool: &str) -> serde_json::Map<String, Value> {
+    let adapted = match tool {
+        "upsert_entry" => UpsertEntry::schema_for(Target::Mcp).schema,
+        "manage_fields" => ManageFields::schema_for(Target::Mcp).schema,
+        "search_entries" => SearchEntries::schema_for(Target::Mcp).schema,
+        "tree_size" => TreeSize::schema_for(Target::Mcp).schema,
+        other => panic!("unexpected tool {other}"),
+    };
+    adapted.as_object().expect("an object").clone()
 }
 
 fn args(v: Value) -> serde_json::Map<String, Value> {

@@ -267,6 +267,11 @@ impl Tokens {
         R::Not: From<CancelledNotification>,
     {
         let requester = meta.get_progress_token();
+        // rmcp puts a progress token of its own on every request it sends, so a server may
+        // report progress nobody asked for: only progress the requester asked for (and will be
+        // passed on) keeps the request alive past the timeout.
+        let mut options = options;
+        options.reset_timeout_on_progress &= requester.is_some();
         *request.get_meta_mut() = meta.clone();
         let handle = self
             .send(peer, request, options, requester)
@@ -459,6 +464,15 @@ impl Downstream {
             }
             ClientRequest::CustomRequest(request) if request.method == limit::OVERSIZED => {
                 Err(oversized(session))
+            }
+            // A `tools/call` rmcp could not read as one (its `arguments` are not an object, say):
+            // an invalid call, refused as every other one is, never forwarded.
+            ClientRequest::CustomRequest(request) if request.method == "tools/call" => {
+                // Answered through `on_custom_request`, which passes a custom result on as is.
+                let params = request.params.unwrap_or_default();
+                let refusal = serde_json::to_value(tools::unreadable_call(&params))
+                    .map_err(|e| ErrorData::new(ErrorCode::INTERNAL_ERROR, e.to_string(), None))?;
+                Ok(ServerResult::CustomResult(CustomResult(refusal)))
             }
             other => self.forward(other, context).await,
         }

@@ -118,6 +118,38 @@ impl Published {
     }
 }
 
+/// The refusal of a `tools/call` whose parameters do not read as one: the arguments are not an
+/// object (a string, an array, a number), or there is no tool name.
+pub fn unreadable_call(params: &Value) -> CallToolResult {
+    let text = match params.get("name").and_then(Value::as_str) {
+        None => {
+            "The tool was not called: `tools/call` needs the tool's `name` (a string).".to_owned()
+        }
+        Some(name) => match params.get("arguments") {
+            Some(arguments) if !arguments.is_object() && !arguments.is_null() => format!(
+                "Tool `{name}` was not called: arguments must be an object of named parameters, not {}.",
+                json_kind(arguments)
+            ),
+            _ => format!(
+                "Tool `{name}` was not called: its parameters are not a valid `tools/call`."
+            ),
+        },
+    };
+    tool_error(text)
+}
+
+/// "a string", "an array", ... for a value that is not what was expected.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// A tool error (`isError: true`) with one text, built as a `tools/call` result of any protocol
 /// version has it (rmcp's constructor adds the 2026 protocol's `resultType`).
 fn tool_error(text: String) -> CallToolResult {
