@@ -356,6 +356,23 @@ fn google_common(schema: &Value, out: &mut Vec<String>) {
         {
             out.push(format!("{path}: object without `properties`"));
         }
+        required_defined(m, &path, out);
+    }
+}
+
+/// Google refuses a `required` entry without a matching property of the same node:
+/// "`…parameters.required[0]: property is not defined`" (providers.md 3a, [ERR-G-REQUNDEF]).
+fn required_defined(m: &serde_json::Map<String, Value>, path: &str, out: &mut Vec<String>) {
+    if let Some(Value::Array(required)) = m.get("required") {
+        let props = m.get("properties").and_then(Value::as_object);
+        for r in required {
+            if !r
+                .as_str()
+                .is_some_and(|r| props.is_some_and(|p| p.contains_key(r)))
+            {
+                out.push(format!("{path}: required {r}: property is not defined"));
+            }
+        }
     }
 }
 
@@ -442,17 +459,7 @@ fn openapi_schema(schema: &Value, out: &mut Vec<String>) {
         if m.get("items").is_some_and(Value::is_array) {
             out.push(format!("{path}: `items` must be one schema"));
         }
-        if let Some(Value::Array(required)) = m.get("required") {
-            let props = m.get("properties").and_then(Value::as_object);
-            for r in required {
-                if !r
-                    .as_str()
-                    .is_some_and(|r| props.is_some_and(|p| p.contains_key(r)))
-                {
-                    out.push(format!("{path}: required {r}: property is not defined"));
-                }
-            }
-        }
+        required_defined(m, &path, out);
         if ty == Some("object") && m.get("properties").is_none() {
             out.push(format!("{path}: object without `properties`"));
         }

@@ -149,3 +149,64 @@ fn tool_names_are_rewritten_for_the_provider() {
     let cca = convert(&catalog, Target::CcaClaude);
     assert!(cca.declarations["functionDeclarations"][1]["parameters"].is_object());
 }
+
+/// Issue 48, item 11: a `required` name with no matching property (a tool's stale name, an array
+/// item's `required` without `properties`; published servers emit both) never reaches Google,
+/// which refuses the whole request ("`…required[0]`: property is not defined"). On every Google
+/// target the name is removed with a `dropped` loss at its place in the input, and the whole
+/// request passes the validator; names that are properties stay.
+#[test]
+fn required_names_that_are_not_properties_never_reach_google() {
+    let catalog = toolschema::catalog::Catalog::from_value(json!([
+        {"name": "stale", "inputSchema": {"type": "object",
+            "properties": {"path": {"type": "string"}},
+            "required": ["path", "recursive"]}},
+        {"name": "rows", "inputSchema": {"type": "object",
+            "properties": {"rows": {"type": "array", "items": {"type": "object", "required": ["id"]}}},
+            "required": ["rows"]}}
+    ]))
+    .unwrap();
+    for target in [Target::Gemini, Target::GeminiOpenApi, Target::CcaClaude] {
+        let converted = convert(&catalog, target);
+        let field = match target {
+            Target::Gemini => "parametersJsonSchema",
+            _ => "parameters",
+        };
+        let decls = converted.declarations["functionDeclarations"]
+            .as_array()
+            .unwrap();
+        assert_eq!(decls[0][field]["required"], json!(["path"]), "{target}");
+        assert_eq!(decls[1][field]["required"], json!(["rows"]), "{target}");
+        let item = &decls[1][field]["properties"]["rows"]["items"];
+        assert!(
+            item.get("required").is_none_or(|r| r == &json!([])),
+            "{target}: {item}"
+        );
+        for (decl, adapted) in decls.iter().zip(&converted.adapted) {
+            let problems =
+                toolschema_tests::validators::validate(target, &decl[field], adapted.strict);
+            assert!(problems.is_empty(), "{target}: {problems:?}");
+        }
+        let losses = |i: usize| -> Vec<(String, String)> {
+            converted.report.tools[i]
+                .losses
+                .iter()
+                .filter(|l| &*l.keyword == "required")
+                .map(|l| (l.pointer.to_string(), format!("{:?}", l.kind)))
+                .collect()
+        };
+        assert_eq!(
+            losses(0),
+            [("/required".to_owned(), "Dropped".to_owned())],
+            "{target}"
+        );
+        assert_eq!(
+            losses(1),
+            [(
+                "/properties/rows/items/required".to_owned(),
+                "Dropped".to_owned()
+            )],
+            "{target}"
+        );
+    }
+}

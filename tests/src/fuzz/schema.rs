@@ -204,8 +204,11 @@ fn object(inner: BoxedStrategy<Value>) -> impl Strategy<Value = Value> {
         ]),
         prop::option::of(inner),
         any::<bool>(),
+        // A `required` name that is no property (a stale name; an item's `required` without
+        // `properties`): published servers send both, and Google refuses them.
+        prop::bool::weighted(0.1),
     )
-        .prop_map(|(props, req, additional, pattern_props, typed)| {
+        .prop_map(|(props, req, additional, pattern_props, typed, stale)| {
             let mut m = Map::new();
             if typed {
                 m.insert("type".into(), json!("object"));
@@ -214,12 +217,15 @@ fn object(inner: BoxedStrategy<Value>) -> impl Strategy<Value = Value> {
             for (n, s) in props {
                 properties.insert(n, s);
             }
-            let required: Vec<Value> = properties
+            let mut required: Vec<Value> = properties
                 .keys()
                 .zip(&req)
                 .filter(|(_, r)| **r)
                 .map(|(k, _)| json!(k))
                 .collect();
+            if stale && !properties.contains_key("gone") {
+                required.push(json!("gone"));
+            }
             m.insert("properties".into(), Value::Object(properties));
             if !required.is_empty() {
                 m.insert("required".into(), Value::Array(required));

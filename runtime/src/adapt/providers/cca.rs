@@ -4,7 +4,7 @@
 
 use super::super::rules::{
     CollapseCombiners, EnsureProperties, InferType, InlineRefs, MergeSingleAllOf, MetaValidate,
-    NullablePropertiesOptional, ResidualGate, Rule, StructuredFirst,
+    NullablePropertiesOptional, RequiredAreProperties, ResidualGate, Rule, StructuredFirst,
 };
 use super::super::settings::{AdaptSettings, NameRule, Wire, no_rules};
 use super::super::{AdaptOptions, Target};
@@ -49,6 +49,8 @@ fn rules(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(InferType),
         Box::new(StructuredFirst),
         Box::new(CollapseCombiners),
+        // After unions are merged: every node then has the properties it is sent with.
+        Box::new(RequiredAreProperties),
         Box::new(EnsureProperties),
         Box::new(ResidualGate),
         Box::new(MetaValidate),

@@ -6,7 +6,8 @@ use super::super::rules::keywords::keep_none;
 use super::super::rules::{
     AllConstToEnum, BoolSchemas, ConstToEnum, EnsureProperties, Fused, GoogleNullable, InferType,
     InlineRefs, MergeSingleAllOf, NodeRule, OneBranchUnions, OpenApiSchemaFields, PropertyOrdering,
-    RootCombinators, Rule, SnakeCaseKeywords, StringEnumsOnly, StructuredFirst, TupleItems,
+    RequiredAreProperties, RootCombinators, Rule, SnakeCaseKeywords, StringEnumsOnly,
+    StructuredFirst, TupleItems,
 };
 use super::super::settings::{AdaptSettings, NameRule, Wire, no_rules};
 use super::super::{AdaptOptions, Target};
@@ -54,7 +55,10 @@ fn gemini(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     rules.push(google_strip(settings));
     rules.extend(google_values(true));
     rules.push(Box::new(StringEnumsOnly));
-    rules.extend(google_suffix());
+    let mut suffix = google_suffix();
+    // After the references are inlined: every node then has the properties it is sent with.
+    suffix.insert(1, Box::new(RequiredAreProperties));
+    rules.extend(suffix);
     rules
 }
 

@@ -669,34 +669,82 @@ impl Rule for OpenApiSchemaFields {
             if !spilled.is_empty() {
                 super::spill(map, &spilled);
             }
-            // Google rejects a `required` name that is not a property ("property is not defined").
-            // Looked up in place; the names are copied only where one is dropped.
-            let stale = |r: &Value| {
-                !r.as_str().is_some_and(|r| {
-                    map.key("properties")
-                        .and_then(Value::as_object)
-                        .is_some_and(|p| p.has(r))
-                })
-            };
-            if matches!(map.key("required"), Some(Value::Array(r)) if r.iter().any(stale)) {
-                // Taken out, each name looked up in the properties (hashed in a wide map), and
-                // put back.
-                if let Some(Value::Array(mut required)) =
-                    map.key_mut("required").map(std::mem::take)
-                {
-                    let props = map.key("properties").and_then(Value::as_object);
-                    let before = required.len();
-                    required
-                        .retain(|r| r.as_str().is_some_and(|r| props.is_some_and(|p| p.has(r))));
-                    if required.len() != before {
-                        report.loss(path.child("required"), "required", LossKind::Dropped, "required names that are not properties removed (Google: \"property is not defined\")");
-                    }
-                    if let Some(slot) = map.key_mut("required") {
-                        *slot = Value::Array(required);
-                    }
-                }
-            }
+            drop_stale_required(map, path, report);
         });
+    }
+}
+
+/// Google rejects a `required` name that is not a property of the same node ("`…required[0]`:
+/// property is not defined"): such names are removed, with one loss. Looked up in place; the
+/// names are copied only where one is dropped.
+fn drop_stale_required(map: &mut Map<String, Value>, path: &Path<'_>, report: &mut RuleReport) {
+    let stale = |r: &Value| {
+        !r.as_str().is_some_and(|r| {
+            map.key("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| p.has(r))
+        })
+    };
+    if !matches!(map.key("required"), Some(Value::Array(r)) if r.iter().any(stale)) {
+        return;
+    }
+    // Taken out, each name looked up in the properties (hashed in a wide map), and put back.
+    if let Some(Value::Array(mut required)) = map.key_mut("required").map(std::mem::take) {
+        let props = map.key("properties").and_then(Value::as_object);
+        let before = required.len();
+        required.retain(|r| r.as_str().is_some_and(|r| props.is_some_and(|p| p.has(r))));
+        if required.len() != before {
+            report.loss(
+                path.child("required"),
+                "required",
+                LossKind::Dropped,
+                "required names that are not properties removed (Google: \"property is not defined\")",
+            );
+        }
+        if let Some(slot) = map.key_mut("required") {
+            *slot = Value::Array(required);
+        }
+    }
+}
+
+/// `required` names that are not properties of their node, removed (Gemini
+/// `parametersJsonSchema` and Cloud Code Assist; the legacy `parameters` form does it in
+/// [`OpenApiSchemaFields`]). Run after references are inlined, where every node has the
+/// properties it will be sent with.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RequiredAreProperties;
+
+impl Rule for RequiredAreProperties {
+    fn name(&self) -> &'static str {
+        "required-are-properties"
+    }
+
+    fn wanted(&self, held: &Held<'_>) -> bool {
+        held.may_hold("required")
+    }
+
+    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
+        super::adds_these(&[], add)
+    }
+
+    /// It changes its own node's `required`.
+    fn keeps_root_and_below(&self, _: &Held<'_>) -> bool {
+        true
+    }
+
+    super::fused::node_rule_walks!();
+}
+
+/// It writes no schema.
+impl NodeRule for RequiredAreProperties {
+    fn grows_below(&self, _: &Held<'_>) -> bool {
+        false
+    }
+
+    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
+        if let Value::Object(map) = node {
+            drop_stale_required(map, path, report);
+        }
     }
 }
 

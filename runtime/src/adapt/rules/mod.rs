@@ -29,7 +29,8 @@ pub use enums::{AllConstToEnum, ConstToEnum, InferType};
 pub(crate) use fused::{Fused, NodeRule, walk_nodes};
 pub use google::{
     BoolSchemas, EnsureProperties, GoogleNullable, OPENAPI_SCHEMA_FIELDS, OneBranchUnions,
-    OpenApiSchemaFields, PropertyOrdering, SnakeCaseKeywords, StringEnumsOnly, openapi_format_ok,
+    OpenApiSchemaFields, PropertyOrdering, RequiredAreProperties, SnakeCaseKeywords,
+    StringEnumsOnly, openapi_format_ok,
 };
 pub use inline::InlineRefs;
 pub use keywords::{DefaultToDescription, StripKeywords};
