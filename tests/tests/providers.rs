@@ -210,3 +210,39 @@ fn required_names_that_are_not_properties_never_reach_google() {
         );
     }
 }
+
+/// Issue 48, item 10: a node with `properties` and no `type` (a union branch, an array's items, a
+/// property, a definition) keeps a tool strict on Anthropic as on OpenAI: the type is inferred
+/// before Anthropic's checks, and the request passes the strict validator.
+#[test]
+fn untyped_object_nodes_are_typed_for_anthropic_strict() {
+    let object = json!({"properties": {"x": {"type": "string"}}, "required": ["x"]});
+    let catalog = toolschema::catalog::Catalog::from_value(json!([
+        {"name": "shapes", "inputSchema": {"type": "object",
+            "properties": {
+                "branch": {"anyOf": [object.clone(), {"type": "null"}]},
+                "list": {"type": "array", "items": object.clone()},
+                "plain": object.clone(),
+                "named": {"$ref": "#/$defs/Named"}
+            },
+            "required": ["branch", "list", "plain", "named"],
+            "$defs": {"Named": object.clone()}}}
+    ]))
+    .unwrap();
+    for target in [Target::AnthropicStrict, Target::OpenAiStrict] {
+        let converted = convert(&catalog, target);
+        let adapted = &converted.adapted[0];
+        assert_eq!(adapted.strict, Some(true), "{target}: {:?}", adapted.losses);
+        let problems =
+            toolschema_tests::validators::validate(target, &adapted.schema, adapted.strict);
+        assert!(problems.is_empty(), "{target}: {problems:?}");
+        let walk = toolschema::walk::Walk::new(&adapted.schema);
+        let untyped: Vec<&Value> = walk
+            .nodes
+            .iter()
+            .map(|(node, _)| *node)
+            .filter(|node| node.get("properties").is_some() && node.get("type").is_none())
+            .collect();
+        assert!(untyped.is_empty(), "{target}: {untyped:?}");
+    }
+}

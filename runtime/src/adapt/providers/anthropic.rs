@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::super::rules::{
-    AnthropicStrictCheckAtEnd, AnthropicStrictGate, CloseObjects, MergeSingleAllOf, OneOfToAnyOf,
-    Optional, RootCombinators, Rule, StructuredFirst, TupleItems,
+    AnthropicStrictCheckAtEnd, AnthropicStrictGate, CloseObjects, InferType, MergeSingleAllOf,
+    OneOfToAnyOf, Optional, RootCombinators, Rule, StructuredFirst, TupleItems,
 };
 use super::super::settings::{AdaptSettings, NameRule, StrictBudget, Wire};
 use super::super::{AdaptOptions, Target};
@@ -71,6 +71,9 @@ fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(MergeSingleAllOf),
         Box::new(TupleItems::default()),
         Box::new(after_rewrite),
+        // A node with `properties` or `items` and no `type` gets the type they imply (the
+        // checks count it as typed), as OpenAI strict types it.
+        Box::new(InferType),
         Box::new(OneOfToAnyOf),
         Box::new(
             strip_keywords(

@@ -793,9 +793,19 @@ fn anthropic_refusal(map: &Map<String, Value>, step: Option<Step<'_>>) -> Option
             return Some("an enum of objects or arrays is not supported in strict mode");
         }
     }
-    let typed = TYPING.iter().any(|k| map.has(k));
+    // A node whose type infer-type reads from its keywords (`properties`, `items`) is typed
+    // in the strict rewrite, as OpenAI strict types it.
+    let typed = TYPING.iter().any(|k| map.has(k)) || inferable(map);
     let slot = step.is_some_and(|s| !matches!(s, Step::Keyword("not")));
     (!typed && slot).then_some("an untyped node has no strict form")
+}
+
+/// A node without a type that [`super::InferType`] types from its keywords: `object` from a
+/// `properties` map, `array` from `items` or `prefixItems`.
+fn inferable(map: &Map<String, Value>) -> bool {
+    map.key("properties").is_some_and(Value::is_object)
+        || map.has("items")
+        || map.has("prefixItems")
 }
 
 /// [`AnthropicStrictCheck`] on a breadth-first walk: the first failure in its order, then
