@@ -343,3 +343,19 @@ fn json_lines_of_a_stdio_session_are_read() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Issue 48, item 8: a `pattern` that does not compile is a warning in `lint` (the adapters drop
+/// it), at the keyword; `--deny-warnings` fails on it.
+#[test]
+fn a_pattern_that_does_not_compile_is_a_warning() {
+    let catalog = json!([{"name": "find", "inputSchema": {"type": "object",
+        "properties": {"q": {"type": "string", "pattern": "(unclosed"}}}}]);
+    let (code, report) = lint_json(&[], Some(&catalog.to_string()));
+    assert_eq!(code, 0);
+    assert_eq!(
+        findings(&report),
+        owned(&[("find", "properties.q.pattern", "invalid-pattern")])
+    );
+    let (code, _) = lint_json(&["--deny-warnings"], Some(&catalog.to_string()));
+    assert_eq!(code, 1);
+}

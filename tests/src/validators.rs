@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use toolschema::Target;
 use toolschema::walk::{Step, Walk, dotted, resolve_local};
 
@@ -12,6 +12,7 @@ use toolschema::walk::{Step, Walk, dotted, resolve_local};
 pub fn validate(target: Target, schema: &Value, strict: Option<bool>) -> Vec<String> {
     let mut out = Vec::new();
     root_object(schema, &mut out);
+    patterns_compile(schema, &mut out);
     match target {
         Target::Mcp => mcp(schema, &mut out),
         Target::OpenAi => openai(schema, &mut out),
@@ -37,6 +38,20 @@ pub fn validate(target: Target, schema: &Value, strict: Option<bool>) -> Vec<Str
         _ => out.push(format!("no validator for {target}")),
     }
     out
+}
+
+/// Every target: a `pattern` is an ECMA-262 regular expression (JSON Schema 2020-12 Validation,
+/// 6.3.3); providers that compile patterns into a grammar (OpenAI strict, Anthropic strict:
+/// providers.md [A-SO]) refuse the whole request over one that does not compile. Checked with
+/// the `jsonschema` crate's own pattern compilation, not the adapter's engine.
+fn patterns_compile(schema: &Value, out: &mut Vec<String>) {
+    for (node, path) in nodes(schema) {
+        if let Some(p) = node.get("pattern") {
+            if jsonschema::validator_for(&json!({"pattern": p})).is_err() {
+                out.push(format!("{path}: `pattern: {p}` does not compile"));
+            }
+        }
+    }
 }
 
 fn root_object(schema: &Value, out: &mut Vec<String>) {

@@ -8,7 +8,8 @@
 //!   Anthropic reject them).
 //! - `unresolved-ref`: a local `$ref` that points nowhere.
 //! - warnings: `structured-not-first` (the one structured branch is not the first non-null
-//!   one, so a client that keeps the first branch loses it) and `external-ref` (never fetched).
+//!   one, so a client that keeps the first branch loses it), `external-ref` (never fetched) and
+//!   `invalid-pattern` (a `pattern` that does not compile as ECMA-262: dropped by the adapters).
 
 mod allow;
 mod branch;
@@ -54,6 +55,9 @@ pub enum Kind {
     StructuredNotFirst,
     /// Warning: a `$ref` to another document, which is never fetched.
     ExternalRef,
+    /// Warning: a `pattern` that does not compile as ECMA-262: the adapters drop it (with a loss),
+    /// and a provider sent it refuses the whole request.
+    InvalidPattern,
 }
 
 impl Kind {
@@ -66,13 +70,16 @@ impl Kind {
             Kind::UnresolvedRef => "unresolved-ref",
             Kind::StructuredNotFirst => "structured-not-first",
             Kind::ExternalRef => "external-ref",
+            Kind::InvalidPattern => "invalid-pattern",
         }
     }
 
     /// Errors fail a check; warnings are printed only.
     pub fn severity(self) -> Severity {
         match self {
-            Kind::StructuredNotFirst | Kind::ExternalRef => Severity::Warning,
+            Kind::StructuredNotFirst | Kind::ExternalRef | Kind::InvalidPattern => {
+                Severity::Warning
+            }
             _ => Severity::Error,
         }
     }
@@ -168,6 +175,22 @@ pub fn check_tool(tool: Option<&str>, schema: &Value) -> Vec<Violation> {
             if let Some(kind_message) = check_ref(schema, reference) {
                 push(&walk.steps(index), kind_message.0, kind_message.1);
             }
+        }
+        if let Some(why) = map
+            .key("pattern")
+            .and_then(crate::adapt::rules::pattern_refusal)
+        {
+            let mut steps = walk.steps(index);
+            steps.push(crate::walk::Step::Keyword("pattern"));
+            let value = map
+                .key("pattern")
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            push(
+                &steps,
+                Kind::InvalidPattern,
+                format!("`pattern: {value}` {why}: every adapter drops it; fix the expression"),
+            );
         }
         if nested.contains(&(*node as *const Value)) {
             continue;

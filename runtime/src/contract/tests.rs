@@ -446,3 +446,26 @@ fn huge_and_deep_inputs_finish() {
     assert_eq!(errors(&schema), vec![]);
     std::mem::forget(schema);
 }
+
+/// A `pattern` that does not compile as ECMA-262 is a warning at the keyword (lint says so
+/// before a provider refuses the request); one that compiles, or a property named `pattern`,
+/// is not.
+#[test]
+fn patterns_that_do_not_compile_are_warned_about() {
+    let schema = json!({"type": "object", "properties": {
+        "bad": {"type": "string", "pattern": "["},
+        "good": {"type": "string", "pattern": "^[a-z]+$"},
+        "pattern": {"type": "string"}
+    }});
+    let found = check(&schema);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].kind, Kind::InvalidPattern);
+    assert_eq!(found[0].severity, Severity::Warning);
+    assert_eq!(found[0].path, "properties.bad.pattern");
+    assert_eq!(found[0].pointer, "/properties/bad/pattern");
+    assert!(
+        found[0].message.contains("does not compile as an ECMA-262"),
+        "{}",
+        found[0].message
+    );
+}

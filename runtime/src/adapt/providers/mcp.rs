@@ -1,13 +1,14 @@
 //! MCP `tools/list`: JSON Schema 2020-12 as the client receives it
 //! (<https://modelcontextprotocol.io/specification/2025-06-18/server/tools>).
 
-use super::super::rules::{ObjectRoot, RemoveSchemaUri, Rule, StructuredFirst};
+use super::super::rules::{ObjectRoot, PatternsCompile, RemoveSchemaUri, Rule, StructuredFirst};
 use super::super::settings::{AdaptSettings, NameRule, Wire, no_rules};
 use super::super::{AdaptOptions, Target};
 
 impl AdaptSettings {
-    /// MCP `inputSchema`: only `$schema` removed, an object root, and union branches ordered
-    /// structured-first (clients that keep one branch keep the structured one).
+    /// MCP `inputSchema`: only `$schema` and patterns that do not compile removed, an object root,
+    /// and union branches ordered structured-first (clients that keep one branch keep the
+    /// structured one).
     pub fn mcp() -> Self {
         AdaptSettings {
             target: Target::Mcp,
@@ -28,6 +29,7 @@ fn rules(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     vec![
         Box::new(RemoveSchemaUri),
         Box::new(ObjectRoot),
+        Box::new(PatternsCompile),
         Box::new(StructuredFirst),
     ]
 }

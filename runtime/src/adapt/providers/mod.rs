@@ -7,12 +7,15 @@ mod google;
 mod mcp;
 mod openai;
 
-use super::rules::{Fused, ObjectRoot, RemoveSchemaUri, Rule, StripKeywords, UpgradeDraft07};
+use super::rules::{
+    Fused, ObjectRoot, PatternsCompile, RemoveSchemaUri, Rule, StripKeywords, UpgradeDraft07,
+};
 use super::settings::AdaptSettings;
 use serde_json::Value;
 
 /// What every target but MCP starts with: draft-07 forms upgraded and `$schema` removed (in one
-/// walk: the removal reads and changes only the node's own `$schema`), an object root.
+/// walk: the removal reads and changes only the node's own `$schema`), an object root, and no
+/// `pattern` that does not compile.
 fn json_schema_prefix() -> Vec<Box<dyn Rule>> {
     // Room for the longest list a provider builds on it (Cloud Code Assist's 21 rules), so that
     // the list each adaptation builds is allocated once.
@@ -22,6 +25,7 @@ fn json_schema_prefix() -> Vec<Box<dyn Rule>> {
         vec![Box::new(UpgradeDraft07), Box::new(RemoveSchemaUri)],
     )));
     rules.push(Box::new(ObjectRoot));
+    rules.push(Box::new(PatternsCompile));
     rules
 }
 
