@@ -188,10 +188,13 @@ impl NodeRule for GoogleNullable {
                 }
             }
         }
+        // `null` alone (`type: "null"`, a list of `null` alone): no Google form keeps it.
+        let mut only_null = false;
         // After the union: a branch merged into the node may have brought `type: null`.
         if map.key("type").and_then(Value::as_str) == Some("null") {
             map.take_key("type");
             nullable = true;
+            only_null = true;
             // `enum: [null]` says the same as the nullable flag.
             if map
                 .key("enum")
@@ -236,6 +239,20 @@ impl NodeRule for GoogleNullable {
         }
         if no_type {
             map.take_key("type");
+            only_null = true;
+        }
+        // Left with nothing that says what it accepts, the node now accepts any value.
+        let widened = only_null
+            && !["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
+                .iter()
+                .any(|k| map.has(k));
+        if widened {
+            report.loss(
+                path.pointer(),
+                "type",
+                LossKind::Widened,
+                "a schema of `null` alone has no Google form: sent without a type, it accepts any value",
+            );
         }
         if nullable {
             // `null` among other enum values says the same as the flag (or, without one, is
@@ -248,7 +265,7 @@ impl NodeRule for GoogleNullable {
             if mark {
                 map.insert("nullable".into(), json!(true));
                 report.change(path.pointer(), "null as `nullable: true`");
-            } else {
+            } else if !widened {
                 report.loss(
                     path.pointer(),
                     "type",
@@ -804,6 +821,30 @@ mod tests {
             run(&mut cca, json!({"type": ["string", "null"]})).0,
             json!({"type": "string"})
         );
+    }
+
+    /// Issue 48, item 9: `null` alone has no Google form; the node is left without a type and
+    /// accepts any value, which is reported as a widening (not only as a change), on Gemini
+    /// and on Cloud Code Assist; a nullable type keeps its type and is no widening.
+    #[test]
+    fn null_alone_is_reported_widened() {
+        for mark_nullable in [true, false] {
+            let mut g = GoogleNullable { mark_nullable };
+            for input in [
+                json!({"type": "null"}),
+                json!({"type": ["null"], "description": "d"}),
+                json!({"type": "null", "enum": [null]}),
+            ] {
+                let (v, r) = run(&mut g, input.clone());
+                assert!(v.get("type").is_none(), "{v}");
+                let kinds: Vec<LossKind> = r.losses.iter().map(|l| l.kind).collect();
+                assert_eq!(kinds, [LossKind::Widened], "{input} ({mark_nullable})");
+                assert_eq!(r.losses[0].pointer, "");
+                assert!(r.losses[0].detail.contains("accepts any value"));
+            }
+            let (_, r) = run(&mut g, json!({"type": ["string", "null"]}));
+            assert!(r.losses.iter().all(|l| l.kind != LossKind::Widened));
+        }
     }
 
     #[test]
