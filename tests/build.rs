@@ -49,16 +49,24 @@ fn marker(source: &str) -> Option<(String, String, String)> {
     Some((ty, kind, path))
 }
 
-fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/fail");
+/// The `.rs` cases of `ui-tests/<dir>`, sorted; the build reruns when the folder changes.
+fn cases(dir: &str) -> Vec<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../ui-tests")
+        .join(dir);
     println!("cargo::rerun-if-changed={}", dir.display());
     let mut entries: Vec<_> = fs::read_dir(&dir)
-        .expect("ui-tests/fail exists")
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "rs"))
         .collect();
     entries.sort();
+    entries
+}
+
+fn main() {
+    let entries = cases("fail");
     let mut out = String::new();
     for path in entries {
         println!("cargo::rerun-if-changed={}", path.display());
@@ -120,15 +128,7 @@ fn derived_types(source: &str) -> Vec<String> {
 /// schema schemars publishes (`tests/tests/shapes.rs`). A derive that silently falls back to a
 /// neutral shape (issue 50) fails it.
 fn pass_shapes() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/pass");
-    println!("cargo::rerun-if-changed={}", dir.display());
-    let mut entries: Vec<_> = fs::read_dir(&dir)
-        .expect("ui-tests/pass exists")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .collect();
-    entries.sort();
+    let entries = cases("pass");
     let mut out = String::new();
     for path in entries {
         println!("cargo::rerun-if-changed={}", path.display());

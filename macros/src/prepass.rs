@@ -14,8 +14,10 @@ use syn::{Attribute, Data, DeriveInput, Meta, Path, Token};
 
 use crate::errors::Errors;
 
-/// The serde keys schemars copies from `#[schemars(...)]` into serde's reading.
-const SCHEMARS_KEYS: &[&str] = &[
+/// The serde keys schemars reads from both attributes (schemars_derive's `SERDE_KEYWORDS`):
+/// from `#[schemars(...)]` all but the last two (`serialize_with` and `with` are not copied
+/// over), from `#[serde(...)]` all but `bound` (only the schemars one counts).
+const SERDE_KEYS: &[&str] = &[
     "rename",
     "rename_all",
     "rename_all_fields",
@@ -35,32 +37,19 @@ const SCHEMARS_KEYS: &[&str] = &[
     "from",
     "try_from",
     "bound",
-];
-
-/// The `#[serde(...)]` keys schemars keeps when it rewrites the attributes (`bound` is dropped:
-/// only the schemars one counts).
-const SERDE_KEYS_KEPT: &[&str] = &[
-    "rename",
-    "rename_all",
-    "rename_all_fields",
-    "deny_unknown_fields",
-    "tag",
-    "content",
-    "untagged",
-    "default",
-    "skip",
-    "skip_serializing",
-    "skip_serializing_if",
-    "skip_deserializing",
-    "flatten",
-    "remote",
-    "transparent",
-    "into",
-    "from",
-    "try_from",
     "serialize_with",
     "with",
 ];
+
+/// Whether schemars copies `key` from `#[schemars(...)]` into serde's reading.
+fn from_schemars(key: &str) -> bool {
+    SERDE_KEYS[..SERDE_KEYS.len() - 2].contains(&key)
+}
+
+/// Whether schemars keeps `key` of `#[serde(...)]` (unless `#[schemars]` overrides it).
+fn from_serde(key: &str) -> bool {
+    key != "bound" && SERDE_KEYS.contains(&key)
+}
 
 /// One item of `#[schemars(...)]`: a meta, or schemars' `!key` (drop serde's `key`).
 pub enum SchemarsItem {
@@ -119,7 +108,7 @@ fn merge(errors: &mut Errors, attrs: &mut Vec<Attribute>) {
                     let Some(key) = key_of(meta.path()) else {
                         continue;
                     };
-                    if SCHEMARS_KEYS.contains(&key.as_str()) {
+                    if from_schemars(&key) {
                         overridden.push(key);
                         effective.push(quote!(#meta));
                     }
@@ -143,11 +132,8 @@ fn merge(errors: &mut Errors, attrs: &mut Vec<Attribute>) {
             .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
             .unwrap_or_default();
         for meta in list {
-            let kept = key_of(meta.path()).is_some_and(|k| {
-                SERDE_KEYS_KEPT.contains(&k.as_str())
-                    && !overridden.contains(&k)
-                    && !unset.contains(&k)
-            });
+            let kept = key_of(meta.path())
+                .is_some_and(|k| from_serde(&k) && !overridden.contains(&k) && !unset.contains(&k));
             if kept {
                 effective.push(quote!(#meta));
             }
