@@ -158,7 +158,8 @@ pub async fn connect_bounded<H: rmcp::Service<rmcp::RoleClient>>(
     match handler.serve((reader, stdin)).await {
         Ok(service) => Ok((service, Some(child))),
         Err(e) => Err(format!(
-            "did not initialize as an MCP server ({e}): it exited, closed its output or wrote something that is not MCP JSON-RPC"
+            "did not initialize as an MCP server ({}): it exited, closed its output or wrote something that is not MCP JSON-RPC",
+            init_reason(&e)
         )),
     }
 }
@@ -212,7 +213,8 @@ pub async fn connect<H: rmcp::Service<rmcp::RoleClient>>(
                         let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
                     }
                     Err(format!(
-                        "did not initialize as an MCP server ({e}): it exited, closed its output or wrote something that is not MCP JSON-RPC"
+                        "did not initialize as an MCP server ({}): it exited, closed its output or wrote something that is not MCP JSON-RPC",
+                        init_reason(&e)
                     ))
                 }
             }
@@ -272,8 +274,55 @@ fn http_reason(message: &str) -> String {
         let got = got.trim_start_matches("Some(\"").trim_end_matches("\")");
         return format!("the answer is not MCP: content type {got}");
     }
+    // A body (an HTML page, say) is cut: one line a user reads.
     match message.rsplit_once("error: ") {
-        Some((_, reason)) => reason.to_owned(),
-        None => message.to_owned(),
+        Some((_, reason)) => cut(reason, 200),
+        None => cut(message, 200),
+    }
+}
+
+/// Why a server did not initialize, in words a user acts on: rmcp's own text for a transport
+/// error names Rust types (`AsyncRwTransport<…LineLimit<ChildStdout>…>`).
+fn init_reason(e: &rmcp::service::ClientInitializeError) -> String {
+    use rmcp::service::ClientInitializeError as E;
+    match e {
+        E::TransportError { error, .. } => {
+            format!("sending it `initialize` failed: {}", error.error)
+        }
+        E::ConnectionClosed(_) => "it closed the connection before answering `initialize`".into(),
+        E::JsonRpcError(data) => format!(
+            "it answered `initialize` with error {}: {}",
+            data.code.0,
+            cut(&data.message, 200)
+        ),
+        other => cut(&other.to_string(), 200),
+    }
+}
+
+/// `text` cut to about `max` characters, at a character boundary.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 48, item 6: a URL that answers an HTML page gives one short line, not the page.
+    #[test]
+    fn an_html_body_is_cut_to_one_short_line() {
+        let page = format!(
+            "Send message error Transport [x] error: <!DOCTYPE html><html>{}</html>",
+            "<p>lorem ipsum</p>".repeat(200)
+        );
+        let reason = http_reason(&page);
+        assert!(reason.starts_with("<!DOCTYPE html>"), "{reason}");
+        assert!(reason.chars().count() <= 201, "{}", reason.len());
+        assert!(reason.ends_with('…'));
+        assert_eq!(cut("short", 200), "short");
+        assert_eq!(cut("ééé", 2), "éé…");
     }
 }

@@ -426,6 +426,55 @@ fn a_server_that_cannot_start_is_one_line_and_exit_2() {
         stderr.contains("cannot start `/nonexistent/mcp-server`"),
         "{stderr}"
     );
+    // One line, as the README promises (issue 48, item 6).
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+/// Issue 48, item 6: a server that starts and dies before it answers `initialize` is said in
+/// words, on one line, with no Rust type name, both to the client and on stderr.
+#[test]
+fn a_server_that_dies_at_start_is_said_in_words() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolschema"))
+        .args([
+            "proxy",
+            "--for",
+            "mcp",
+            "--server",
+            "--",
+            "sh",
+            "-c",
+            "echo notjson; exit 1",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let reply: Value = serde_json::from_str(stdout.lines().next().unwrap_or("{}")).unwrap();
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("did not initialize as an MCP server"),
+        "{reply}"
+    );
+    for text in [message, &*stderr] {
+        assert!(
+            !text.contains("::") && !text.contains("Transport ["),
+            "{text}"
+        );
+    }
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

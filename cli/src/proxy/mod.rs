@@ -77,6 +77,8 @@ struct Session {
     progress_up: Arc<Tokens>,
     /// Set when the client side ended: the upstream is closing on purpose.
     closing: AtomicBool,
+    /// Set when the server failed to start and that was said on stderr (one line, not two).
+    start_reported: AtomicBool,
     /// Cancelled when the upstream connection ends while the client is still there.
     gone: CancellationToken,
     upstream_ct: Mutex<Option<rmcp::service::RunningServiceCancellationToken>>,
@@ -94,6 +96,7 @@ impl Session {
             progress_down: Arc::default(),
             progress_up: Arc::default(),
             closing: AtomicBool::new(false),
+            start_reported: AtomicBool::new(false),
             gone: CancellationToken::new(),
             upstream_ct: Mutex::new(None),
             child: Mutex::new(None),
@@ -400,7 +403,9 @@ impl Downstream {
                     .start_upstream(initialize.params, Some(context.peer.clone()))
                     .await
                     .map_err(|e| {
+                        // The one line: the session's own end says nothing more.
                         eprintln!("toolschema proxy: {e}");
+                        session.start_reported.store(true, Ordering::SeqCst);
                         ErrorData::new(ErrorCode::INTERNAL_ERROR, e, None)
                     })?;
                 let info = session
@@ -917,7 +922,9 @@ async fn serve_stdio(options: Arc<Options>) -> u8 {
     {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("toolschema proxy: the session did not start: {e}");
+            if !session.start_reported.load(Ordering::SeqCst) {
+                eprintln!("toolschema proxy: the session did not start: {e}");
+            }
             return 2;
         }
     };
