@@ -754,3 +754,55 @@ async fn an_http_server_answer_over_max_message_is_refused() {
     assert!(!error && text.len() == 100, "{text}");
     let _ = p.client.cancel().await;
 }
+
+/// Issue 48, item 3: with `--listen`, each client session has its own server process; one that
+/// dies ends that session alone (its calls get errors) while another session keeps working, and
+/// the proxy keeps serving new sessions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_sessions_server_dying_leaves_the_others_serving() {
+    let server = server_bin();
+    let (mut proxy, url, log) = start_printing(
+        std::path::Path::new(env!("CARGO_BIN_EXE_toolschema")),
+        &[
+            "proxy",
+            "--for",
+            "mcp",
+            "--listen",
+            "127.0.0.1:0",
+            "--server",
+            "--",
+            server.to_str().unwrap(),
+            "--raw",
+        ],
+    );
+    let a = http_client(&url, &log).await;
+    let b = http_client(&url, &log).await;
+    let exit = CallToolRequestParams::new("exit").with_arguments(args(json!({})));
+    let outcome = a.call_tool(exit).await;
+    assert!(
+        outcome.is_err() || outcome.as_ref().is_ok_and(|r| r.is_error == Some(true)),
+        "{outcome:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The other session's server still answers.
+    let calls = CallToolRequestParams::new("calls").with_arguments(args(json!({})));
+    let answer = b.call_tool(calls.clone()).await.unwrap();
+    assert_ne!(answer.is_error, Some(true), "{answer:?}");
+    assert_eq!(
+        serde_json::to_value(&answer).unwrap()["content"][0]["text"],
+        json!("0"),
+        "{answer:?}"
+    );
+    // The dead session's calls get errors.
+    let again = a.call_tool(calls.clone()).await;
+    assert!(
+        again.as_ref().is_err() || again.as_ref().is_ok_and(|r| r.is_error == Some(true)),
+        "{again:?}"
+    );
+    // The proxy still runs and serves a new session.
+    assert!(proxy.0.try_wait().unwrap().is_none(), "{}", log.text());
+    let c = http_client(&url, &log).await;
+    assert!(c.call_tool(calls).await.is_ok());
+    let _ = b.cancel().await;
+    let _ = c.cancel().await;
+}

@@ -943,8 +943,9 @@ async fn serve_stdio(options: Arc<Options>) -> u8 {
     }
 }
 
-/// Serves Streamable HTTP at `http://ADDR/mcp` (ADDR only), one upstream connection per client
-/// session; exits 1 when a session's server goes, 2 when the server cannot start at all.
+/// Serves Streamable HTTP at `http://ADDR/mcp` (ADDR only), one upstream connection (one server
+/// process, for `--server`) per client session; a session whose server goes gets errors while
+/// the others go on; exits 2 when the server cannot start at all.
 async fn serve_http(options: Arc<Options>, addr: &str) -> u8 {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
@@ -968,16 +969,18 @@ async fn serve_http(options: Arc<Options>, addr: &str) -> u8 {
         return 2;
     }
     probe.close();
-    let (gone_tx, mut gone_rx) = tokio::sync::mpsc::channel::<()>(1);
     let factory_options = options.clone();
     let service = StreamableHttpService::new(
         move || {
+            // A session's server that goes ends that session alone: its client's requests get
+            // errors ("… is gone"), the other sessions and their servers go on.
             let session = Session::new(factory_options.clone());
             let watch = session.clone();
-            let tx = gone_tx.clone();
             tokio::spawn(async move {
                 watch.gone.cancelled().await;
-                let _ = tx.send(()).await;
+                eprintln!(
+                    "toolschema proxy: a session's server is gone; that session gets errors, the others go on"
+                );
             });
             Ok(Downstream { session })
         },
@@ -994,17 +997,11 @@ async fn serve_http(options: Arc<Options>, addr: &str) -> u8 {
     // The address on standard output (so `127.0.0.1:0` can be used), the rest on stderr.
     crate::say!("http://{bound}/mcp");
     eprintln!("toolschema proxy: serving MCP at http://{bound}/mcp");
-    tokio::select! {
-        result = axum::serve(listener, router) => match result {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("toolschema proxy: {e}");
-                2
-            }
-        },
-        _ = gone_rx.recv() => {
-            tokio::time::sleep(Duration::from_millis(200)).await;
-            1
+    match axum::serve(listener, router).await {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("toolschema proxy: {e}");
+            2
         }
     }
 }
