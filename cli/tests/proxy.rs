@@ -806,3 +806,89 @@ async fn one_sessions_server_dying_leaves_the_others_serving() {
     let _ = b.cancel().await;
     let _ = c.cancel().await;
 }
+
+/// One HTTP/1.1 exchange over a plain TCP connection (`Connection: close`): the status code, the
+/// headers and the body as text.
+fn http_exchange(
+    url: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, String) {
+    use std::io::{Read, Write};
+    let authority = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let mut stream = std::net::TcpStream::connect(&authority).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut request = format!(
+        "{method} /mcp HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_owned(), body.to_owned())
+}
+
+/// Issue 48, item 7: over `--listen`, a POST body that is not JSON gets HTTP 400 with a JSON-RPC
+/// parse error (-32700), and a session's DELETE gets 204 (not 202, which the official Python
+/// client logs as a failed termination).
+#[test]
+fn http_parse_errors_and_session_deletes_are_answered_as_clients_expect() {
+    let server = server_bin();
+    let (_proxy, url, log) = start_printing(
+        std::path::Path::new(env!("CARGO_BIN_EXE_toolschema")),
+        &[
+            "proxy",
+            "--for",
+            "mcp",
+            "--listen",
+            "127.0.0.1:0",
+            "--server",
+            "--",
+            server.to_str().unwrap(),
+            "--raw",
+        ],
+    );
+    let json_headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    let (status, _, body) = http_exchange(&url, "POST", &json_headers, "{bad json");
+    assert_eq!(status, 400, "{body}\n{}", log.text());
+    let error: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(error["jsonrpc"], json!("2.0"));
+    assert_eq!(error["id"], Value::Null);
+    assert_eq!(error["error"]["code"], json!(-32700), "{error}");
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let (status, head, _) = http_exchange(&url, "POST", &json_headers, &initialize.to_string());
+    assert_eq!(status, 200, "{head}");
+    let session = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .expect("a session id");
+    let (status, head, _) = http_exchange(&url, "DELETE", &[("Mcp-Session-Id", &session)], "");
+    assert!(status == 204 || status == 200, "{head}");
+}

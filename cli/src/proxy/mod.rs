@@ -987,10 +987,14 @@ async fn serve_http(options: Arc<Options>, addr: &str) -> u8 {
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default(),
     );
-    // A request body over the bound is refused (413) before it is read whole.
-    let router = axum::Router::new().nest_service("/mcp", service).layer(
-        tower_http::limit::RequestBodyLimitLayer::new(options.max_message),
-    );
+    // A request body over the bound is refused (413) before it is read whole; then the HTTP
+    // answers rmcp words otherwise are put right (`http_answers`).
+    let router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(http_answers))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(
+            options.max_message,
+        ));
     let bound = listener
         .local_addr()
         .map_or_else(|_| addr.to_owned(), |a| a.to_string());
@@ -1004,6 +1008,48 @@ async fn serve_http(options: Arc<Options>, addr: &str) -> u8 {
             2
         }
     }
+}
+
+/// Two HTTP answers of the Streamable HTTP transport as clients expect them: a POST body that is
+/// not JSON gets 400 with a JSON-RPC parse error (-32700), where rmcp answers 415 with plain
+/// text; a session's DELETE gets 204, where rmcp answers 202 (the official Python client logs
+/// "Session termination failed: 202").
+async fn http_answers(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::http::{Method, StatusCode, header};
+    use axum::response::IntoResponse;
+    let request = if request.method() == Method::POST {
+        let (parts, body) = request.into_parts();
+        // The body limit layer outside bounds what is read here.
+        let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+            Ok(bytes) => bytes,
+            Err(_) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
+        };
+        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+            let error = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": {"code": -32700, "message": format!("Parse error: the body is not JSON ({e})")}
+            });
+            return (
+                StatusCode::BAD_REQUEST,
+                [(header::CONTENT_TYPE, "application/json")],
+                error.to_string(),
+            )
+                .into_response();
+        }
+        axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes))
+    } else {
+        request
+    };
+    let delete = request.method() == Method::DELETE;
+    let mut response = next.run(request).await;
+    if delete && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    response
 }
 
 /// Reads `K=V` for `--env`.
