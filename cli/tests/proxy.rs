@@ -386,23 +386,18 @@ async fn a_server_that_hangs_or_dies_gives_errors_not_a_hang() {
     assert_eq!(status.code(), Some(1));
 }
 
-#[test]
-fn a_server_that_cannot_start_is_one_line_and_exit_2() {
+/// `toolschema proxy --for TARGET --server -- SERVER...` sent one `initialize` on stdin, run to
+/// its end: the exit code, the JSON-RPC reply (its first stdout line) and stderr.
+fn start_failing(target: &str, server: &[&str]) -> (Option<i32>, Value, String) {
+    use std::io::Write;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolschema"))
-        .args([
-            "proxy",
-            "--for",
-            "gemini",
-            "--server",
-            "--",
-            "/nonexistent/mcp-server",
-        ])
+        .args(["proxy", "--for", target, "--server", "--"])
+        .args(server)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    use std::io::Write;
     let mut stdin = child.stdin.take().unwrap();
     writeln!(
         stdin,
@@ -412,9 +407,18 @@ fn a_server_that_cannot_start_is_one_line_and_exit_2() {
     .unwrap();
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    let reply: Value = serde_json::from_str(stdout.lines().next().unwrap_or("{}")).unwrap();
+    let reply = serde_json::from_str(stdout.lines().next().unwrap_or("{}")).unwrap();
+    (
+        out.status.code(),
+        reply,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_server_that_cannot_start_is_one_line_and_exit_2() {
+    let (code, reply, stderr) = start_failing("gemini", &["/nonexistent/mcp-server"]);
+    assert_eq!(code, Some(2), "{stderr}");
     assert_eq!(reply["id"], json!(1));
     assert!(
         reply["error"]["message"]
@@ -434,35 +438,8 @@ fn a_server_that_cannot_start_is_one_line_and_exit_2() {
 /// words, on one line, with no Rust type name, both to the client and on stderr.
 #[test]
 fn a_server_that_dies_at_start_is_said_in_words() {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolschema"))
-        .args([
-            "proxy",
-            "--for",
-            "mcp",
-            "--server",
-            "--",
-            "sh",
-            "-c",
-            "echo notjson; exit 1",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    let mut stdin = child.stdin.take().unwrap();
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
-    )
-    .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    let reply: Value = serde_json::from_str(stdout.lines().next().unwrap_or("{}")).unwrap();
+    let (code, reply, stderr) = start_failing("mcp", &["sh", "-c", "echo notjson; exit 1"]);
+    assert_eq!(code, Some(2), "{stderr}");
     let message = reply["error"]["message"].as_str().unwrap_or_default();
     assert!(
         message.contains("did not initialize as an MCP server"),
