@@ -431,6 +431,11 @@ pub fn resolve_local<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> 
     root.pointer(&decoded)
 }
 
+/// A reference's fragment with `%XX` escapes decoded (`None` when one is malformed).
+pub(crate) fn percent_decoded(s: &str) -> Option<String> {
+    percent_decode(s)
+}
+
 fn percent_decode(s: &str) -> Option<String> {
     if !s.contains('%') {
         return Some(s.to_owned());

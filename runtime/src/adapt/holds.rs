@@ -1118,7 +1118,7 @@ pub(crate) mod tests {
 
     /// Schema-like documents built from the keywords rules ask about and write, in every
     /// position (xorshift, deterministic).
-    struct Gen(u64);
+    pub(crate) struct Gen(pub(crate) u64);
 
     impl Xorshift for Gen {
         fn state(&mut self) -> &mut u64 {
@@ -1127,7 +1127,7 @@ pub(crate) mod tests {
     }
 
     impl Gen {
-        fn schema(&mut self, depth: u32) -> Value {
+        pub(crate) fn schema(&mut self, depth: u32) -> Value {
             if depth > 0 && self.next() % 11 == 0 {
                 return json!(self.next() % 2 == 0);
             }

@@ -19,6 +19,7 @@ pub mod report;
 pub mod rules;
 mod settings;
 mod target;
+mod tree;
 mod visit;
 
 use std::borrow::Cow;
@@ -87,6 +88,9 @@ fn json_depth(value: &Value) -> usize {
 /// The scan notes the facts of OpenAI's strict limits only for settings whose rules read them
 /// ([`Rule::reads_limits`]).
 fn engine<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
+    if let Some(rules) = &settings.tree {
+        return tree::adapt(settings, rules, input);
+    }
     settings.with_rules(|rules| {
         let holds = if rules.limits {
             Holds::of_shallow::<true>(&input, SHALLOW)

@@ -16,6 +16,18 @@ use super::{AdaptOptions, Adapted, Target};
 /// the rules that use it).
 pub(crate) type RuleSet = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
 
+/// A rule list of the tree engine, built from the settings.
+pub(crate) type TreeRuleSet = fn(&AdaptSettings) -> Vec<Box<dyn super::tree::Rule>>;
+
+/// A target's rules on the tree engine (`super::tree`): the shared ones, the strict attempt's
+/// (when the target attempts strict) and the relaxed form's.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TreeRules {
+    pub(crate) shared: TreeRuleSet,
+    pub(crate) strict: Option<TreeRuleSet>,
+    pub(crate) relaxed: TreeRuleSet,
+}
+
 /// The rule lists of one [`AdaptSettings`], built from it.
 pub(crate) struct Built {
     /// [`AdaptSettings::shared`]'s rules.
@@ -158,6 +170,9 @@ pub struct AdaptSettings {
     /// The non-strict rules after the shared ones (the whole pipeline of a non-strict target;
     /// the fail-open form of a strict one).
     pub(crate) relaxed: RuleSet,
+    /// The target's rules on the tree engine, once it is ported there (it then adapts with
+    /// them; the other rule lists are the old engine's, kept until every target is ported).
+    pub(crate) tree: Option<TreeRules>,
 }
 
 impl AdaptSettings {
@@ -198,12 +213,18 @@ impl AdaptSettings {
     /// target, but for these settings alone and without a loss entry).
     pub fn without_strict(mut self) -> Self {
         self.strict = None;
+        if let Some(tree) = &mut self.tree {
+            tree.strict = None;
+        }
         self
     }
 
     /// Whether the target attempts strict enforcement.
     pub fn wants_strict(&self) -> bool {
-        self.strict.is_some()
+        match &self.tree {
+            Some(tree) => tree.strict.is_some(),
+            None => self.strict.is_some(),
+        }
     }
 
     /// Runs `f` with these settings' rule lists: the ones this thread built for equal settings

@@ -8,7 +8,8 @@ use super::super::rules::{
     AnthropicStrictCheckAtEnd, AnthropicStrictGate, CloseObjects, InferType, MergeSingleAllOf,
     OneOfToAnyOf, Optional, RootCombinators, Rule, StructuredFirst, TupleItems,
 };
-use super::super::settings::{AdaptSettings, NameRule, StrictBudget, Wire};
+use super::super::settings::{AdaptSettings, NameRule, StrictBudget, TreeRules, Wire};
+use super::super::tree;
 use super::super::{AdaptOptions, Target};
 use super::{json_schema_prefix, strip_keywords};
 
@@ -27,6 +28,15 @@ impl AdaptSettings {
             shared,
             strict: None,
             relaxed,
+            tree: Some(TreeRules {
+                shared: |_| {
+                    let mut rules = super::tree_prefix();
+                    rules.push(Box::new(tree::rules::RootCombinators::ANTHROPIC));
+                    rules
+                },
+                strict: None,
+                relaxed: |_| vec![Box::new(tree::rules::StructuredFirst)],
+            }),
         }
     }
 
@@ -44,6 +54,7 @@ impl AdaptSettings {
                 unions: 16,
                 relaxed: Target::Anthropic,
             }),
+            tree: None,
             ..Self::anthropic()
         }
     }

@@ -30,6 +30,7 @@ impl AdaptSettings {
             shared: no_rules,
             strict: None,
             relaxed: rules,
+            tree: None,
         }
     }
 }

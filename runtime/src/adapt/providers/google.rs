@@ -32,6 +32,7 @@ impl AdaptSettings {
             shared: no_rules,
             strict: None,
             relaxed: gemini,
+            tree: None,
         }
     }
 

@@ -2,7 +2,8 @@
 //! (<https://modelcontextprotocol.io/specification/2025-06-18/server/tools>).
 
 use super::super::rules::{ObjectRoot, PatternsCompile, RemoveSchemaUri, Rule, StructuredFirst};
-use super::super::settings::{AdaptSettings, NameRule, Wire, no_rules};
+use super::super::settings::{AdaptSettings, NameRule, TreeRules, Wire, no_rules};
+use super::super::tree;
 use super::super::{AdaptOptions, Target};
 
 impl AdaptSettings {
@@ -21,6 +22,11 @@ impl AdaptSettings {
             shared: no_rules,
             strict: None,
             relaxed: rules,
+            tree: Some(TreeRules {
+                shared: |_| Vec::new(),
+                strict: None,
+                relaxed: tree_rules,
+            }),
         }
     }
 }
@@ -31,5 +37,14 @@ fn rules(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(ObjectRoot),
         Box::new(PatternsCompile),
         Box::new(StructuredFirst),
+    ]
+}
+
+fn tree_rules(_: &AdaptSettings) -> Vec<Box<dyn tree::Rule>> {
+    vec![
+        Box::new(tree::rules::RemoveSchemaUri),
+        Box::new(tree::rules::ObjectRoot),
+        Box::new(tree::rules::PatternsCompile),
+        Box::new(tree::rules::StructuredFirst),
     ]
 }

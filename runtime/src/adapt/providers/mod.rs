@@ -11,6 +11,7 @@ use super::rules::{
     Fused, ObjectRoot, PatternsCompile, RemoveSchemaUri, Rule, StripKeywords, UpgradeDraft07,
 };
 use super::settings::AdaptSettings;
+use super::tree;
 use serde_json::Value;
 
 /// What every target but MCP starts with: draft-07 forms upgraded and `$schema` removed (in one
@@ -45,4 +46,14 @@ fn strip_keywords(
         keep,
         also_keep: settings.kept_keywords.clone(),
     }
+}
+
+/// [`json_schema_prefix`] on the tree engine.
+fn tree_prefix() -> Vec<Box<dyn tree::Rule>> {
+    vec![
+        Box::new(tree::rules::UpgradeDraft07),
+        Box::new(tree::rules::RemoveSchemaUri),
+        Box::new(tree::rules::ObjectRoot),
+        Box::new(tree::rules::PatternsCompile),
+    ]
 }

@@ -11,7 +11,8 @@ use super::super::rules::{
     RootCombinators, Rule, SpliceNestedAnyOf, SplitTypeArrays, StrictPrecheck, StructuredFirst,
     TupleItems, TypedWithinLimitsAfter,
 };
-use super::super::settings::{AdaptSettings, NameRule, Wire};
+use super::super::settings::{AdaptSettings, NameRule, TreeRules, Wire};
+use super::super::tree;
 use super::super::{AdaptOptions, Target};
 use super::{json_schema_prefix, strip_keywords};
 
@@ -30,6 +31,15 @@ impl AdaptSettings {
             shared,
             strict: None,
             relaxed,
+            tree: Some(TreeRules {
+                shared: |_| {
+                    let mut rules = super::tree_prefix();
+                    rules.push(Box::new(tree::rules::RootCombinators::OPENAI));
+                    rules
+                },
+                strict: None,
+                relaxed: |_| vec![Box::new(tree::rules::StructuredFirst)],
+            }),
         }
     }
 
@@ -40,6 +50,7 @@ impl AdaptSettings {
         AdaptSettings {
             target: Target::OpenAiStrict,
             strict: Some(strict),
+            tree: None,
             ..Self::openai()
         }
     }
@@ -53,6 +64,7 @@ impl AdaptSettings {
             shared: responses_shared,
             strict: Some(strict),
             relaxed: responses_relaxed,
+            tree: None,
             ..Self::openai()
         }
     }

@@ -381,7 +381,7 @@ fn collapse(map: &mut Map<String, Value>, at: &dyn Fn() -> Pointer, report: &mut
 /// Notes for the descriptions of the branches a collapse drops (where earlier rules spilled those
 /// branches' constraints) stay readable on the node, marked as no longer accepted, so that what a
 /// report says is "in the description" is. Each note with the index of its branch.
-fn dropped_descriptions(
+pub(crate) fn dropped_descriptions(
     branches: &[Value],
     types: &[String],
     pick: usize,

@@ -1,0 +1,246 @@
+//! Reading JSON into a [`Tree`] and writing it back: the two ends of an adaptation.
+
+use std::cell::OnceCell;
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::adapt::report::Pointer;
+
+use super::{Body, Entry, Holds, Key, NodeId, Origin, Slot, Step, Tree, is_schema};
+
+impl Tree {
+    /// Reads a schema document, giving every node and entry its place in `input`. A loop over
+    /// the document, not recursion.
+    pub fn read(input: &Value) -> Tree {
+        let mut tree = Tree {
+            nodes: Vec::new(),
+            root: NodeId(0),
+            places: vec![(Origin::ROOT, Step::Root)],
+        };
+        tree.root = build(&mut tree, input, Origin::ROOT, true);
+        tree
+    }
+
+    fn place(&mut self, parent: Origin, step: Step) -> Origin {
+        let origin = Origin(u32::try_from(self.places.len()).expect("fewer than 2^32 places"));
+        self.places.push((parent, step));
+        origin
+    }
+
+    /// Writes the document reachable from the root, taking the values out of the tree, and the
+    /// output JSON Pointer of each node `wanted` says yes to (where it was written).
+    pub fn write(mut self, wanted: &dyn Fn(NodeId) -> bool) -> (Value, HashMap<NodeId, Pointer>) {
+        let mut at = HashMap::new();
+        let root = self.root;
+        let top = Place::root();
+        let value = write_node(&mut self, root, &top, wanted, &mut at);
+        (value, at)
+    }
+}
+
+/// A place in the output, its pointer made only when a node there is wanted (then once).
+struct Place<'a> {
+    parent: Option<&'a Place<'a>>,
+    token: Token<'a>,
+    pointer: OnceCell<Pointer>,
+}
+
+#[derive(Clone, Copy)]
+enum Token<'a> {
+    Root,
+    Key(&'a str),
+    Index(usize),
+}
+
+impl<'a> Place<'a> {
+    fn root() -> Place<'static> {
+        Place {
+            parent: None,
+            token: Token::Root,
+            pointer: OnceCell::new(),
+        }
+    }
+
+    fn below(&'a self, token: Token<'a>) -> Place<'a> {
+        Place {
+            parent: Some(self),
+            token,
+            pointer: OnceCell::new(),
+        }
+    }
+
+    /// The place's pointer, its ancestors' made first (a loop: any depth).
+    fn pointer(&self) -> Pointer {
+        let mut chain = vec![self];
+        while let Some(parent) = chain.last().and_then(|p| p.parent) {
+            if parent.pointer.get().is_some() {
+                break;
+            }
+            chain.push(parent);
+        }
+        for place in chain.into_iter().rev() {
+            let made = match (place.token, place.parent) {
+                (Token::Key(k), Some(parent)) => parent.pointer.get().expect("made").child(k),
+                (Token::Index(i), Some(parent)) => parent.pointer.get().expect("made").index(i),
+                _ => Pointer::root(),
+            };
+            let _ = place.pointer.set(made);
+        }
+        self.pointer.get().expect("made").clone()
+    }
+}
+
+/// The nodes of `value` added to `tree` with their places below `origin` (`fresh`), or all with
+/// `origin` itself (a schema a rule made).
+fn build(tree: &mut Tree, value: &Value, origin: Origin, fresh: bool) -> NodeId {
+    let root = tree.add(origin, Body::Bool(true));
+    let mut stack = vec![(root, value)];
+    while let Some((id, value)) = stack.pop() {
+        let Value::Object(map) = value else {
+            tree.node_mut(id).body = match value {
+                Value::Bool(b) => Body::Bool(*b),
+                other => Body::NotSchema(other.clone()),
+            };
+            continue;
+        };
+        let node_origin = tree.node(id).origin;
+        let mut entries = Vec::with_capacity(map.len());
+        for (k, v) in map {
+            let key = Key::of(k);
+            let origin = if fresh {
+                let step = match &key {
+                    Key::Kw(k) => Step::Key(*k),
+                    Key::Other(name) => Step::Name(name.clone()),
+                };
+                tree.place(node_origin, step)
+            } else {
+                node_origin
+            };
+            let mut child = |tree: &mut Tree, step: Step, v| {
+                let origin = if fresh && !matches!(step, Step::Root) {
+                    tree.place(origin, step)
+                } else {
+                    origin
+                };
+                let id = tree.add(origin, Body::Bool(true));
+                stack.push((id, v));
+                id
+            };
+            let value = match (key.holds(), v) {
+                (Holds::One | Holds::OneOrList, v) if is_schema(v) => {
+                    Slot::Schema(child(tree, Step::Root, v))
+                }
+                (Holds::List | Holds::OneOrList, Value::Array(items))
+                    if items.iter().all(is_schema) =>
+                {
+                    let ids = (items.iter().enumerate())
+                        .map(|(k, v)| child(tree, Step::Item(k as u32), v))
+                        .collect();
+                    Slot::Schemas(ids)
+                }
+                (Holds::Map, Value::Object(members)) if members.values().all(is_schema) => {
+                    let members = (members.iter())
+                        .map(|(name, v)| {
+                            let step = Step::Name(name.as_str().into());
+                            (name.clone(), child(tree, step, v))
+                        })
+                        .collect();
+                    Slot::Map(members)
+                }
+                _ => Slot::Value(v.clone()),
+            };
+            entries.push(Entry { key, value, origin });
+        }
+        tree.node_mut(id).body = Body::Object(entries);
+    }
+    root
+}
+
+impl Tree {
+    /// An entry made from JSON, its subschemas read as the input's are, every part of it with
+    /// origin `origin` (for a value a rule rebuilds as JSON).
+    pub fn entry_from_json(&mut self, key: super::Keyword, value: Value, origin: Origin) -> Entry {
+        let mut wrapper = Map::new();
+        wrapper.insert(key.as_str().to_owned(), value);
+        let id = build(self, &Value::Object(wrapper), origin, false);
+        let mut entries = self.entries_mut(id).map(std::mem::take).unwrap_or_default();
+        entries.pop().expect("one entry")
+    }
+}
+
+/// Node `id` as JSON, its values taken out of the tree; `here` is where it is written.
+fn write_node(
+    tree: &mut Tree,
+    id: NodeId,
+    here: &Place<'_>,
+    wanted: &dyn Fn(NodeId) -> bool,
+    at: &mut HashMap<NodeId, Pointer>,
+) -> Value {
+    if wanted(id) && !at.contains_key(&id) {
+        at.insert(id, here.pointer());
+    }
+    let entries = match &mut tree.node_mut(id).body {
+        Body::Bool(b) => return Value::Bool(*b),
+        Body::NotSchema(v) => return std::mem::take(v),
+        Body::Object(entries) => std::mem::take(entries),
+    };
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        let mut map = Map::with_capacity(entries.len());
+        for entry in entries {
+            let key = entry.key.as_str();
+            let place = here.below(Token::Key(key));
+            let value = match entry.value {
+                Slot::Value(v) => v,
+                Slot::Schema(child) => write_node(tree, child, &place, wanted, at),
+                Slot::Schemas(ids) => Value::Array(
+                    (ids.into_iter().enumerate())
+                        .map(|(k, child)| {
+                            write_node(tree, child, &place.below(Token::Index(k)), wanted, at)
+                        })
+                        .collect(),
+                ),
+                Slot::Map(members) => {
+                    let mut out = Map::with_capacity(members.len());
+                    for (name, child) in members {
+                        let v =
+                            write_node(tree, child, &place.below(Token::Key(&name)), wanted, at);
+                        out.insert(name, v);
+                    }
+                    Value::Object(out)
+                }
+            };
+            map.insert(key.to_owned(), value);
+        }
+        Value::Object(map)
+    })
+}
+
+/// The subtree at `id` as JSON, the tree left as it is.
+pub(super) fn to_value(tree: &Tree, id: NodeId) -> Value {
+    let entries = match &tree.node(id).body {
+        Body::Bool(b) => return Value::Bool(*b),
+        Body::NotSchema(v) => return v.clone(),
+        Body::Object(entries) => entries,
+    };
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        let mut map = Map::with_capacity(entries.len());
+        for entry in entries {
+            let value = match &entry.value {
+                Slot::Value(v) => v.clone(),
+                Slot::Schema(child) => to_value(tree, *child),
+                Slot::Schemas(ids) => {
+                    Value::Array(ids.iter().map(|c| to_value(tree, *c)).collect())
+                }
+                Slot::Map(members) => Value::Object(
+                    members
+                        .iter()
+                        .map(|(name, c)| (name.clone(), to_value(tree, *c)))
+                        .collect(),
+                ),
+            };
+            map.insert(entry.key.as_str().to_owned(), value);
+        }
+        Value::Object(map)
+    })
+}

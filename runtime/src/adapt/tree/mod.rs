@@ -1,0 +1,369 @@
+//! The schema tree the rules work on: every node and every keyword entry carries its origin
+//! (where it stood in the input), so that a report entry's `pointer` is read from the origin
+//! and its `at` from where the node is written. Rules move nodes and entries; nothing is logged.
+//!
+//! - A [`Tree`] is an arena of [`Node`]s; a node is a schema object (a list of [`Entry`]s, in
+//!   the input's key order) or `true`/`false`.
+//! - An entry's value is a [`Slot`]: a subschema, a list or map of subschemas, or a plain JSON
+//!   value. Which keywords hold subschemas is decided once, when the input is read.
+//! - A node no longer reachable from the root is simply not written.
+
+mod engine;
+mod io;
+mod keyword;
+mod ops;
+pub(crate) mod report;
+pub mod rules;
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::adapt::report::Pointer;
+
+pub(crate) use engine::adapt;
+pub(crate) use keyword::{Holds, is_schema};
+pub use keyword::{Key, Keyword};
+pub use report::Report;
+
+/// One provider rule: `apply` rewrites the whole tree (the root, with its `$defs`) and records
+/// what it changed or lost. The shape of schemars' `Transform`, with a report.
+pub trait Rule {
+    /// A short kebab-case name, used in reports.
+    fn name(&self) -> &'static str;
+    /// Applies the rule.
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report);
+}
+
+/// A node of a [`Tree`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(u32);
+
+impl NodeId {
+    fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Where something stood in the input: an index into the tree's table of input places.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Origin(u32);
+
+impl Origin {
+    /// The input's root.
+    pub const ROOT: Origin = Origin(0);
+}
+
+/// One step from an input place to the next: a keyword, a name (a key outside the vocabulary,
+/// or a member of a map keyword), an item of a list.
+#[derive(Clone, Debug)]
+enum Step {
+    Root,
+    Key(Keyword),
+    Name(Box<str>),
+    Item(u32),
+}
+
+/// A schema: an object's entries, or a boolean schema.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// Where it stood in the input (for a node a rule made: the node it was made for).
+    pub origin: Origin,
+    /// What it is.
+    pub body: Body,
+    /// The node this one was merged into (its entries moved there, the node itself removed):
+    /// what a report says of it is then at that node in the output.
+    pub merged_into: Option<NodeId>,
+}
+
+/// A node's content.
+#[derive(Clone, Debug)]
+pub enum Body {
+    /// `true` or `false`.
+    Bool(bool),
+    /// A schema object's entries, in order.
+    Object(Vec<Entry>),
+    /// A document that is not a schema at all (an array, a string, ...: only ever the root).
+    NotSchema(Value),
+}
+
+/// One key of a schema object, with its value and origin.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// The key.
+    pub key: Key,
+    /// The value.
+    pub value: Slot,
+    /// Where the entry stood in the input (it keeps it when a rule moves it to another node).
+    pub origin: Origin,
+}
+
+/// An entry's value.
+#[derive(Clone, Debug)]
+pub enum Slot {
+    /// One subschema (`items`, `not`, ...).
+    Schema(NodeId),
+    /// A list of subschemas (`anyOf`, `prefixItems`, ...).
+    Schemas(Vec<NodeId>),
+    /// Names to subschemas (`properties`, `$defs`, ...), in order.
+    Map(Vec<(String, NodeId)>),
+    /// Any other value, as JSON (also a subschema keyword whose value is not one: kept whole).
+    Value(Value),
+}
+
+impl Slot {
+    /// The JSON value, when the slot holds no subschema.
+    pub fn as_value(&self) -> Option<&Value> {
+        match self {
+            Slot::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The subschemas, in order.
+    pub fn nodes(&self) -> impl DoubleEndedIterator<Item = NodeId> + '_ {
+        let (one, list, map): (Option<NodeId>, &[NodeId], &[(String, NodeId)]) = match self {
+            Slot::Schema(id) => (Some(*id), &[], &[]),
+            Slot::Schemas(ids) => (None, ids, &[]),
+            Slot::Map(members) => (None, &[], members),
+            Slot::Value(_) => (None, &[], &[]),
+        };
+        one.into_iter()
+            .chain(list.iter().copied())
+            .chain(map.iter().map(|(_, id)| *id))
+    }
+}
+
+/// One adaptation's schema.
+#[derive(Clone, Debug)]
+pub struct Tree {
+    nodes: Vec<Node>,
+    /// The root node.
+    pub root: NodeId,
+    /// The input places: each a parent place and a step.
+    places: Vec<(Origin, Step)>,
+}
+
+impl Tree {
+    /// The node `id`.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// The node `id`, to change.
+    pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
+        &mut self.nodes[id.index()]
+    }
+
+    /// A new node (reachable once a rule puts it somewhere).
+    pub fn add(&mut self, origin: Origin, body: Body) -> NodeId {
+        let id = NodeId(u32::try_from(self.nodes.len()).expect("fewer than 2^32 nodes"));
+        self.nodes.push(Node {
+            origin,
+            body,
+            merged_into: None,
+        });
+        id
+    }
+
+    /// The entries of node `id` (none for a boolean schema).
+    pub fn entries(&self, id: NodeId) -> &[Entry] {
+        match &self.node(id).body {
+            Body::Object(entries) => entries,
+            Body::Bool(_) | Body::NotSchema(_) => &[],
+        }
+    }
+
+    /// The entries of node `id`, to change (`None` for a boolean schema).
+    pub fn entries_mut(&mut self, id: NodeId) -> Option<&mut Vec<Entry>> {
+        match &mut self.node_mut(id).body {
+            Body::Object(entries) => Some(entries),
+            Body::Bool(_) | Body::NotSchema(_) => None,
+        }
+    }
+
+    /// Whether node `id` is a schema object.
+    pub fn is_object(&self, id: NodeId) -> bool {
+        matches!(self.node(id).body, Body::Object(_))
+    }
+
+    /// The entry `key` of node `id`.
+    pub fn get(&self, id: NodeId, key: Keyword) -> Option<&Entry> {
+        self.entries(id).iter().find(|e| e.key == key)
+    }
+
+    /// Whether node `id` has the keyword `key`.
+    pub fn has(&self, id: NodeId, key: Keyword) -> bool {
+        self.get(id, key).is_some()
+    }
+
+    /// The plain value of `key` at node `id`.
+    pub fn value(&self, id: NodeId, key: Keyword) -> Option<&Value> {
+        self.get(id, key).and_then(|e| e.value.as_value())
+    }
+
+    /// The plain value of `key` at node `id`, to change.
+    pub fn value_mut(&mut self, id: NodeId, key: Keyword) -> Option<&mut Value> {
+        self.entries_mut(id)?
+            .iter_mut()
+            .find(|e| e.key == key)
+            .and_then(|e| match &mut e.value {
+                Slot::Value(v) => Some(v),
+                _ => None,
+            })
+    }
+
+    /// The value of entry `key` of node `id`, to change.
+    pub fn slot_mut(&mut self, id: NodeId, key: Keyword) -> Option<&mut Slot> {
+        (self.entries_mut(id)?.iter_mut())
+            .find(|e| e.key == key)
+            .map(|e| &mut e.value)
+    }
+
+    /// Node `id` alone as JSON, its subschemas written as `{}` (a list and a map of them keep
+    /// their length and names): for the judgments that read a node's own keywords.
+    pub fn shallow(&self, id: NodeId) -> Value {
+        let entries = match &self.node(id).body {
+            Body::Bool(b) => return Value::Bool(*b),
+            Body::NotSchema(v) => return v.clone(),
+            Body::Object(entries) => entries,
+        };
+        let empty = || Value::Object(serde_json::Map::new());
+        let map = entries.iter().map(|e| {
+            let v = match &e.value {
+                Slot::Value(v) => v.clone(),
+                Slot::Schema(_) => empty(),
+                Slot::Schemas(ids) => Value::Array(ids.iter().map(|_| empty()).collect()),
+                Slot::Map(members) => {
+                    Value::Object(members.iter().map(|(n, _)| (n.clone(), empty())).collect())
+                }
+            };
+            (e.key.as_str().to_owned(), v)
+        });
+        Value::Object(map.collect())
+    }
+
+    /// Removes the entry `key` of node `id`, keeping the others in order.
+    pub fn take(&mut self, id: NodeId, key: Keyword) -> Option<Entry> {
+        let entries = self.entries_mut(id)?;
+        let at = entries.iter().position(|e| e.key == key)?;
+        Some(entries.remove(at))
+    }
+
+    /// Sets an entry of node `id` as `serde_json::Map::insert` does: a key it has keeps its
+    /// place (and the new value and origin), a new one goes last. A boolean schema is left as it is.
+    pub fn set(&mut self, id: NodeId, entry: Entry) {
+        let Some(entries) = self.entries_mut(id) else {
+            return;
+        };
+        match entries.iter_mut().find(|e| e.key == entry.key) {
+            Some(old) => *old = entry,
+            None => entries.push(entry),
+        }
+    }
+
+    /// Sets `key` to a plain value at node `id` ([`Tree::set`]), with the node's origin when the
+    /// key is new and the old entry's when it replaces one.
+    pub fn set_value(&mut self, id: NodeId, key: Keyword, value: Value) {
+        let origin = self.get(id, key).map_or(self.node(id).origin, |e| e.origin);
+        self.set(
+            id,
+            Entry {
+                key: key.into(),
+                value: Slot::Value(value),
+                origin,
+            },
+        );
+    }
+
+    /// The direct subschemas of node `id`, in order.
+    pub fn children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.entries(id).iter().flat_map(|e| e.value.nodes())
+    }
+
+    /// Every node reachable from the root, parents first, in document order (depth-first):
+    /// `f` may change the node it is given, and the walk goes on into the node's children as
+    /// `f` left them. A loop, not recursion: any depth.
+    pub fn walk(&mut self, mut f: impl FnMut(&mut Tree, NodeId)) {
+        let mut stack = vec![self.root];
+        let mut children = Vec::new();
+        while let Some(id) = stack.pop() {
+            f(self, id);
+            children.extend(self.children(id));
+            stack.extend(children.drain(..).rev());
+        }
+    }
+
+    /// Every node reachable from the root, children first, in document order (post-order):
+    /// `f` may change the node it is given, whose children it has seen already. A loop.
+    #[cfg_attr(not(test), allow(dead_code))] // CollapseCombiners' walk (see there)
+    pub fn walk_children_first(&mut self, mut f: impl FnMut(&mut Tree, NodeId)) {
+        let mut stack = vec![(self.root, false)];
+        let mut children = Vec::new();
+        while let Some((id, expanded)) = stack.pop() {
+            if expanded {
+                f(self, id);
+                continue;
+            }
+            stack.push((id, true));
+            children.extend(self.children(id));
+            stack.extend(children.drain(..).rev().map(|c| (c, false)));
+        }
+    }
+
+    /// Every node reachable from the root, parents first in document order, with how many
+    /// schema steps below the root each is and how many tokens its JSON Pointer has.
+    pub fn placed(&self) -> Vec<(NodeId, usize, usize)> {
+        let mut out = Vec::new();
+        let mut stack = vec![(self.root, 0, 0)];
+        while let Some((id, depth, tokens)) = stack.pop() {
+            out.push((id, depth, tokens));
+            let at = stack.len();
+            for e in self.entries(id) {
+                let step = if matches!(e.value, Slot::Schema(_)) {
+                    1
+                } else {
+                    2
+                };
+                stack.extend(e.value.nodes().map(|c| (c, depth + 1, tokens + step)));
+            }
+            stack[at..].reverse();
+        }
+        out
+    }
+
+    /// The input place `origin` as a JSON Pointer, `memo` keeping the places rendered so far
+    /// (a pointer shares its parent's: rendering every place of a deep document is linear).
+    pub(crate) fn pointer(&self, origin: Origin, memo: &mut HashMap<Origin, Pointer>) -> Pointer {
+        let mut chain = Vec::new();
+        let mut at = origin;
+        let mut pointer = loop {
+            if at == Origin::ROOT {
+                break Pointer::root();
+            }
+            if let Some(known) = memo.get(&at) {
+                break known.clone();
+            }
+            chain.push(at);
+            at = self.places[at.0 as usize].0;
+        };
+        for place in chain.into_iter().rev() {
+            pointer = match &self.places[place.0 as usize].1 {
+                Step::Root => pointer,
+                Step::Key(k) => pointer.child(k.as_str()),
+                Step::Name(name) => pointer.child(name),
+                Step::Item(i) => pointer.index(*i as usize),
+            };
+            memo.insert(place, pointer.clone());
+        }
+        pointer
+    }
+
+    /// The subtree at `id` as JSON (for a rule that needs to compare or print a subschema).
+    pub fn to_value(&self, id: NodeId) -> Value {
+        io::to_value(self, id)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,133 @@
+//! The rules on a [`Tree`], one small transform per provider rule, and the helpers they share.
+
+mod draft;
+pub(crate) mod merge;
+mod order;
+mod patterns;
+mod root;
+
+pub use draft::UpgradeDraft07;
+pub use order::StructuredFirst;
+pub use patterns::PatternsCompile;
+pub use root::{ObjectRoot, RemoveSchemaUri, RootCombinators};
+
+use serde_json::Value;
+
+use super::{Entry, Keyword, NodeId, Report, Slot, Tree};
+use crate::adapt::report::LossKind;
+pub(crate) use crate::adapt::rules::{joined_description, json_text};
+
+/// `type` of node `id` as a list of names (empty when absent).
+pub(crate) fn type_names(tree: &Tree, id: NodeId) -> Vec<&str> {
+    match tree.value(id, Keyword::Type) {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The string value of `key` at node `id`.
+pub(crate) fn str_of(tree: &Tree, id: NodeId, key: Keyword) -> Option<&str> {
+    tree.value(id, key).and_then(Value::as_str)
+}
+
+/// Appends text to the node's description (after `separator`), or makes it the description.
+pub(crate) fn append_description(tree: &mut Tree, id: NodeId, text: &str, separator: &str) {
+    match tree.value_mut(id, Keyword::Description) {
+        Some(Value::String(d)) if !d.is_empty() => {
+            d.push_str(separator);
+            d.push_str(text);
+        }
+        _ => tree.set_value(id, Keyword::Description, Value::String(text.to_owned())),
+    }
+}
+
+/// Takes a branch's (or a reference target's) entries into a node that keeps its own: the
+/// node's entries win, and the two descriptions are joined (the node's first), so that nothing
+/// a rule spilled into the branch's description is lost. A branch entry the node's own value
+/// replaces is reported dropped. Moved entries keep their origins; the branch is left empty,
+/// merged into the node.
+pub(crate) fn absorb(tree: &mut Tree, node: NodeId, branch: NodeId, report: &mut Report) {
+    let entries = tree
+        .entries_mut(branch)
+        .map(std::mem::take)
+        .unwrap_or_default();
+    tree.node_mut(branch).merged_into = Some(node);
+    for entry in entries {
+        if entry.key == Keyword::Description {
+            let own = tree.value(node, Keyword::Description);
+            if let Some(joined) = joined_description(own, entry.value.as_value()) {
+                let origin = tree
+                    .get(node, Keyword::Description)
+                    .map_or(entry.origin, |e| e.origin);
+                tree.set(
+                    node,
+                    Entry {
+                        key: entry.key,
+                        value: Slot::Value(joined),
+                        origin,
+                    },
+                );
+            }
+            continue;
+        }
+        let Some(own) = tree.entries(node).iter().find(|e| e.key == entry.key) else {
+            tree.set(node, entry);
+            continue;
+        };
+        if tree.same_slot(&own.value, &entry.value) {
+            continue;
+        }
+        let k = entry.key.as_str().to_owned();
+        let detail = format!(
+            "`{k}: {}` of a merged branch is replaced by the node's own `{k}: {}`",
+            json_text(&tree.slot_value(&entry.value)),
+            json_text(&tree.slot_value(&own.value))
+        );
+        report.loss(entry.origin, Some(node), k, LossKind::Dropped, detail);
+    }
+}
+
+/// The strings of a plain list value (`required`), in order.
+pub(crate) fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Object-shaped: `type: "object"`, or no type with `properties`/`required`.
+pub(crate) fn object_shaped(tree: &Tree, id: NodeId) -> bool {
+    tree.is_object(id)
+        && match tree.value(id, Keyword::Type) {
+            Some(Value::String(t)) => t == "object",
+            None => {
+                !tree.has(id, Keyword::Type)
+                    && (tree.has(id, Keyword::Properties) || tree.has(id, Keyword::Required))
+            }
+            _ => false,
+        }
+}
+
+/// Applies one rule to a document, for the rules' tests: the output and the report's entries.
+#[cfg(test)]
+pub(crate) fn run(
+    rule: &mut dyn super::Rule,
+    input: Value,
+) -> (
+    Value,
+    Vec<crate::adapt::Loss>,
+    Vec<crate::adapt::Change>,
+    Option<String>,
+) {
+    let mut tree = Tree::read(&input);
+    let mut report = Report::default();
+    report.rule = rule.name();
+    rule.apply(&mut tree, &mut report);
+    let failure = report.take_failure(&tree, &input).map(|f| f.to_string());
+    let (out, losses, changes) = super::report::finish(tree, report, &input);
+    (out, losses, changes, failure)
+}

@@ -1,0 +1,33 @@
+//! A `pattern` the provider cannot compile is not sent: strict grammars compile every pattern,
+//! and one that does not compile makes the provider refuse the whole request. The dialect is
+//! ECMA-262 (JSON Schema 2020-12 Validation, 6.3.3), checked by
+//! [`crate::adapt::rules::pattern_refusal`].
+
+use super::json_text;
+use crate::adapt::report::LossKind;
+use crate::adapt::rules::pattern_refusal;
+use crate::adapt::tree::{Keyword, Report, Rule, Slot, Tree};
+
+/// Removes, with a `dropped` loss, every `pattern` that does not compile as ECMA-262.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PatternsCompile;
+
+impl Rule for PatternsCompile {
+    fn name(&self) -> &'static str {
+        "patterns-compile"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        tree.walk(|tree, id| {
+            let Some(why) = tree.value(id, Keyword::Pattern).and_then(pattern_refusal) else {
+                return;
+            };
+            let entry = tree.take(id, Keyword::Pattern).expect("present");
+            let Slot::Value(value) = &entry.value else {
+                return;
+            };
+            let detail = format!("`pattern: {}` {why}", json_text(value));
+            report.loss(entry.origin, Some(id), "pattern", LossKind::Dropped, detail);
+        });
+    }
+}

@@ -1,0 +1,267 @@
+//! The tree engine against the old one, while targets move over: every ported target gives the
+//! same output and the same report on every test document (the generated ones, the fuzz
+//! suite's regressions, the real catalogs and the reference vectors).
+
+use serde_json::Value;
+
+use super::*;
+use crate::adapt::{AdaptSettings, Adapted, Target};
+
+/// Every test document: generated, fuzz regressions, real tools, reference-vector inputs.
+pub(crate) fn corpus() -> Vec<Value> {
+    let mut docs = crate::adapt::holds::tests::documents();
+    // More generated documents than the old engine's own tests use.
+    let mut generator = crate::adapt::holds::tests::Gen(0x7ee5_0001);
+    docs.extend((0..4_000).map(|_| generator.schema(0)));
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures");
+    let read = |path: &std::path::Path| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(path).expect("readable")).expect("JSON")
+    };
+    let mut files: Vec<_> = std::fs::read_dir(format!("{fixtures}/fuzz"))
+        .expect("fuzz fixtures")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    docs.extend(files.iter().map(|f| read(f)["schema"].clone()));
+    let mut files: Vec<_> = std::fs::read_dir(format!("{fixtures}/tools"))
+        .expect("tool catalogs")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            p.file_name().is_some_and(|n| n != "SOURCES.json")
+                && p.extension().is_some_and(|e| e == "json")
+        })
+        .collect();
+    files.sort();
+    for f in files {
+        if let Value::Array(tools) = read(&f) {
+            docs.extend(tools.iter().filter_map(|t| t.get("inputSchema").cloned()));
+        }
+    }
+    if let Value::Array(vectors) = read(std::path::Path::new(&format!(
+        "{fixtures}/omp/vectors.json"
+    ))) {
+        docs.extend(vectors.iter().filter_map(|v| v.get("input").cloned()));
+    }
+    docs
+}
+
+/// The old engine's adaptation with the same settings.
+fn old(settings: &AdaptSettings, doc: &Value) -> Adapted<'static> {
+    let mut settings = settings.clone();
+    settings.tree = None;
+    settings.adapt(doc).into_owned()
+}
+
+/// How two adaptations' report entries may differ on purpose.
+#[derive(Default)]
+struct Departures {
+    /// A node below a merged branch that is not written (an `anyOf` of a root union's branch,
+    /// dropped with it) has no `at`, where the old engine named the node the branch was merged
+    /// into for some of them (under a union) and none for others (under `$defs`, `prefixItems`).
+    unplaced: usize,
+    /// The entry's `pointer` is where its keyword or node stood in the input, read from the
+    /// origin the node carried; the old engine took positions back through logged moves and
+    /// guessed some (a node of `definitions` named under `$defs`, a tuple position named under
+    /// the `prefixItems` it became, a wrapped node named at its first branch).
+    repointed: Vec<(String, String)>,
+}
+
+/// What differs between two adaptations, in words (empty: nothing), beside the departures.
+fn differences(old: &Adapted<'_>, new: &Adapted<'_>, departures: &mut Departures) -> Vec<String> {
+    let mut out = Vec::new();
+    if old.schema != new.schema {
+        out.push(format!(
+            "schema:\n  old {}\n  new {}",
+            old.schema, new.schema
+        ));
+    }
+    if (old.strict, old.fallback) != (new.strict, new.fallback) {
+        out.push(format!(
+            "strict/fallback: old {:?} new {:?}",
+            (old.strict, old.fallback),
+            (new.strict, new.fallback)
+        ));
+    }
+    let show = |v: &dyn erased::Show| v.show();
+    let mut entries = |kind: &str, old: Vec<Value>, new: Vec<Value>| {
+        let same = old.len() == new.len()
+            && old.iter().zip(&new).all(|(o, n)| {
+                let (mut o, mut n) = (o.clone(), n.clone());
+                let (o_map, n_map) = (
+                    o.as_object_mut().expect("an entry"),
+                    n.as_object_mut().expect("an entry"),
+                );
+                let (op, np) = (o_map.remove("pointer"), n_map.remove("pointer"));
+                if o_map.get("at").is_some() && n_map.get("at").is_none() {
+                    o_map.remove("at");
+                    departures.unplaced += 1;
+                }
+                if o_map != n_map {
+                    return false;
+                }
+                if op != np {
+                    departures.repointed.push((
+                        format!("{}", op.unwrap_or_default()),
+                        format!("{}", np.unwrap_or_default()),
+                    ));
+                }
+                true
+            });
+        if !same {
+            out.push(format!(
+                "{kind}:\n  old {}\n  new {}",
+                show(&old),
+                show(&new)
+            ));
+        }
+    };
+    let json =
+        |v: &dyn erased::Show| -> Vec<Value> { serde_json::from_str(&v.show()).expect("JSON") };
+    entries("losses", json(&old.losses), json(&new.losses));
+    entries("changes", json(&old.changes), json(&new.changes));
+    out
+}
+
+/// Every entry's `pointer` names a place in the input, and its `at` one in the output.
+fn places_resolve(adapted: &Adapted<'_>) -> Result<(), String> {
+    let places = (adapted.losses.iter().map(|l| (&l.pointer, &l.at)))
+        .chain(adapted.changes.iter().map(|c| (&c.pointer, &c.at)));
+    for (pointer, at) in places {
+        if adapted.input.pointer(pointer).is_none() {
+            return Err(format!("pointer {pointer} is not in the input"));
+        }
+        if let Some(at) = at {
+            if adapted.schema.pointer(at).is_none() {
+                return Err(format!("at {at} is not in the output"));
+            }
+        }
+    }
+    Ok(())
+}
+
+mod erased {
+    pub(super) trait Show {
+        fn show(&self) -> String;
+    }
+    impl<T: serde::Serialize> Show for T {
+        fn show(&self) -> String {
+            serde_json::to_string(self).unwrap_or_default()
+        }
+    }
+}
+
+/// The ported targets adapt every test document exactly as the old engine does.
+#[test]
+fn ported_targets_adapt_as_the_old_engine() {
+    let docs = corpus();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    let mut departures = Departures::default();
+    for target in Target::ALL {
+        let settings = target.settings();
+        if settings.tree.is_none() {
+            continue;
+        }
+        for (i, doc) in docs.iter().enumerate() {
+            compared += 1;
+            let new = settings.adapt(doc);
+            let old = old(&settings, doc);
+            let mut diff = differences(&old, &new, &mut departures);
+            if let Err(why) = places_resolve(&new) {
+                diff.push(why);
+            }
+            if !diff.is_empty() {
+                failures.push(format!("{target} document {i}: {doc}\n{}", diff.join("\n")));
+            }
+        }
+    }
+    assert!(compared > 0);
+    eprintln!(
+        "{compared} adaptations compared; {} entries name a node that is not written, {} a place the old engine guessed",
+        departures.unplaced,
+        departures.repointed.len()
+    );
+    for (old, new) in departures.repointed.iter().take(40) {
+        eprintln!("  pointer {old} → {new}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {compared} differ; the first ones:\n\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(6)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
+}
+
+/// Reading and writing a document without rules gives it back as it was, whatever its shape;
+/// every node's origin names where it stood.
+#[test]
+fn read_then_write_is_the_identity() {
+    for doc in corpus() {
+        let tree = Tree::read(&doc);
+        let mut origins = Vec::new();
+        let mut t = tree.clone();
+        t.walk(|t, id| origins.push((id, t.node(id).origin)));
+        let (out, at) = tree.clone().write(&|_| true);
+        assert_eq!(out, doc);
+        for (id, origin) in origins {
+            // Nothing moved: a node is written where it stood.
+            let mut memo = std::collections::HashMap::new();
+            assert_eq!(
+                tree.pointer(origin, &mut memo).as_str(),
+                at[&id].as_str(),
+                "{doc}"
+            );
+        }
+    }
+}
+
+/// Cloud Code Assist's collapse of unions, ported ahead of its target: on every test document it
+/// rewrites as the old rule does and records the same losses and changes (kind, keyword,
+/// detail), in the same order.
+#[test]
+fn collapse_combiners_rewrites_as_the_old_rule() {
+    let strip = |entries: Value| -> Vec<Value> {
+        let Value::Array(entries) = entries else {
+            unreachable!()
+        };
+        (entries.into_iter())
+            .map(|mut e| {
+                let map = e.as_object_mut().expect("an entry");
+                map.remove("pointer");
+                map.remove("at");
+                map.remove("rule");
+                e
+            })
+            .collect()
+    };
+    let json = |v: &dyn erased::Show| -> Value { serde_json::from_str(&v.show()).expect("JSON") };
+    let mut collapsed = 0;
+    for doc in corpus() {
+        let (old_out, old_report) =
+            crate::adapt::rules::run(&mut crate::adapt::rules::CollapseCombiners, doc.clone());
+        let (new_out, losses, changes, failure) =
+            super::rules::run(&mut super::rules::merge::CollapseCombiners, doc.clone());
+        assert_eq!(new_out, old_out, "{doc}");
+        assert_eq!(failure, None);
+        assert_eq!(
+            strip(json(&losses)),
+            strip(json(&old_report.losses)),
+            "{doc}"
+        );
+        assert_eq!(
+            strip(json(&changes)),
+            strip(json(&old_report.changes)),
+            "{doc}"
+        );
+        collapsed += usize::from(new_out != doc);
+    }
+    assert!(
+        collapsed > 100,
+        "only {collapsed} documents had a union to collapse"
+    );
+}
