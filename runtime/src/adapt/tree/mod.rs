@@ -281,6 +281,22 @@ impl Tree {
         self.entries(id).iter().flat_map(|e| e.value.nodes())
     }
 
+    /// Whether any node of the arena (reachable or not) has an entry `key`: one flat scan, no
+    /// walk. A rule with nothing to do on a document returns after it.
+    pub fn holds(&self, key: Keyword) -> bool {
+        self.holds_any(&[key])
+    }
+
+    /// Whether any node of the arena has an entry of one of `keys` ([`Tree::holds`]).
+    pub fn holds_any(&self, keys: &[Keyword]) -> bool {
+        self.nodes.iter().any(|n| match &n.body {
+            Body::Object(entries) => entries
+                .iter()
+                .any(|e| matches!(e.key, Key::Kw(k) if keys.contains(&k))),
+            _ => false,
+        })
+    }
+
     /// Every node reachable from the root, parents first, in document order (depth-first):
     /// `f` may change the node it is given, and the walk goes on into the node's children as
     /// `f` left them. A loop, not recursion: any depth.

@@ -26,6 +26,17 @@ impl Rule for UpgradeDraft07 {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let forms = [
+            Keyword::Schema,
+            Keyword::Definitions,
+            Keyword::Dependencies,
+            Keyword::Nullable,
+            Keyword::Items,
+            Keyword::Ref,
+        ];
+        if !tree.holds_any(&forms) {
+            return;
+        }
         tree.walk(|tree, id| upgrade(tree, id, report));
     }
 }

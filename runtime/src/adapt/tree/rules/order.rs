@@ -26,6 +26,9 @@ impl Rule for StructuredFirst {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        if !tree.holds_any(&[Keyword::AnyOf, Keyword::OneOf]) {
+            return;
+        }
         // Per union to reorder: the change's sort key (deepest pointer first, then by level,
         // then in the walk's order), its node, keyword and the branch to move first.
         let mut plan = Vec::new();

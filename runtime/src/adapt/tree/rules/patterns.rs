@@ -18,6 +18,9 @@ impl Rule for PatternsCompile {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        if !tree.holds(Keyword::Pattern) {
+            return;
+        }
         tree.walk(|tree, id| {
             let Some(why) = tree.value(id, Keyword::Pattern).and_then(pattern_refusal) else {
                 return;

@@ -19,6 +19,9 @@ impl Rule for RemoveSchemaUri {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        if !tree.holds(Keyword::Schema) {
+            return;
+        }
         tree.walk(|tree, id| {
             if let Some(Entry {
                 value: Slot::Value(uri),
