@@ -19,7 +19,8 @@ pub mod report;
 pub mod rules;
 mod settings;
 mod target;
-mod tree;
+#[doc(hidden)]
+pub mod tree;
 mod visit;
 
 use std::borrow::Cow;

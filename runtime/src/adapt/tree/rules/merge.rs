@@ -19,9 +19,6 @@ use crate::adapt::tree::{Body, Entry, Keyword, NodeId, Origin, Report, Rule, Slo
 /// - same-type branches: one branch (enums united); the others' keywords are lost (`collapsed`).
 /// - mixed types: the first non-null branch's type (the structured one, ordered first); the
 ///   other types are no longer accepted (`collapsed`).
-// Ported ahead of the cca-claude target, which is its only user: checked against the old rule
-// by `tree::tests::collapse_combiners_rewrites_as_the_old_rule` until that target moves over.
-#[cfg_attr(not(test), allow(dead_code))]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CollapseCombiners;
 

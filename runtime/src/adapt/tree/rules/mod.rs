@@ -5,11 +5,14 @@ pub(crate) mod merge;
 mod order;
 mod patterns;
 mod root;
+mod unions;
 
 pub use draft::UpgradeDraft07;
+pub use merge::CollapseCombiners;
 pub use order::StructuredFirst;
 pub use patterns::PatternsCompile;
 pub use root::{ObjectRoot, RemoveSchemaUri, RootCombinators};
+pub use unions::{OneOfToAnyOf, SpliceNestedAnyOf};
 
 use serde_json::Value;
 
