@@ -320,3 +320,16 @@ fn union_rules_rewrite_as_the_old_ones() {
         "only {rewritten} documents had a nested union"
     );
 }
+
+/// The single-`allOf` merge of the strict targets, ported ahead of them.
+#[test]
+fn merge_single_allof_rewrites_as_the_old_rule() {
+    let rewritten = same_as_old_rule(
+        &mut crate::adapt::rules::MergeSingleAllOf,
+        &mut super::rules::MergeSingleAllOf,
+    );
+    assert!(
+        rewritten > 50,
+        "only {rewritten} documents had an `allOf` of one"
+    );
+}

@@ -4,6 +4,7 @@ mod draft;
 pub(crate) mod merge;
 mod order;
 mod patterns;
+mod refs;
 mod root;
 mod unions;
 
@@ -11,6 +12,7 @@ pub use draft::UpgradeDraft07;
 pub use merge::CollapseCombiners;
 pub use order::StructuredFirst;
 pub use patterns::PatternsCompile;
+pub use refs::MergeSingleAllOf;
 pub use root::{ObjectRoot, RemoveSchemaUri, RootCombinators};
 pub use unions::{OneOfToAnyOf, SpliceNestedAnyOf};
 
