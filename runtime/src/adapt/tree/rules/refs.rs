@@ -1,7 +1,5 @@
 //! `allOf` of one schema merged into its node.
 
-use serde_json::Value;
-
 use super::joined_description;
 use crate::adapt::tree::{Keyword, Report, Rule, Slot, Tree};
 
