@@ -290,6 +290,14 @@ impl Tree {
         self.holds_any(&[key])
     }
 
+    /// Whether any node of the arena has an entry `f` says yes to ([`Tree::holds`]).
+    pub fn any_entry(&self, f: impl Fn(&Entry) -> bool) -> bool {
+        self.nodes.iter().any(|n| match &n.body {
+            Body::Object(entries) => entries.iter().any(&f),
+            _ => false,
+        })
+    }
+
     /// Whether any node of the arena has an entry of one of `keys` ([`Tree::holds`]).
     pub fn holds_any(&self, keys: &[Keyword]) -> bool {
         self.nodes.iter().any(|n| match &n.body {

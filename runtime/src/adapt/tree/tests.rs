@@ -333,3 +333,81 @@ fn merge_single_allof_rewrites_as_the_old_rule() {
         "only {rewritten} documents had an `allOf` of one"
     );
 }
+
+/// The keyword strip and `default` spill of the strict targets, ported ahead of them: OpenAI
+/// strict's table (with the values it keeps) and Anthropic strict's.
+#[test]
+fn keyword_rules_rewrite_as_the_old_ones() {
+    type Table = (&'static [&'static str], fn(&str, &Value) -> bool);
+    let tables: [Table; 2] = [
+        (
+            &[
+                "format",
+                "pattern",
+                "minLength",
+                "maxLength",
+                "minimum",
+                "title",
+                "$comment",
+                "if",
+                "then",
+                "else",
+                "not",
+                "patternProperties",
+                "contains",
+                "examples",
+                "deprecated",
+                "minProperties",
+            ],
+            |k, v| k == "pattern" && v.is_string(),
+        ),
+        (
+            &[
+                "minimum",
+                "maximum",
+                "multipleOf",
+                "minLength",
+                "maxLength",
+                "minItems",
+                "format",
+                "pattern",
+                "not",
+                "if",
+                "propertyNames",
+                "contentSchema",
+            ],
+            |k, v| k == "minItems" && v.as_u64().is_some_and(|n| n <= 1),
+        ),
+    ];
+    for (keywords, keep) in tables {
+        let old = crate::adapt::rules::StripKeywords {
+            name: "strip",
+            keywords,
+            spill: crate::adapt::rules::keywords::HUMAN_READABLE,
+            why: "not supported",
+            keep,
+            also_keep: vec!["title".into()],
+        };
+        let new = super::rules::StripKeywords {
+            name: "strip",
+            keywords,
+            spill: crate::adapt::rules::keywords::HUMAN_READABLE,
+            why: "not supported",
+            keep,
+            also_keep: vec!["title".into()],
+        };
+        let rewritten = same_as_old_rule(&mut old.node_rule(), &mut new.clone());
+        assert!(
+            rewritten > 200,
+            "only {rewritten} documents had a keyword to strip"
+        );
+    }
+    let rewritten = same_as_old_rule(
+        &mut crate::adapt::rules::DefaultToDescription,
+        &mut super::rules::DefaultToDescription,
+    );
+    assert!(
+        rewritten > 100,
+        "only {rewritten} documents had a `default`"
+    );
+}
