@@ -9,7 +9,7 @@ mod enums;
 mod fused;
 mod google;
 mod inline;
-pub(crate) use enums::value_type;
+pub(crate) use enums::{homogeneous_type, value_type};
 pub mod keywords;
 #[cfg(feature = "validate")]
 mod meta;

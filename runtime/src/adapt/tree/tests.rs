@@ -411,3 +411,29 @@ fn keyword_rules_rewrite_as_the_old_ones() {
         "only {rewritten} documents had a `default`"
     );
 }
+
+/// The `enum` rules of the strict targets and Gemini, ported ahead of them.
+#[test]
+fn enum_rules_rewrite_as_the_old_ones() {
+    let rewritten = same_as_old_rule(
+        &mut crate::adapt::rules::ConstToEnum,
+        &mut super::rules::ConstToEnum,
+    );
+    assert!(rewritten > 100, "only {rewritten} documents had a `const`");
+    let rewritten = same_as_old_rule(
+        &mut crate::adapt::rules::AllConstToEnum,
+        &mut super::rules::AllConstToEnum,
+    );
+    assert!(
+        rewritten > 5,
+        "only {rewritten} documents had a union of constants"
+    );
+    let rewritten = same_as_old_rule(
+        &mut crate::adapt::rules::InferType,
+        &mut super::rules::InferType,
+    );
+    assert!(
+        rewritten > 200,
+        "only {rewritten} documents had an untyped node"
+    );
+}

@@ -1,6 +1,7 @@
 //! The rules on a [`Tree`], one small transform per provider rule, and the helpers they share.
 
 mod draft;
+mod enums;
 mod keywords;
 pub(crate) mod merge;
 mod order;
@@ -10,6 +11,7 @@ mod root;
 mod unions;
 
 pub use draft::UpgradeDraft07;
+pub use enums::{AllConstToEnum, ConstToEnum, InferType};
 pub use keywords::{DefaultToDescription, StripKeywords};
 pub use merge::CollapseCombiners;
 pub use order::StructuredFirst;

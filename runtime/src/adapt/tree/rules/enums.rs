@@ -1,0 +1,202 @@
+//! `const` and unions of constants as `enum`s, and the `type` a node's other keywords imply.
+
+use serde_json::Value;
+
+use super::append_description;
+use crate::adapt::rules::{HeldStrings, homogeneous_type};
+use crate::adapt::tree::{Entry, Keyword, Report, Rule, Slot, Tree};
+
+/// `const: x` → `enum: [x]` (an `enum` beside it keeps only `x`, if it has it): for strict
+/// modes that take no `const`. A change.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConstToEnum;
+
+impl Rule for ConstToEnum {
+    fn name(&self) -> &'static str {
+        "const-to-enum"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        if !tree.holds(Keyword::Const) {
+            return;
+        }
+        tree.walk(|tree, id| {
+            let Some(Entry {
+                value: Slot::Value(c),
+                origin,
+                ..
+            }) = tree.take(id, Keyword::Const)
+            else {
+                return;
+            };
+            let values = match tree.take(id, Keyword::Enum).map(|e| e.value) {
+                Some(Slot::Value(Value::Array(existing))) => {
+                    existing.into_iter().filter(|v| *v == c).collect()
+                }
+                _ => vec![c],
+            };
+            tree.set(
+                id,
+                Entry {
+                    key: Keyword::Enum.into(),
+                    value: Slot::Value(Value::Array(values)),
+                    origin,
+                },
+            );
+            report.change(tree.node(id).origin, Some(id), "`const` → `enum`");
+        });
+    }
+}
+
+/// An `anyOf`/`oneOf` whose branches are only constants (with a `type`, `description` or
+/// `title`) becomes one `enum` of their values, typed when they agree; the branches'
+/// descriptions stay readable in the node's description. A change.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AllConstToEnum;
+
+const CONST_BRANCH_KEYS: &[Keyword] = &[
+    Keyword::Const,
+    Keyword::Type,
+    Keyword::Description,
+    Keyword::Title,
+];
+
+impl Rule for AllConstToEnum {
+    fn name(&self) -> &'static str {
+        "all-const-to-enum"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        if !tree.holds_any(&[Keyword::AnyOf, Keyword::OneOf]) {
+            return;
+        }
+        tree.walk(|tree, id| {
+            for key in [Keyword::AnyOf, Keyword::OneOf] {
+                let Some(Slot::Schemas(branches)) = tree.get(id, key).map(|e| &e.value) else {
+                    continue;
+                };
+                let all_const = !branches.is_empty()
+                    && branches.iter().all(|&b| {
+                        tree.is_object(b)
+                            && tree.has(b, Keyword::Const)
+                            && (tree.entries(b).iter())
+                                .all(|e| CONST_BRANCH_KEYS.iter().any(|k| e.key == *k))
+                    });
+                if !all_const || tree.has(id, Keyword::Enum) {
+                    continue;
+                }
+                let Some(Entry {
+                    value: Slot::Schemas(branches),
+                    ..
+                }) = tree.take(id, key)
+                else {
+                    unreachable!("checked above")
+                };
+                let mut values: Vec<Value> = Vec::new();
+                let mut held = HeldStrings::default();
+                let mut notes: Vec<String> = Vec::new();
+                let mut types: Vec<Option<Value>> = Vec::new();
+                for &b in &branches {
+                    let c = tree
+                        .value(b, Keyword::Const)
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    if let Some(Value::String(d)) = tree.value(b, Keyword::Description) {
+                        let shown = match &c {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        };
+                        notes.push(format!("`{shown}`: {d}"));
+                    }
+                    types.push(tree.value(b, Keyword::Type).cloned());
+                    held.push(&mut values, c);
+                }
+                let ty = match types.first() {
+                    Some(Some(t)) if types.iter().all(|x| x.as_ref() == Some(t)) => Some(t.clone()),
+                    _ => homogeneous_type(&values).map(Value::from),
+                };
+                if let Some(t) = ty {
+                    if !tree.has(id, Keyword::Type) {
+                        tree.set_value(id, Keyword::Type, t);
+                    }
+                }
+                tree.set_value(id, Keyword::Enum, Value::Array(values));
+                if !notes.is_empty() {
+                    append_description(tree, id, &notes.join("\n"), "\n\n");
+                }
+                let detail = format!(
+                    "`{}` of {} constants → `enum`",
+                    key.as_str(),
+                    branches.len()
+                );
+                report.change(tree.node(id).origin, Some(id), detail);
+                return;
+            }
+        });
+    }
+}
+
+/// Gives an untyped node (no `type`, union, `allOf` or `$ref`) the type its keywords imply:
+/// `object` from `properties`, `array` from `items`/`prefixItems`, the one type of its `enum`
+/// or `const` values. A change.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InferType;
+
+impl Rule for InferType {
+    fn name(&self) -> &'static str {
+        "infer-type"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        tree.walk(|tree, id| {
+            let typed = [
+                Keyword::Type,
+                Keyword::AnyOf,
+                Keyword::OneOf,
+                Keyword::AllOf,
+                Keyword::Ref,
+            ];
+            if !tree.is_object(id) || typed.iter().any(|k| tree.has(id, *k)) {
+                return;
+            }
+            let origin = tree.node(id).origin;
+            let properties = tree.get(id, Keyword::Properties).map(|e| &e.value);
+            if matches!(
+                properties,
+                Some(Slot::Map(_) | Slot::Value(Value::Object(_)))
+            ) {
+                tree.set_value(id, Keyword::Type, "object".into());
+                report.change(
+                    origin,
+                    Some(id),
+                    "`type: \"object\"` inferred from `properties`",
+                );
+                return;
+            }
+            if tree.has(id, Keyword::Items) || tree.has(id, Keyword::PrefixItems) {
+                tree.set_value(id, Keyword::Type, "array".into());
+                report.change(origin, Some(id), "`type: \"array\"` inferred from `items`");
+                return;
+            }
+            let values: Vec<Value> = match (
+                tree.value(id, Keyword::Enum),
+                tree.value(id, Keyword::Const),
+            ) {
+                (Some(Value::Array(values)), _) => values.clone(),
+                (None, Some(c)) if !tree.has(id, Keyword::Enum) => vec![c.clone()],
+                _ => return,
+            };
+            if values.is_empty() {
+                return;
+            }
+            if let Some(t) = homogeneous_type(&values) {
+                tree.set_value(id, Keyword::Type, Value::from(t));
+                report.change(
+                    origin,
+                    Some(id),
+                    format!("`type: \"{t}\"` inferred from the enum or const"),
+                );
+            }
+        });
+    }
+}
