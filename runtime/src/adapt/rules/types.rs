@@ -53,7 +53,7 @@ const NUMBER_ONLY: &[&str] = &[
     "multipleOf",
 ];
 
-fn fits(t: &str, v: &Value) -> bool {
+pub(crate) fn fits(t: &str, v: &Value) -> bool {
     match t {
         "null" => v.is_null(),
         "boolean" => v.is_boolean(),
@@ -214,7 +214,7 @@ fn with_description(mut map: Map<String, Value>, description: Option<Value>) -> 
 
 /// "`type: [\"a\", \"b\"]` → one branch per type": the list as Rust's `Debug` writes it,
 /// without the formatter where no name needs escaping (type names never do).
-fn split_detail(types: &[&str]) -> String {
+pub(crate) fn split_detail(types: &[&str]) -> String {
     let plain = |t: &&str| {
         t.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')

@@ -437,3 +437,16 @@ fn enum_rules_rewrite_as_the_old_ones() {
         "only {rewritten} documents had an untyped node"
     );
 }
+
+/// OpenAI strict's split of type lists, ported ahead of it.
+#[test]
+fn split_type_arrays_rewrites_as_the_old_rule() {
+    let rewritten = same_as_old_rule(
+        &mut crate::adapt::rules::SplitTypeArrays,
+        &mut super::rules::SplitTypeArrays,
+    );
+    assert!(
+        rewritten > 200,
+        "only {rewritten} documents had a list of types"
+    );
+}

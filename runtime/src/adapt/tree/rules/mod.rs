@@ -8,6 +8,7 @@ mod order;
 mod patterns;
 mod refs;
 mod root;
+mod types;
 mod unions;
 
 pub use draft::UpgradeDraft07;
@@ -18,6 +19,7 @@ pub use order::StructuredFirst;
 pub use patterns::PatternsCompile;
 pub use refs::MergeSingleAllOf;
 pub use root::{ObjectRoot, RemoveSchemaUri, RootCombinators};
+pub use types::SplitTypeArrays;
 pub use unions::{OneOfToAnyOf, SpliceNestedAnyOf};
 
 use serde_json::Value;

@@ -1,0 +1,136 @@
+//! A list of types split into one branch per type, for strict modes that take one type a node.
+
+use serde_json::Value;
+
+use crate::adapt::rules::types::{fits, of_another_type, split_detail};
+use crate::adapt::tree::{Body, Entry, Keyword, NodeId, Origin, Report, Rule, Slot, Tree};
+
+/// `type: [A, B]` → `anyOf: [{type: A, …}, {type: B, …}]`, each branch keeping the keywords
+/// that apply to its type (an `enum` its values of that type; a type none of whose values
+/// fits is left out), the description kept on the union. One type left is the node itself. A
+/// change.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SplitTypeArrays;
+
+impl Rule for SplitTypeArrays {
+    fn name(&self) -> &'static str {
+        "split-type-arrays"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let listed =
+            |e: &Entry| e.key == Keyword::Type && matches!(e.value, Slot::Value(Value::Array(_)));
+        if !tree.any_entry(listed) {
+            return;
+        }
+        tree.walk(|tree, id| {
+            if tree.entries(id).iter().any(listed) {
+                split(tree, id, report);
+            }
+        });
+    }
+}
+
+/// Whether the node's `enum` (if any) has a value of type `t`.
+fn has_branch(base: &[Entry], t: &str) -> bool {
+    match base
+        .iter()
+        .find(|e| e.key == Keyword::Enum)
+        .map(|e| &e.value)
+    {
+        Some(Slot::Value(Value::Array(values))) => values.iter().any(|x| fits(t, x)),
+        _ => true,
+    }
+}
+
+/// The branch of type `t`: the entries that apply to it (an `enum` keeps its values of that
+/// type), then `type`. With `copy`, its subschemas are copies (new nodes, the same origins): the
+/// entries are shared with the branches after it.
+fn branch(
+    tree: &mut Tree,
+    mut entries: Vec<Entry>,
+    t: &str,
+    type_origin: Origin,
+    copy: bool,
+) -> Vec<Entry> {
+    entries.retain(|e| !of_another_type(t, e.key.as_str()));
+    for entry in &mut entries {
+        match &mut entry.value {
+            Slot::Value(Value::Array(values)) if entry.key == Keyword::Enum => {
+                values.retain(|x| fits(t, x));
+            }
+            Slot::Schema(child) if copy => *child = tree.copy(*child),
+            Slot::Schemas(ids) if copy => ids.iter_mut().for_each(|c| *c = tree.copy(*c)),
+            Slot::Map(members) if copy => members.iter_mut().for_each(|(_, c)| *c = tree.copy(*c)),
+            _ => {}
+        }
+    }
+    entries.push(Entry {
+        key: Keyword::Type.into(),
+        value: Slot::Value(t.into()),
+        origin: type_origin,
+    });
+    entries
+}
+
+fn split(tree: &mut Tree, id: NodeId, report: &mut Report) {
+    let origin = tree.node(id).origin;
+    let all = tree.entries_mut(id).map(std::mem::take).unwrap_or_default();
+    let (mut listed, mut description, mut base) = (None, None, Vec::with_capacity(all.len()));
+    for entry in all {
+        if entry.key == Keyword::Type {
+            listed = Some(entry);
+        } else if entry.key == Keyword::Description {
+            description = Some(entry);
+        } else {
+            base.push(entry);
+        }
+    }
+    let Some(Entry {
+        value: Slot::Value(Value::Array(items)),
+        origin: type_origin,
+        ..
+    }) = listed
+    else {
+        unreachable!("checked by the rule")
+    };
+    let types: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+    let (detail, count) = (split_detail(&types), types.len());
+    let mut base = Some(base);
+    let mut variants: Vec<Vec<Entry>> = Vec::with_capacity(count);
+    for (i, name) in types.iter().enumerate() {
+        let Some(others) = base.as_ref() else { break };
+        if !has_branch(others, name) {
+            continue;
+        }
+        let last = i + 1 == count;
+        let entries = if last {
+            base.take().expect("there")
+        } else {
+            others.clone()
+        };
+        variants.push(branch(tree, entries, name, type_origin, !last));
+    }
+    let with_description = |mut entries: Vec<Entry>| {
+        entries.extend(description.clone());
+        entries
+    };
+    let entries = match variants.len() {
+        0 => with_description(base.unwrap_or_default()),
+        1 => with_description(variants.remove(0)),
+        _ => {
+            let branches = (variants.into_iter())
+                .map(|entries| tree.add(origin, Body::Object(entries)))
+                .collect();
+            let mut wrapper = vec![Entry {
+                key: Keyword::AnyOf.into(),
+                value: Slot::Schemas(branches),
+                origin,
+            }];
+            wrapper.extend(description.clone());
+            wrapper
+        }
+    };
+    *tree.entries_mut(id).expect("an object") = entries;
+    report.change(origin, Some(id), detail);
+}
