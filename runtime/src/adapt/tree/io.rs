@@ -131,15 +131,13 @@ fn build(tree: &mut Tree, value: &Value, origin: Origin, fresh: bool) -> NodeId 
                 (Holds::One | Holds::OneOrList, v) if is_schema(v) => {
                     Slot::Schema(child(tree, Step::Root, v))
                 }
-                (Holds::List | Holds::OneOrList, Value::Array(items))
-                    if items.iter().all(is_schema) =>
-                {
+                (Holds::List | Holds::OneOrList, Value::Array(items)) => {
                     let ids = (items.iter().enumerate())
                         .map(|(k, v)| child(tree, Step::Item(k as u32), v))
                         .collect();
                     Slot::Schemas(ids)
                 }
-                (Holds::Map, Value::Object(members)) if members.values().all(is_schema) => {
+                (Holds::Map, Value::Object(members)) => {
                     let members = (members.iter())
                         .map(|(name, v)| {
                             let step = Step::Name(name.as_str().into());
@@ -158,6 +156,35 @@ fn build(tree: &mut Tree, value: &Value, origin: Origin, fresh: bool) -> NodeId 
 }
 
 impl Tree {
+    /// A JSON value made into an entry's slot as the input is read: its subschemas placed below
+    /// `origin` (the entry's own place), as if they had stood there in the input.
+    pub fn slot_from_json(&mut self, key: &Key, value: &Value, origin: Origin) -> Slot {
+        match (key.holds(), value) {
+            (Holds::One | Holds::OneOrList, v) if is_schema(v) => {
+                Slot::Schema(build(self, v, origin, true))
+            }
+            (Holds::List | Holds::OneOrList, Value::Array(items)) => {
+                let ids = (items.iter().enumerate())
+                    .map(|(k, v)| {
+                        let place = self.place(origin, Step::Item(k as u32));
+                        build(self, v, place, true)
+                    })
+                    .collect();
+                Slot::Schemas(ids)
+            }
+            (Holds::Map, Value::Object(members)) => {
+                let members = (members.iter())
+                    .map(|(name, v)| {
+                        let place = self.place(origin, Step::Name(name.as_str().into()));
+                        (name.clone(), build(self, v, place, true))
+                    })
+                    .collect();
+                Slot::Map(members)
+            }
+            (_, v) => Slot::Value(v.clone()),
+        }
+    }
+
     /// An entry made from JSON, its subschemas read as the input's are, every part of it with
     /// origin `origin` (for a value a rule rebuilds as JSON).
     pub fn entry_from_json(&mut self, key: super::Keyword, value: Value, origin: Origin) -> Entry {

@@ -86,7 +86,9 @@ pub enum Body {
     Bool(bool),
     /// A schema object's entries, in order.
     Object(Vec<Entry>),
-    /// A document that is not a schema at all (an array, a string, ...: only ever the root).
+    /// A value that is not a schema (an array, a string, ...) where a schema should stand: a
+    /// document's root, a list or map keyword's member (`dependencies: {"a": ["b"]}`). Kept as
+    /// it is; the walks pass over it.
     NotSchema(Value),
 }
 
@@ -110,7 +112,9 @@ pub enum Slot {
     Schemas(Vec<NodeId>),
     /// Names to subschemas (`properties`, `$defs`, ...), in order.
     Map(Vec<(String, NodeId)>),
-    /// Any other value, as JSON (also a subschema keyword whose value is not one: kept whole).
+    /// Any other value, as JSON (also a subschema keyword whose value has the wrong shape, such
+    /// as `anyOf: "text"`: kept whole; a list or map keyword's member that is not a schema is a
+    /// [`Body::NotSchema`] node).
     Value(Value),
 }
 
@@ -315,6 +319,9 @@ impl Tree {
         let mut stack = vec![self.root];
         let mut children = Vec::new();
         while let Some(id) = stack.pop() {
+            if let Body::NotSchema(_) = self.node(id).body {
+                continue;
+            }
             f(self, id);
             children.extend(self.children(id));
             stack.extend(children.drain(..).rev());
@@ -331,6 +338,9 @@ impl Tree {
                 f(self, id);
                 continue;
             }
+            if let Body::NotSchema(_) = self.node(id).body {
+                continue;
+            }
             stack.push((id, true));
             children.extend(self.children(id));
             stack.extend(children.drain(..).rev().map(|c| (c, false)));
@@ -343,6 +353,9 @@ impl Tree {
         let mut out = Vec::new();
         let mut stack = vec![(self.root, 0, 0)];
         while let Some((id, depth, tokens)) = stack.pop() {
+            if let Body::NotSchema(_) = self.node(id).body {
+                continue;
+            }
             out.push((id, depth, tokens));
             let at = stack.len();
             for e in self.entries(id) {

@@ -450,3 +450,38 @@ fn split_type_arrays_rewrites_as_the_old_rule() {
         "only {rewritten} documents had a list of types"
     );
 }
+
+/// Google's node rules, ported ahead of the Gemini and CCA targets.
+#[test]
+fn google_node_rules_rewrite_as_the_old_ones() {
+    use crate::adapt::rules as old;
+    let rewritten = same_as_old_rule(
+        &mut old::SnakeCaseKeywords,
+        &mut super::rules::SnakeCaseKeywords,
+    );
+    assert!(
+        rewritten > 100,
+        "only {rewritten} documents had a snake-case keyword"
+    );
+    let rewritten = same_as_old_rule(&mut old::BoolSchemas, &mut super::rules::BoolSchemas);
+    assert!(
+        rewritten > 100,
+        "only {rewritten} documents had a boolean schema"
+    );
+    let rewritten = same_as_old_rule(
+        &mut old::EnsureProperties,
+        &mut super::rules::EnsureProperties,
+    );
+    assert!(
+        rewritten > 100,
+        "only {rewritten} documents had an object without properties"
+    );
+    let rewritten = same_as_old_rule(
+        &mut old::PropertyOrdering,
+        &mut super::rules::PropertyOrdering,
+    );
+    assert!(
+        rewritten > 50,
+        "only {rewritten} documents had an object of several properties"
+    );
+}

@@ -64,7 +64,7 @@ fn upgrade(tree: &mut Tree, id: NodeId, report: &mut Report) {
     }
     let tuple = matches!(
         tree.get(id, Keyword::Items).map(|e| &e.value),
-        Some(Slot::Schemas(_) | Slot::Value(Value::Array(_)))
+        Some(Slot::Schemas(_))
     );
     if tuple {
         let items = tree.take(id, Keyword::Items).expect("present");

@@ -109,7 +109,6 @@ fn merge_property(
 fn union_at(tree: &Tree, id: NodeId, key: Keyword) -> Result<&[NodeId], bool> {
     match tree.get(id, key).map(|e| &e.value) {
         Some(Slot::Schemas(ids)) => Ok(ids),
-        Some(Slot::Value(Value::Array(_))) => Err(true),
         _ => Err(false),
     }
 }

@@ -2,6 +2,7 @@
 
 mod draft;
 mod enums;
+mod google;
 mod keywords;
 pub(crate) mod merge;
 mod order;
@@ -13,6 +14,7 @@ mod unions;
 
 pub use draft::UpgradeDraft07;
 pub use enums::{AllConstToEnum, ConstToEnum, InferType};
+pub use google::{BoolSchemas, EnsureProperties, PropertyOrdering, SnakeCaseKeywords};
 pub use keywords::{DefaultToDescription, StripKeywords};
 pub use merge::CollapseCombiners;
 pub use order::StructuredFirst;

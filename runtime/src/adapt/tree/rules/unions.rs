@@ -104,8 +104,6 @@ fn exclusive(tree: &Tree, a: NodeId, b: NodeId) -> bool {
 fn all_exclusive(tree: &Tree, id: NodeId) -> bool {
     let branches: Vec<NodeId> = match tree.get(id, Keyword::OneOf).map(|e| &e.value) {
         Some(Slot::Schemas(ids)) => ids.clone(),
-        // A list holding something that is not a schema: exclusive only when nothing is compared.
-        Some(Slot::Value(Value::Array(items))) => return items.len() <= 1,
         _ => return false,
     };
     let has_ref = branches.iter().any(|b| tree.has(*b, Keyword::Ref));
@@ -138,7 +136,7 @@ impl Rule for OneOfToAnyOf {
             .filter(|&(id, ..)| {
                 matches!(
                     tree.get(id, Keyword::OneOf).map(|e| &e.value),
-                    Some(Slot::Schemas(_) | Slot::Value(Value::Array(_)))
+                    Some(Slot::Schemas(_))
                 )
             })
             .map(|(id, ..)| (id, all_exclusive(tree, id)))
@@ -163,16 +161,7 @@ impl Rule for OneOfToAnyOf {
                     };
                     tree.set(id, all);
                 }
-                let as_json = matches!(
-                    tree.get(id, Keyword::AllOf).map(|e| &e.value),
-                    Some(Slot::Value(Value::Array(_)))
-                );
-                if as_json {
-                    let value = tree.to_value(wrapper);
-                    if let Some(Value::Array(all)) = tree.value_mut(id, Keyword::AllOf) {
-                        all.push(value);
-                    }
-                } else if let Some(Slot::Schemas(all)) = tree.slot_mut(id, Keyword::AllOf) {
+                if let Some(Slot::Schemas(all)) = tree.slot_mut(id, Keyword::AllOf) {
                     all.push(wrapper);
                 }
             } else {
