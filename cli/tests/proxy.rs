@@ -493,6 +493,26 @@ impl Log {
 
 /// Starts `program args`, reads the first line of its standard output (an address or URL);
 /// its standard error is collected in the returned log.
+/// `proxy --for TARGET --listen` on a free port, in front of the example server's raw stdio
+/// form: the proxy, its URL and its log.
+fn listen_before_raw_server(target: &str) -> (Killed, String, Log) {
+    let server = server_bin();
+    start_printing(
+        std::path::Path::new(env!("CARGO_BIN_EXE_toolschema")),
+        &[
+            "proxy",
+            "--for",
+            target,
+            "--listen",
+            "127.0.0.1:0",
+            "--server",
+            "--",
+            server.to_str().unwrap(),
+            "--raw",
+        ],
+    )
+}
+
 fn start_printing(program: &std::path::Path, args: &[&str]) -> (Killed, String, Log) {
     use std::io::{BufRead, Read};
     let mut child = std::process::Command::new(program)
@@ -601,21 +621,7 @@ async fn streamable_http_on_both_sides() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streamable_http_client_in_front_of_a_stdio_server() {
-    let server = server_bin();
-    let (_proxy, url, log) = start_printing(
-        std::path::Path::new(env!("CARGO_BIN_EXE_toolschema")),
-        &[
-            "proxy",
-            "--for",
-            "openai-strict",
-            "--listen",
-            "127.0.0.1:0",
-            "--server",
-            "--",
-            server.to_str().unwrap(),
-            "--raw",
-        ],
-    );
+    let (_proxy, url, log) = listen_before_raw_server("openai-strict");
     let client = http_client(&url, &log).await;
     let tools = serde_json::to_value(client.list_all_tools().await.unwrap()).unwrap();
     assert_eq!(
@@ -737,21 +743,7 @@ async fn an_http_server_answer_over_max_message_is_refused() {
 /// the proxy keeps serving new sessions.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_sessions_server_dying_leaves_the_others_serving() {
-    let server = server_bin();
-    let (mut proxy, url, log) = start_printing(
-        std::path::Path::new(env!("CARGO_BIN_EXE_toolschema")),
-        &[
-            "proxy",
-            "--for",
-            "mcp",
-            "--listen",
-            "127.0.0.1:0",
-            "--server",
-            "--",
-            server.to_str().unwrap(),
-            "--raw",
-        ],
-    );
+    let (mut proxy, url, log) = listen_before_raw_server("mcp");
     let a = http_client(&url, &log).await;
     let b = http_client(&url, &log).await;
     let exit = CallToolRequestParams::new("exit").with_arguments(args(json!({})));
@@ -829,21 +821,7 @@ fn http_exchange(
 /// client logs as a failed termination).
 #[test]
 fn http_parse_errors_and_session_deletes_are_answered_as_clients_expect() {
-    let server = server_bin();
-    let (_proxy, url, log) = start_printing(
-        std::path::Path::new(env!("CARGO_BIN_EXE_toolschema")),
-        &[
-            "proxy",
-            "--for",
-            "mcp",
-            "--listen",
-            "127.0.0.1:0",
-            "--server",
-            "--",
-            server.to_str().unwrap(),
-            "--raw",
-        ],
-    );
+    let (_proxy, url, log) = listen_before_raw_server("mcp");
     let json_headers = [
         ("Content-Type", "application/json"),
         ("Accept", "application/json, text/event-stream"),

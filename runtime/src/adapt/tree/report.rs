@@ -84,10 +84,9 @@ impl Report {
         self.failure.is_some()
     }
 
-    /// The failure, its place read from `input`.
-    pub(crate) fn take_failure(&mut self, tree: &Tree, input: &Value) -> Option<Unrepresentable> {
+    /// The failure, its place read from the tree's origins.
+    pub(crate) fn take_failure(&mut self, tree: &Tree) -> Option<Unrepresentable> {
         let (origin, reason) = self.failure.take()?;
-        let _ = input;
         Some(Unrepresentable {
             pointer: tree.pointer(origin, &mut HashMap::new()).to_string(),
             reason,
@@ -111,8 +110,7 @@ impl Report {
 }
 
 /// Writes the tree and the report's entries with their pointers and output places.
-pub(crate) fn finish(tree: Tree, report: Report, input: &Value) -> (Value, Vec<Loss>, Vec<Change>) {
-    let _ = input;
+pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Change>) {
     let mut memo = HashMap::new();
     let pointers: Vec<Pointer> = (report.losses.iter().chain(&report.changes))
         .map(|n| tree.pointer(n.origin, &mut memo))

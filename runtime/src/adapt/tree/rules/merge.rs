@@ -104,12 +104,11 @@ fn merge_property(
     a
 }
 
-/// The list of subschemas `key` holds at `id`, or why there is none: `Err(true)` when `key` is a
-/// list that is not all schemas, `Err(false)` when it is absent or not a list.
-fn union_at(tree: &Tree, id: NodeId, key: Keyword) -> Result<&[NodeId], bool> {
+/// The list of subschemas `key` holds at `id` (none when absent or not a list).
+fn union_at(tree: &Tree, id: NodeId, key: Keyword) -> Option<&[NodeId]> {
     match tree.get(id, key).map(|e| &e.value) {
-        Some(Slot::Schemas(ids)) => Ok(ids),
-        _ => Err(false),
+        Some(Slot::Schemas(ids)) => Some(ids),
+        _ => None,
     }
 }
 
@@ -129,22 +128,20 @@ fn take_union(tree: &mut Tree, id: NodeId, key: Keyword) -> (Origin, Vec<NodeId>
 pub(crate) fn collapse(tree: &mut Tree, node: NodeId, report: &mut Report) {
     // Bounded: each round removes one combiner keyword from this node.
     for _ in 0..8 {
-        match union_at(tree, node, Keyword::AllOf) {
-            Ok(all) if all.iter().all(|b| object_shaped(tree, *b)) => {
-                let (_, all) = take_union(tree, node, Keyword::AllOf);
-                merge_objects(tree, node, all, true, "allOf", report);
-                continue;
+        if let Some(all) = union_at(tree, node, Keyword::AllOf) {
+            if !all.iter().all(|b| object_shaped(tree, *b)) {
+                return;
             }
-            Ok(_) | Err(true) => return,
-            Err(false) => {}
+            let (_, all) = take_union(tree, node, Keyword::AllOf);
+            merge_objects(tree, node, all, true, "allOf", report);
+            continue;
         }
-        let key = match union_at(tree, node, Keyword::AnyOf) {
-            Ok(_) => Keyword::AnyOf,
-            Err(true) => return,
-            Err(false) => match union_at(tree, node, Keyword::OneOf) {
-                Ok(_) => Keyword::OneOf,
-                Err(_) => return,
-            },
+        let key = if union_at(tree, node, Keyword::AnyOf).is_some() {
+            Keyword::AnyOf
+        } else if union_at(tree, node, Keyword::OneOf).is_some() {
+            Keyword::OneOf
+        } else {
+            return;
         };
         let branches = union_at(tree, node, key).expect("a list of schemas");
         if branches.is_empty() {

@@ -140,7 +140,7 @@ pub(crate) fn run(
     let mut report = Report::default();
     report.rule = rule.name();
     rule.apply(&mut tree, &mut report);
-    let failure = report.take_failure(&tree, &input).map(|f| f.to_string());
-    let (out, losses, changes) = super::report::finish(tree, report, &input);
+    let failure = report.take_failure(&tree).map(|f| f.to_string());
+    let (out, losses, changes) = super::report::finish(tree, report);
     (out, losses, changes, failure)
 }
