@@ -29,11 +29,7 @@ impl AdaptSettings {
             strict: None,
             relaxed,
             tree: Some(TreeRules {
-                shared: |_| {
-                    let mut rules = super::tree_prefix();
-                    rules.push(Box::new(tree::rules::RootCombinators::ANTHROPIC));
-                    rules
-                },
+                shared: tree_shared,
                 strict: None,
                 relaxed: |_| vec![Box::new(tree::rules::StructuredFirst)],
             }),
@@ -54,10 +50,48 @@ impl AdaptSettings {
                 unions: 16,
                 relaxed: Target::Anthropic,
             }),
-            tree: None,
+            tree: Some(TreeRules {
+                shared: tree_shared,
+                strict: Some(tree_strict),
+                relaxed: |_| vec![Box::new(tree::rules::StructuredFirst)],
+            }),
             ..Self::anthropic()
         }
     }
+}
+
+/// Both forms, on the tree engine: an object root without root combinators.
+fn tree_shared(_: &AdaptSettings) -> Vec<Box<dyn tree::Rule>> {
+    let mut rules = super::tree_prefix();
+    rules.push(Box::new(tree::rules::RootCombinators::ANTHROPIC));
+    rules
+}
+
+/// The strict attempt on the tree engine: `allOf` of one merged and tuples as `items`, then
+/// the check of what strict cannot represent, then the rewrite (types inferred, `anyOf` only,
+/// unsupported keywords stripped or spilled, closed objects keeping optional properties).
+fn tree_strict(settings: &AdaptSettings) -> Vec<Box<dyn tree::Rule>> {
+    use tree::rules as r;
+    vec![
+        Box::new(r::MergeSingleAllOf),
+        Box::new(r::TupleItems::default()),
+        Box::new(r::AnthropicStrictCheck),
+        // A node with `properties` or `items` and no `type` gets the type they imply (the
+        // check counts it as typed), as OpenAI strict types it.
+        Box::new(r::InferType),
+        Box::new(r::OneOfToAnyOf),
+        Box::new(super::tree_strip_keywords(
+            settings,
+            "strip-unsupported",
+            ANTHROPIC_STRICT_STRIP,
+            "not supported by Anthropic strict tool use",
+            anthropic_keeps,
+        )),
+        Box::new(r::CloseObjects {
+            optional: r::Optional::Keep,
+        }),
+        Box::new(r::StructuredFirst),
+    ]
 }
 
 /// Both forms: an object root without root combinators.

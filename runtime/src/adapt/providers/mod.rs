@@ -57,3 +57,21 @@ fn tree_prefix() -> Vec<Box<dyn tree::Rule>> {
         Box::new(tree::rules::PatternsCompile),
     ]
 }
+
+/// [`strip_keywords`] on the tree engine.
+fn tree_strip_keywords(
+    settings: &AdaptSettings,
+    name: &'static str,
+    keywords: &'static [&'static str],
+    why: &'static str,
+    keep: fn(&str, &Value) -> bool,
+) -> tree::rules::StripKeywords {
+    tree::rules::StripKeywords {
+        name,
+        keywords,
+        spill: super::rules::keywords::HUMAN_READABLE,
+        why,
+        keep,
+        also_keep: settings.kept_keywords.clone(),
+    }
+}

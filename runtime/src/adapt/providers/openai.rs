@@ -32,11 +32,7 @@ impl AdaptSettings {
             strict: None,
             relaxed,
             tree: Some(TreeRules {
-                shared: |_| {
-                    let mut rules = super::tree_prefix();
-                    rules.push(Box::new(tree::rules::RootCombinators::OPENAI));
-                    rules
-                },
+                shared: tree_shared,
                 strict: None,
                 relaxed: |_| vec![Box::new(tree::rules::StructuredFirst)],
             }),
@@ -50,7 +46,11 @@ impl AdaptSettings {
         AdaptSettings {
             target: Target::OpenAiStrict,
             strict: Some(strict),
-            tree: None,
+            tree: Some(TreeRules {
+                shared: tree_shared,
+                strict: Some(tree_strict),
+                relaxed: |_| vec![Box::new(tree::rules::StructuredFirst)],
+            }),
             ..Self::openai()
         }
     }
@@ -64,10 +64,71 @@ impl AdaptSettings {
             shared: responses_shared,
             strict: Some(strict),
             relaxed: responses_relaxed,
-            tree: None,
+            tree: Some(TreeRules {
+                shared: |settings| {
+                    let mut rules = tree_shared(settings);
+                    rules.push(Box::new(tree::rules::ResponsesPrepass));
+                    rules
+                },
+                strict: Some(tree_strict),
+                relaxed: |_| {
+                    vec![
+                        Box::new(tree::rules::OneOfToAnyOf),
+                        Box::new(tree::rules::StructuredFirst),
+                    ]
+                },
+            }),
             ..Self::openai()
         }
     }
+}
+
+/// Both forms, on the tree engine: an object root without root combinators.
+fn tree_shared(_: &AdaptSettings) -> Vec<Box<dyn tree::Rule>> {
+    let mut rules = super::tree_prefix();
+    rules.push(Box::new(tree::rules::RootCombinators::OPENAI));
+    rules
+}
+
+/// The strict attempt (Chat Completions and Responses alike), on the tree engine: what strict
+/// cannot represent refused first; then the reference implementation's two stages: its
+/// sanitising (`$ref`/`allOf` forms, tuples, keywords stripped or spilled, `const`, type
+/// arrays and inferred types) and its enforcement (`anyOf` only, closed objects with every
+/// property required, optional ones nullable, nested unions spliced); then the check of what
+/// the rewrite leaves, with OpenAI's limits.
+fn tree_strict(settings: &AdaptSettings) -> Vec<Box<dyn tree::Rule>> {
+    use tree::rules as r;
+    let keep = if settings.options.openai_conservative {
+        keep_none
+    } else {
+        openai_keeps
+    };
+    vec![
+        Box::new(r::StrictPrecheck),
+        Box::new(r::MergeSingleAllOf),
+        Box::new(r::ResolveRefSiblings),
+        Box::new(r::TupleItems {
+            untyped_fails: true,
+        }),
+        Box::new(r::DefaultToDescription),
+        Box::new(super::tree_strip_keywords(
+            settings,
+            "strip-non-structural",
+            OPENAI_STRICT_STRIP,
+            "not structural: OpenAI strict mode rejects it",
+            keep,
+        )),
+        Box::new(r::ConstToEnum),
+        Box::new(r::SplitTypeArrays),
+        Box::new(r::InferType),
+        Box::new(r::OneOfToAnyOf),
+        Box::new(r::CloseObjects {
+            optional: r::Optional::NullableRequired,
+        }),
+        Box::new(r::SpliceNestedAnyOf),
+        Box::new(r::StructuredFirst),
+        Box::new(r::TypedWithinLimits),
+    ]
 }
 
 /// Both forms: an object root without root combinators.

@@ -48,7 +48,7 @@ pub use strict_checks::{
     AnthropicStrictCheck, OpenAiLimits, StrictPrecheck, Typed, TypedWithinLimits,
 };
 pub(crate) use strict_checks::{
-    AnthropicStrictCheckAtEnd, AnthropicStrictGate, TypedWithinLimitsAfter, Vouch,
+    AnthropicStrictCheckAtEnd, AnthropicStrictGate, TypedWithinLimitsAfter, Vouch, find_cycle,
 };
 pub use types::SplitTypeArrays;
 pub use unions::{OneOfToAnyOf, SpliceNestedAnyOf};

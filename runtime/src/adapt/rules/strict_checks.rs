@@ -956,7 +956,7 @@ fn definition_of(walk: &Walk<'_>, top: usize) -> String {
     }
 }
 
-fn find_cycle(edges: &HashMap<String, Vec<String>>) -> Option<String> {
+pub(crate) fn find_cycle(edges: &HashMap<String, Vec<String>>) -> Option<String> {
     // Iterative depth-first search with colours.
     let mut state: HashMap<&str, u8> = HashMap::new();
     let mut keys: Vec<&String> = edges.keys().collect();

@@ -56,7 +56,7 @@ fn adapt_here<'a>(
             bypass = Some("strict mode disabled by TOOLSCHEMA_NO_STRICT".to_owned());
         } else {
             run(&mut strict(settings), &mut tree, &mut report);
-            match report.take_failure(&tree) {
+            match report.take_failure() {
                 None => {
                     let (schema, losses, changes) = finish(tree, report);
                     return Adapted {
@@ -83,7 +83,7 @@ fn adapt_here<'a>(
     if !report.failed() {
         run(&mut (rules.relaxed)(settings), &mut tree, &mut report);
     }
-    if let Some(failure) = report.take_failure(&tree) {
+    if let Some(failure) = report.take_failure() {
         // The empty object, as this target sends it, so that the fallback is itself a fixed
         // point of the adaptation.
         let empty = adapt_here(
@@ -113,7 +113,7 @@ fn adapt_here<'a>(
         };
     }
     if let Some(why) = bypass {
-        report.first_loss("strict", why, "fail-open");
+        report.first_loss(tree.root, "strict", why, "fail-open");
     }
     let (schema, losses, changes) = finish(tree, report);
     Adapted {

@@ -23,6 +23,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::adapt::report::Pointer;
+pub use crate::walk::Step as WalkStep;
 
 pub(crate) use engine::adapt;
 pub(crate) use keyword::{Holds, is_schema};
@@ -36,6 +37,17 @@ pub trait Rule {
     fn name(&self) -> &'static str;
     /// Applies the rule.
     fn apply(&mut self, tree: &mut Tree, report: &mut Report);
+}
+
+/// A node as [`Tree::breadth_first`] reaches it.
+#[derive(Clone, Copy, Debug)]
+pub struct Reached<'a> {
+    /// The node.
+    pub id: NodeId,
+    /// Its parent's index in the list (`usize::MAX` for the root).
+    pub parent: usize,
+    /// The step from the parent (`None` for the root).
+    pub step: Option<WalkStep<'a>>,
 }
 
 /// A node of a [`Tree`].
@@ -369,6 +381,73 @@ impl Tree {
             stack[at..].reverse();
         }
         out
+    }
+
+    /// Every node reachable from the root, breadth-first (the order in which a check reports
+    /// its first refusal: the shallowest), each with its parent's index in the list and the
+    /// step from it (the root: `usize::MAX`, no step).
+    pub fn breadth_first<'a>(&'a self) -> Vec<Reached<'a>> {
+        let mut out = vec![Reached {
+            id: self.root,
+            parent: usize::MAX,
+            step: None,
+        }];
+        let mut next = 0;
+        while next < out.len() {
+            let id = out[next].id;
+            for e in self.entries(id) {
+                let key = e.key.as_str();
+                let mut push = |child: NodeId, step: WalkStep<'a>| {
+                    if !matches!(self.node(child).body, Body::NotSchema(_)) {
+                        out.push(Reached {
+                            id: child,
+                            parent: next,
+                            step: Some(step),
+                        });
+                    }
+                };
+                match &e.value {
+                    Slot::Schema(c) => push(*c, WalkStep::Keyword(key)),
+                    Slot::Schemas(cs) => {
+                        (cs.iter().enumerate()).for_each(|(i, c)| push(*c, WalkStep::Index(key, i)))
+                    }
+                    Slot::Map(members) => {
+                        (members.iter()).for_each(|(name, c)| push(*c, WalkStep::Name(key, name)))
+                    }
+                    Slot::Value(_) => {}
+                }
+            }
+            next += 1;
+        }
+        out
+    }
+
+    /// Where node `index` of a [`Tree::breadth_first`] list stands now, as a JSON Pointer.
+    pub fn pointer_of(list: &[Reached<'_>], index: usize) -> String {
+        let mut steps = Vec::new();
+        let mut at = index;
+        while at != usize::MAX {
+            steps.extend(list[at].step);
+            at = list[at].parent;
+        }
+        steps.reverse();
+        crate::walk::pointer(&steps)
+    }
+
+    /// Where node `id` stands now, as a JSON Pointer (the root's when it is not reachable).
+    pub fn pointer_to(&self, id: NodeId) -> String {
+        let list = self.breadth_first();
+        (list.iter().position(|r| r.id == id))
+            .map_or_else(String::new, |i| Tree::pointer_of(&list, i))
+    }
+
+    /// The keyword `origin` names in the input, when it is a keyword's place (a rule that
+    /// renames a keyword reports it as the input spelled it).
+    pub fn keyword_at(&self, origin: Origin) -> Option<Keyword> {
+        match self.places.get(origin.0 as usize) {
+            Some((_, Step::Key(k))) => Some(*k),
+            _ => None,
+        }
     }
 
     /// The input place `origin` as a JSON Pointer, `memo` keeping the places rendered so far

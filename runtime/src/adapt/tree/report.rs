@@ -14,7 +14,8 @@ use crate::adapt::report::{Change, Loss, LossKind, Pointer, Unrepresentable};
 pub struct Report {
     losses: Vec<Noted>,
     changes: Vec<Noted>,
-    failure: Option<(Origin, String)>,
+    /// Where (a JSON Pointer in the document as the failing rule saw it) and why.
+    failure: Option<(String, String)>,
     /// The rule running, named in what it records.
     pub(crate) rule: &'static str,
 }
@@ -67,10 +68,12 @@ impl Report {
         });
     }
 
-    /// The schema cannot be represented for the target (the first failure is kept).
-    pub fn fail(&mut self, origin: Origin, reason: impl Into<String>) {
+    /// The schema cannot be represented for the target (the first failure is kept). `at` is
+    /// where, in the document as the rule sees it ([`Tree::pointer_of`]): a failure names what
+    /// the rule found, which may be a node an earlier rule made.
+    pub fn fail(&mut self, at: impl Into<String>, reason: impl Into<String>) {
         if self.failure.is_none() {
-            self.failure = Some((origin, reason.into()));
+            self.failure = Some((at.into(), reason.into()));
         }
     }
 
@@ -84,22 +87,25 @@ impl Report {
         self.failure.is_some()
     }
 
-    /// The failure, its place read from the tree's origins.
-    pub(crate) fn take_failure(&mut self, tree: &Tree) -> Option<Unrepresentable> {
-        let (origin, reason) = self.failure.take()?;
-        Some(Unrepresentable {
-            pointer: tree.pointer(origin, &mut HashMap::new()).to_string(),
-            reason,
-        })
+    /// The failure.
+    pub(crate) fn take_failure(&mut self) -> Option<Unrepresentable> {
+        let (pointer, reason) = self.failure.take()?;
+        Some(Unrepresentable { pointer, reason })
     }
 
-    /// Puts a loss first (the engine's own: fail-open).
-    pub(crate) fn first_loss(&mut self, keyword: &'static str, detail: String, rule: &'static str) {
+    /// Puts a loss first (the engine's own: fail-open), at the root.
+    pub(crate) fn first_loss(
+        &mut self,
+        root: NodeId,
+        keyword: &'static str,
+        detail: String,
+        rule: &'static str,
+    ) {
         self.losses.insert(
             0,
             Noted {
                 origin: Origin::ROOT,
-                node: None,
+                node: Some(root),
                 keyword: Cow::Borrowed(keyword),
                 kind: LossKind::Fallback,
                 detail: detail.into(),

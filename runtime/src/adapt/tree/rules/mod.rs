@@ -1,26 +1,36 @@
 //! The rules on a [`Tree`], one small transform per provider rule, and the helpers they share.
 
+mod arrays;
 mod draft;
 mod enums;
 mod google;
+mod google_values;
 mod keywords;
 pub(crate) mod merge;
+mod objects;
 mod order;
 mod patterns;
 mod refs;
+mod responses;
 mod root;
+mod strict;
 mod types;
 mod unions;
 
+pub use arrays::TupleItems;
 pub use draft::UpgradeDraft07;
 pub use enums::{AllConstToEnum, ConstToEnum, InferType};
 pub use google::{BoolSchemas, EnsureProperties, PropertyOrdering, SnakeCaseKeywords};
+pub use google_values::{GoogleNullable, OneBranchUnions, RequiredAreProperties, StringEnumsOnly};
 pub use keywords::{DefaultToDescription, StripKeywords};
 pub use merge::CollapseCombiners;
+pub use objects::{CloseObjects, Optional};
 pub use order::StructuredFirst;
 pub use patterns::PatternsCompile;
-pub use refs::MergeSingleAllOf;
+pub use refs::{MergeSingleAllOf, ResolveRefSiblings};
+pub use responses::ResponsesPrepass;
 pub use root::{ObjectRoot, RemoveSchemaUri, RootCombinators};
+pub use strict::{AnthropicStrictCheck, StrictPrecheck, TypedWithinLimits};
 pub use types::SplitTypeArrays;
 pub use unions::{OneOfToAnyOf, SpliceNestedAnyOf};
 
@@ -140,7 +150,7 @@ pub(crate) fn run(
     let mut report = Report::default();
     report.rule = rule.name();
     rule.apply(&mut tree, &mut report);
-    let failure = report.take_failure(&tree).map(|f| f.to_string());
+    let failure = report.take_failure().map(|f| f.to_string());
     let (out, losses, changes) = super::report::finish(tree, report);
     (out, losses, changes, failure)
 }

@@ -1,7 +1,10 @@
-//! `allOf` of one schema merged into its node.
+//! `$ref` forms strict providers reject: an `allOf` of one schema, and `$ref` with siblings.
 
-use super::joined_description;
-use crate::adapt::tree::{Keyword, Report, Rule, Slot, Tree};
+use serde_json::Value;
+
+use super::{joined_description, json_text, str_of};
+use crate::adapt::report::LossKind;
+use crate::adapt::tree::{Entry, Keyword, NodeId, Report, Rule, Slot, Tree};
 
 /// Merges an `allOf` of exactly one object schema into its node (the branch's keywords set on
 /// the node, the descriptions joined, the node's first). A change: the same values validate.
@@ -52,4 +55,218 @@ impl Rule for MergeSingleAllOf {
             }
         });
     }
+}
+
+/// `$ref` next to other keywords (OpenAI: "$ref cannot have keywords {'description'}"): a copy
+/// of the target is inlined and the siblings merged over it (`properties` and `required`
+/// united, descriptions joined, any other keyword the sibling's). A `$ref` to the root (`#`)
+/// cannot be inlined; its annotation siblings are dropped (reported). Repeats until no such
+/// node is left, in at most 16 rounds (definitions that reach each other through siblings are
+/// recursion: refused).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ResolveRefSiblings;
+
+/// The siblings of `$ref: "#"` that can be dropped.
+const ANNOTATIONS: &[&str] = &["description", "title", "$comment", "examples", "deprecated"];
+
+/// A node to rewrite in one round: where it stands, its reference, and a copy of the target
+/// when it can be inlined.
+struct Planned {
+    node: NodeId,
+    at: String,
+    reference: String,
+    copy: Option<NodeId>,
+}
+
+impl Rule for ResolveRefSiblings {
+    fn name(&self) -> &'static str {
+        "resolve-ref-siblings"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let with_siblings = |tree: &Tree, id: NodeId| {
+            tree.entries(id).len() > 1
+                && matches!(tree.value(id, Keyword::Ref), Some(Value::String(_)))
+        };
+        if !tree.holds(Keyword::Ref) {
+            return;
+        }
+        let mut initial = None;
+        for _ in 0..16 {
+            let list = tree.breadth_first();
+            let initial = *initial.get_or_insert(list.len());
+            if list.len() > initial.saturating_mul(16).max(4096) {
+                report.fail("", "references with sibling keywords keep growing the schema when inlined (mutually recursive definitions)");
+                return;
+            }
+            let mut plan = Vec::new();
+            for (index, r) in list.iter().enumerate() {
+                if !with_siblings(tree, r.id) {
+                    continue;
+                }
+                let reference = str_of(tree, r.id, Keyword::Ref)
+                    .unwrap_or_default()
+                    .to_owned();
+                let at = Tree::pointer_of(&list, index);
+                // A definition that reaches itself through a `$ref` with siblings would be
+                // copied into itself on every round: recursion has no inlined form.
+                let inside_target = (reference.strip_prefix('#'))
+                    .filter(|t| !t.is_empty())
+                    .is_some_and(|t| at == t || at.starts_with(&format!("{t}/")));
+                if inside_target {
+                    report.fail(
+                        &at,
+                        format!("`$ref: {reference}` with sibling keywords inside the definition it names: a recursive definition cannot be inlined"),
+                    );
+                    return;
+                }
+                plan.push((r.id, at, reference));
+            }
+            if plan.is_empty() {
+                return;
+            }
+            // The targets copied as they are before the round rewrites anything.
+            let mut plan: Vec<Planned> = (plan.into_iter())
+                .map(|(node, at, reference)| {
+                    let target = (reference != "#")
+                        .then(|| tree.resolve(&reference))
+                        .flatten()
+                        .filter(|t| tree.is_object(*t));
+                    let copy = target.map(|t| tree.copy(t));
+                    Planned {
+                        node,
+                        at,
+                        reference,
+                        copy,
+                    }
+                })
+                .collect();
+            // Deepest first (the order in which the entries are recorded).
+            plan.sort_by_key(|p| std::cmp::Reverse(p.at.matches('/').count()));
+            for p in plan {
+                if !inline(tree, p, report) {
+                    return;
+                }
+            }
+        }
+        report.fail("", "references with sibling keywords keep reappearing after inlining (recursive definitions)");
+    }
+}
+
+/// Inlines one planned reference; false when it is refused.
+fn inline(tree: &mut Tree, p: Planned, report: &mut Report) -> bool {
+    let Planned {
+        node,
+        at,
+        reference,
+        copy,
+    } = p;
+    let Some(reference_entry) = tree.take(node, Keyword::Ref) else {
+        return true;
+    };
+    let Some(copy) = copy else {
+        let droppable = (tree.entries(node).iter()).all(|e| ANNOTATIONS.contains(&e.key.as_str()));
+        if reference == "#" && droppable {
+            for e in tree
+                .entries_mut(node)
+                .map(std::mem::take)
+                .unwrap_or_default()
+            {
+                let k = e.key.as_str().to_owned();
+                let detail = format!(
+                    "`{k}: {}` beside `$ref: #` (the provider rejects `$ref` siblings, and the root cannot be inlined)",
+                    tree.slot_value(&e.value)
+                );
+                report.loss(e.origin, None, k, LossKind::Dropped, detail);
+            }
+            tree.set(node, reference_entry);
+            return true;
+        }
+        tree.set(node, reference_entry);
+        report.fail(
+            &at,
+            format!("`$ref: {reference}` has sibling keywords and cannot be inlined"),
+        );
+        return false;
+    };
+    // Definitions stay where they are; only the node is inlined.
+    tree.take(copy, Keyword::Defs);
+    tree.take(copy, Keyword::Definitions);
+    let siblings = tree
+        .entries_mut(node)
+        .map(std::mem::take)
+        .unwrap_or_default();
+    let target = tree
+        .entries_mut(copy)
+        .map(std::mem::take)
+        .unwrap_or_default();
+    *tree.entries_mut(node).expect("an object") = target;
+    for sibling in siblings {
+        merge_sibling(tree, node, sibling, report);
+    }
+    let origin = tree.node(node).origin;
+    report.change(
+        origin,
+        Some(node),
+        format!("`$ref: {reference}` with siblings inlined"),
+    );
+    true
+}
+
+/// One sibling keyword of an inlined reference over the target's entries at `node`.
+fn merge_sibling(tree: &mut Tree, node: NodeId, sibling: Entry, report: &mut Report) {
+    let key = sibling.key.clone();
+    if key == Keyword::Description {
+        let own = tree.value(node, Keyword::Description);
+        if let Some(joined) = joined_description(sibling.value.as_value(), own) {
+            tree.set(
+                node,
+                Entry {
+                    value: Slot::Value(joined),
+                    ..sibling
+                },
+            );
+        }
+        return;
+    }
+    // Both apply (a `$ref` and its siblings hold together): an internally tagged variant's tag
+    // property next to the referenced struct's fields keeps both.
+    let own = tree.get(node, Keyword::Properties).map(|e| &e.value);
+    if let (true, Some(Slot::Map(_)), Slot::Map(more)) =
+        (key == Keyword::Properties, own, &sibling.value)
+    {
+        let more = more.clone();
+        if let Some(Slot::Map(own)) = tree.slot_mut(node, Keyword::Properties) {
+            for (name, schema) in more {
+                match own.iter_mut().find(|(n, _)| *n == name) {
+                    Some(slot) => slot.1 = schema,
+                    None => own.push((name, schema)),
+                }
+            }
+        }
+        return;
+    }
+    if let (true, Some(Value::Array(_)), Some(Value::Array(more))) = (
+        key == Keyword::Required,
+        tree.value(node, Keyword::Required),
+        sibling.value.as_value(),
+    ) {
+        let more = more.clone();
+        if let Some(Value::Array(own)) = tree.value_mut(node, Keyword::Required) {
+            crate::adapt::rules::push_each_once(own, more);
+        }
+        return;
+    }
+    if let Some(old) = tree.entries(node).iter().find(|e| e.key == key) {
+        if !tree.same_slot(&old.value, &sibling.value) {
+            let k = key.as_str().to_owned();
+            let detail = format!(
+                "`{k}: {}` of the definition is replaced by the referring node's `{k}: {}` where it is inlined",
+                json_text(&tree.slot_value(&old.value)),
+                json_text(&tree.slot_value(&sibling.value))
+            );
+            report.loss(old.origin, Some(node), k, LossKind::Dropped, detail);
+        }
+    }
+    tree.set(node, sibling);
 }

@@ -43,18 +43,24 @@ fn has_branch(base: &[Entry], t: &str) -> bool {
     }
 }
 
-/// The branch of type `t`: the entries that apply to it (an `enum` keeps its values of that
-/// type), then `type`. With `copy`, its subschemas are copies (new nodes, the same origins): the
-/// entries are shared with the branches after it.
+/// The branch of type `t`: the entries of `base` that apply to it (an `enum` keeps its values
+/// of that type), then `type`. An entry goes to the first branch it applies to as it is (its
+/// subschemas, and what was recorded of them, are written there); a later branch gets copies
+/// (new nodes, the same origins).
 fn branch(
     tree: &mut Tree,
-    mut entries: Vec<Entry>,
+    base: &[Entry],
+    given: &mut [bool],
     t: &str,
     type_origin: Origin,
-    copy: bool,
 ) -> Vec<Entry> {
-    entries.retain(|e| !of_another_type(t, e.key.as_str()));
-    for entry in &mut entries {
+    let mut entries = Vec::with_capacity(base.len() + 1);
+    for (entry, given) in base.iter().zip(given.iter_mut()) {
+        if of_another_type(t, entry.key.as_str()) {
+            continue;
+        }
+        let mut entry = entry.clone();
+        let copy = std::mem::replace(given, true);
         match &mut entry.value {
             Slot::Value(Value::Array(values)) if entry.key == Keyword::Enum => {
                 values.retain(|x| fits(t, x));
@@ -64,6 +70,7 @@ fn branch(
             Slot::Map(members) if copy => members.iter_mut().for_each(|(_, c)| *c = tree.copy(*c)),
             _ => {}
         }
+        entries.push(entry);
     }
     entries.push(Entry {
         key: Keyword::Type.into(),
@@ -96,27 +103,19 @@ fn split(tree: &mut Tree, id: NodeId, report: &mut Report) {
     };
     let types: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
     let (detail, count) = (split_detail(&types), types.len());
-    let mut base = Some(base);
+    let mut given = vec![false; base.len()];
     let mut variants: Vec<Vec<Entry>> = Vec::with_capacity(count);
-    for (i, name) in types.iter().enumerate() {
-        let Some(others) = base.as_ref() else { break };
-        if !has_branch(others, name) {
-            continue;
+    for name in &types {
+        if has_branch(&base, name) {
+            variants.push(branch(tree, &base, &mut given, name, type_origin));
         }
-        let last = i + 1 == count;
-        let entries = if last {
-            base.take().expect("there")
-        } else {
-            others.clone()
-        };
-        variants.push(branch(tree, entries, name, type_origin, !last));
     }
     let with_description = |mut entries: Vec<Entry>| {
         entries.extend(description.clone());
         entries
     };
     let entries = match variants.len() {
-        0 => with_description(base.unwrap_or_default()),
+        0 => with_description(base),
         1 => with_description(variants.remove(0)),
         _ => {
             let branches = (variants.into_iter())

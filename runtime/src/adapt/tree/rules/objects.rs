@@ -1,0 +1,337 @@
+//! Closed objects for strict modes: `additionalProperties: false` everywhere, and what to do
+//! with optional properties.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use crate::adapt::report::LossKind;
+pub use crate::adapt::rules::Optional;
+use crate::adapt::tree::{Body, Entry, Key, Keyword, NodeId, Report, Rule, Slot, Tree};
+
+/// Every node that can be an object gets `additionalProperties: false` and a `properties` map;
+/// with [`Optional::NullableRequired`] every property becomes required, an optional one
+/// nullable (a change per property, so that arguments can be mapped back). An open map
+/// (`additionalProperties` true or a schema) cannot be closed without losing it: refused.
+#[derive(Clone, Copy, Debug)]
+pub struct CloseObjects {
+    /// What happens to optional properties.
+    pub optional: Optional,
+}
+
+impl Rule for CloseObjects {
+    fn name(&self) -> &'static str {
+        "close-objects"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        // Whether each reference's target accepts `null`, answered on the document as it is
+        // before anything is wrapped.
+        let mut answers: HashMap<String, bool> = HashMap::new();
+        if self.optional == Optional::NullableRequired {
+            let refs: std::collections::HashSet<String> = (tree.nodes.iter())
+                .filter_map(|n| match &n.body {
+                    Body::Object(entries) => entries.iter().find(|e| e.key == Keyword::Ref),
+                    _ => None,
+                })
+                .filter_map(|e| e.value.as_value())
+                .filter_map(|r| r.as_str().map(str::to_owned))
+                .collect();
+            for r in refs {
+                // Each answered afresh: what a cycle leaves unknown depends on where it is
+                // entered.
+                let state = std::cell::RefCell::new(References::default());
+                if let Some(answer) = reference_accepts_null(tree, &r, &state) {
+                    answers.insert(r, answer);
+                }
+            }
+        }
+        let optional = self.optional;
+        let mut failed = None;
+        tree.walk_children_first(|tree, id| {
+            if failed.is_none() {
+                failed = close(tree, id, optional, &answers, report).err();
+            }
+        });
+        if let Some(id) = failed {
+            let other = (tree.get(id, Keyword::AdditionalProperties))
+                .map(|e| tree.slot_value(&e.value))
+                .unwrap_or_default();
+            report.fail(
+                tree.pointer_to(id),
+                format!("an open map (`additionalProperties: {other}`) cannot be a closed object"),
+            );
+        }
+    }
+}
+
+/// Whether a node can hold an object: `type` `"object"` or a list holding it, or no `type` and
+/// `properties`.
+fn can_be_object(tree: &Tree, id: NodeId) -> bool {
+    tree.is_object(id)
+        && match tree.value(id, Keyword::Type) {
+            Some(Value::String(t)) => t == "object",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+            Some(_) => false,
+            None => !tree.has(id, Keyword::Type) && tree.has(id, Keyword::Properties),
+        }
+}
+
+/// [`CloseObjects`]' work at one node; `Err` with the node where an open map cannot be closed.
+fn close(
+    tree: &mut Tree,
+    id: NodeId,
+    optional: Optional,
+    answers: &HashMap<String, bool>,
+    report: &mut Report,
+) -> Result<(), NodeId> {
+    if !can_be_object(tree, id) {
+        return Ok(());
+    }
+    let origin = tree.node(id).origin;
+    match tree
+        .get(id, Keyword::AdditionalProperties)
+        .map(|e| &e.value)
+    {
+        None => {
+            let closed = tree.add(origin, Body::Bool(false));
+            tree.set(
+                id,
+                entry(Keyword::AdditionalProperties, Slot::Schema(closed), origin),
+            );
+        }
+        Some(Slot::Schema(c)) if matches!(tree.node(*c).body, Body::Bool(false)) => {}
+        Some(Slot::Value(Value::Bool(false))) => {}
+        Some(_) => return Err(id),
+    }
+    if !matches!(
+        tree.get(id, Keyword::Properties).map(|e| &e.value),
+        Some(Slot::Map(_))
+    ) {
+        let at = tree
+            .get(id, Keyword::Properties)
+            .map_or(origin, |e| e.origin);
+        tree.set(id, entry(Keyword::Properties, Slot::Map(Vec::new()), at));
+    }
+    let names: Vec<String> = match tree.get(id, Keyword::Properties).map(|e| &e.value) {
+        Some(Slot::Map(members)) => members.iter().map(|(n, _)| n.clone()).collect(),
+        _ => unreachable!("ensured above"),
+    };
+    let required = tree
+        .get(id, Keyword::Required)
+        .map(|e| (e.origin, e.value.as_value()));
+    let listed: Vec<&str> = match required {
+        Some((_, Some(Value::Array(r)))) => r.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    // The required names that are not properties, each reported once, in order.
+    let mut stale: Vec<&str> = (listed.iter().copied())
+        .filter(|r| !names.iter().any(|n| n == r))
+        .collect();
+    stale.sort_unstable();
+    stale.dedup();
+    let required_origin = required.map_or(origin, |(o, _)| o);
+    for stale in stale {
+        let detail =
+            format!("`{stale}` is required but not a property; a closed object cannot have it");
+        report.loss(
+            required_origin,
+            Some(id),
+            "required",
+            LossKind::Dropped,
+            detail,
+        );
+    }
+    let is_property = |x: &Value| x.as_str().is_some_and(|x| names.iter().any(|n| n == x));
+    match optional {
+        Optional::Keep => {
+            let kept = match required {
+                None => return Ok(()),
+                Some((_, Some(Value::Array(r)))) if r.iter().all(is_property) => return Ok(()),
+                Some((_, Some(Value::Array(r)))) => {
+                    r.iter().filter(|x| is_property(x)).cloned().collect()
+                }
+                Some(_) => Vec::new(),
+            };
+            tree.set_value(id, Keyword::Required, Value::Array(kept));
+        }
+        Optional::NullableRequired => {
+            let listed: std::collections::HashSet<String> =
+                listed.iter().map(|s| (*s).to_owned()).collect();
+            let in_order = matches!(required, Some((_, Some(Value::Array(r))))
+                if r.len() == names.len() && r.iter().zip(&names).all(|(r, n)| r.as_str() == Some(n)));
+            let members = match tree.get(id, Keyword::Properties).map(|e| &e.value) {
+                Some(Slot::Map(members)) => members.clone(),
+                _ => unreachable!("ensured above"),
+            };
+            for (name, property) in &members {
+                if listed.contains(name) {
+                    continue;
+                }
+                let was_nullable = accepts_null(tree, *property, answers);
+                if !was_nullable {
+                    nullable(tree, *property);
+                }
+                let detail = if was_nullable {
+                    "optional property made required (it already accepts null)"
+                } else {
+                    "optional property made required and nullable: the model sends null for \"absent\""
+                };
+                report.change(tree.node(*property).origin, Some(*property), detail);
+            }
+            if !in_order {
+                let all = names.into_iter().map(Value::String).collect();
+                tree.set_value(id, Keyword::Required, Value::Array(all));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn entry(key: Keyword, value: Slot, origin: crate::adapt::tree::Origin) -> Entry {
+    Entry {
+        key: Key::Kw(key),
+        value,
+        origin,
+    }
+}
+
+/// Makes property schema `id` accept `null` too: a `null` branch appended to a pure `anyOf`
+/// (nothing beside it but a description), anything else wrapped in `anyOf: [it, null]` that
+/// takes its description. The wrapper is node `id` (what was recorded of the property is at
+/// the property's place, where its description now is); its keywords move into a new first
+/// branch.
+fn nullable(tree: &mut Tree, id: NodeId) {
+    let origin = tree.node(id).origin;
+    let Body::Object(entries) = &tree.node(id).body else {
+        return;
+    };
+    let pure = entries
+        .iter()
+        .all(|e| e.key == Keyword::AnyOf || e.key == Keyword::Description)
+        && matches!(
+            tree.get(id, Keyword::AnyOf).map(|e| &e.value),
+            Some(Slot::Schemas(_))
+        );
+    let null = tree.entry_from_json(Keyword::Type, json!("null"), origin);
+    let null = tree.add(origin, Body::Object(vec![null]));
+    if pure {
+        if let Some(Slot::Schemas(branches)) = tree.slot_mut(id, Keyword::AnyOf) {
+            branches.push(null);
+        }
+        return;
+    }
+    let description = tree.take(id, Keyword::Description);
+    let entries = tree.entries_mut(id).map(std::mem::take).unwrap_or_default();
+    let inner = tree.add(origin, Body::Object(entries));
+    let wrapper = tree.entries_mut(id).expect("an object");
+    wrapper.push(entry(
+        Keyword::AnyOf,
+        Slot::Schemas(vec![inner, null]),
+        origin,
+    ));
+    wrapper.extend(description);
+}
+
+/// Whether schema `id` accepts `null` (`answers`: whether each reference's target does),
+/// read from its own keywords and unions.
+fn accepts_null(tree: &Tree, id: NodeId, answers: &HashMap<String, bool>) -> bool {
+    accepts_null_by(tree, id, &|r| answers.get(r).copied())
+}
+
+/// [`accepts_null`] with references answered by `reference` (`None`: not known, taken as
+/// accepting). A loop over the unions' branches, not recursion.
+fn accepts_null_by(tree: &Tree, id: NodeId, reference: &dyn Fn(&str) -> Option<bool>) -> bool {
+    // Each pending node with how its answer is combined into its parent's is too much for the
+    // few levels of unions a property has: the unions are answered recursively on a grown stack.
+    stacker::maybe_grow(64 * 1024, 1 << 20, || {
+        let entries = match &tree.node(id).body {
+            Body::Bool(b) => return *b,
+            Body::NotSchema(_) => return true,
+            Body::Object(entries) => entries,
+        };
+        let get = |k: Keyword| entries.iter().find(|e| e.key == k).map(|e| &e.value);
+        if let Some(Slot::Value(Value::String(r))) = get(Keyword::Ref) {
+            if reference(r) == Some(false) {
+                return false;
+            }
+        }
+        let openapi_nullable =
+            matches!(get(Keyword::Nullable), Some(Slot::Value(Value::Bool(true))));
+        match get(Keyword::Type) {
+            Some(Slot::Value(Value::String(t))) if t != "null" && !openapi_nullable => {
+                return false;
+            }
+            Some(Slot::Value(Value::Array(ts)))
+                if !openapi_nullable && !ts.iter().any(|t| t == "null") =>
+            {
+                return false;
+            }
+            _ => {}
+        }
+        if let Some(Slot::Value(Value::Array(values))) = get(Keyword::Enum) {
+            if !values.iter().any(Value::is_null) {
+                return false;
+            }
+        }
+        if let Some(c) = get(Keyword::Const) {
+            if !matches!(c, Slot::Value(Value::Null)) {
+                return false;
+            }
+        }
+        let branches = |k: Keyword| match get(k) {
+            Some(Slot::Schemas(bs)) => {
+                Some(bs.iter().map(|b| accepts_null_by(tree, *b, reference)))
+            }
+            _ => None,
+        };
+        if let Some(mut answers) = branches(Keyword::AnyOf) {
+            if !answers.any(|a| a) {
+                return false;
+            }
+        }
+        if let Some(answers) = branches(Keyword::OneOf) {
+            if answers.filter(|a| *a).count() != 1 {
+                return false;
+            }
+        }
+        if let Some(mut answers) = branches(Keyword::AllOf) {
+            if !answers.all(|a| a) {
+                return false;
+            }
+        }
+        true
+    })
+}
+
+/// Whether the targets of references accept `null`, each answered once (a reference open
+/// while it is answered, or more than 64 open at once, is "not known").
+#[derive(Default)]
+struct References {
+    open: Vec<String>,
+    done: HashMap<String, bool>,
+}
+
+/// Whether the target of `reference` accepts `null`; `None` when it does not resolve.
+fn reference_accepts_null(
+    tree: &Tree,
+    reference: &str,
+    state: &std::cell::RefCell<References>,
+) -> Option<bool> {
+    {
+        let s = state.borrow();
+        if let Some(answer) = s.done.get(reference) {
+            return Some(*answer);
+        }
+        if s.open.len() >= 64 || s.open.iter().any(|r| r == reference) {
+            return None;
+        }
+    }
+    let target = tree.resolve(reference)?;
+    state.borrow_mut().open.push(reference.to_owned());
+    let answer = accepts_null_by(tree, target, &|r| reference_accepts_null(tree, r, state));
+    let mut s = state.borrow_mut();
+    s.open.pop();
+    s.done.insert(reference.to_owned(), answer);
+    Some(answer)
+}

@@ -1,0 +1,91 @@
+//! The OpenAI Responses pre-pass (omp-rules section 6), before strict enforcement.
+
+use serde_json::Value;
+
+use crate::adapt::report::LossKind;
+use crate::adapt::rules::responses_has_lookaround as has_lookaround;
+use crate::adapt::tree::{Body, Entry, Key, Keyword, Report, Rule, Slot, Tree};
+
+/// Objects get a `properties` map; a `pattern` with a lookaround (`(?=`, `(?!`, `(?<=`, `(?<!`)
+/// is removed (the Responses API rejects it), and `patternProperties` keys with one are folded
+/// into `".*"`. Each removal is reported.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ResponsesPrepass;
+
+impl Rule for ResponsesPrepass {
+    fn name(&self) -> &'static str {
+        "responses-prepass"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        tree.walk(|tree, id| {
+            let origin = tree.node(id).origin;
+            let object = match tree.value(id, Keyword::Type) {
+                Some(Value::String(t)) => t == "object",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+                _ => false,
+            };
+            if object && !tree.has(id, Keyword::Properties) {
+                let properties = Entry {
+                    key: Key::Kw(Keyword::Properties),
+                    value: Slot::Map(Vec::new()),
+                    origin,
+                };
+                tree.set(id, properties);
+                report.change(origin, Some(id), "`properties: {}` added to an object");
+            }
+            if let Some(Value::String(p)) = tree.value(id, Keyword::Pattern) {
+                if has_lookaround(p) {
+                    let detail = format!(
+                        "`pattern: {p:?}` uses a lookaround, which the Responses API rejects"
+                    );
+                    let entry = tree.take(id, Keyword::Pattern).expect("there");
+                    report.loss(entry.origin, Some(id), "pattern", LossKind::Dropped, detail);
+                }
+            }
+            let Some(entry) = tree.get(id, Keyword::PatternProperties) else {
+                return;
+            };
+            let pp_origin = entry.origin;
+            let Slot::Map(members) = &entry.value else {
+                return;
+            };
+            if !members.iter().any(|(k, _)| has_lookaround(k)) {
+                return;
+            }
+            let members = members.clone();
+            let (bad, mut kept): (Vec<_>, Vec<_>) =
+                members.into_iter().partition(|(k, _)| has_lookaround(k));
+            let mut star = (kept.iter().position(|(k, _)| k == ".*")).map(|i| kept.remove(i).1);
+            for (key, moved) in bad {
+                star = Some(match star {
+                    None => moved,
+                    Some(existing)
+                        if tree.entries(existing).len() == 1
+                            && matches!(tree.get(existing, Keyword::AnyOf).map(|e| &e.value), Some(Slot::Schemas(_))) =>
+                    {
+                        if let Some(Slot::Schemas(branches)) = tree.slot_mut(existing, Keyword::AnyOf) {
+                            branches.push(moved);
+                        }
+                        existing
+                    }
+                    Some(existing) => {
+                        let at = tree.node(existing).origin;
+                        let union = Entry {
+                            key: Key::Kw(Keyword::AnyOf),
+                            value: Slot::Schemas(vec![existing, moved]),
+                            origin: at,
+                        };
+                        tree.add(at, Body::Object(vec![union]))
+                    }
+                });
+                let detail = format!("the key pattern {key:?} uses a lookaround; its schema now applies to every name (`.*`)");
+                report.loss(pp_origin, Some(id), "patternProperties", LossKind::Widened, detail);
+            }
+            kept.extend(star.map(|s| (".*".to_owned(), s)));
+            if let Some(Slot::Map(members)) = tree.slot_mut(id, Keyword::PatternProperties) {
+                *members = kept;
+            }
+        });
+    }
+}

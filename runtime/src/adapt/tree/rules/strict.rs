@@ -1,0 +1,377 @@
+//! What strict modes cannot represent, one check each. A refusal makes the strict attempt fail
+//! open: the tool is sent non-strict, never half-strict. Each check walks the tree
+//! breadth-first and refuses at the first node in that order (the shallowest), named where it
+//! stands in the document the check reads.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::adapt::tree::{
+    Body, Entry, Key, Keyword, NodeId, Reached, Report, Rule, Slot, Tree, WalkStep,
+};
+
+/// What the checks read of one node's own entries, found in one pass over them.
+#[derive(Clone, Copy, Default)]
+struct Own<'a> {
+    type_value: Option<&'a Value>,
+    any_of: bool,
+    all_of: bool,
+    reference: Option<&'a Value>,
+    enum_value: Option<&'a Value>,
+    /// An open map: `additionalProperties` true or a schema object.
+    open: bool,
+    /// A `patternProperties` with at least one pattern.
+    patterns: bool,
+    /// A key other than the annotations `description`, `title`, `default`, `examples`,
+    /// `$comment`.
+    not_annotation: bool,
+}
+
+impl<'a> Own<'a> {
+    fn of(tree: &'a Tree, id: NodeId) -> Option<Self> {
+        let Body::Object(entries) = &tree.node(id).body else {
+            return None;
+        };
+        let mut own = Own::default();
+        for Entry { key, value, .. } in entries {
+            match key {
+                Key::Kw(Keyword::Type) => own.type_value = value.as_value(),
+                Key::Kw(Keyword::AnyOf) => own.any_of = true,
+                Key::Kw(Keyword::AllOf) => own.all_of = true,
+                Key::Kw(Keyword::Ref) => own.reference = value.as_value(),
+                Key::Kw(Keyword::Enum) => own.enum_value = value.as_value(),
+                Key::Kw(Keyword::AdditionalProperties) => {
+                    own.open = match value {
+                        Slot::Schema(c) => !matches!(tree.node(*c).body, Body::Bool(false)),
+                        _ => false,
+                    }
+                }
+                Key::Kw(Keyword::PatternProperties) => {
+                    own.patterns = match value {
+                        Slot::Map(m) => !m.is_empty(),
+                        Slot::Value(Value::Object(m)) => !m.is_empty(),
+                        _ => false,
+                    }
+                }
+                Key::Kw(
+                    Keyword::Description
+                    | Keyword::Title
+                    | Keyword::Default
+                    | Keyword::Examples
+                    | Keyword::Comment,
+                ) => continue,
+                _ => {}
+            }
+            own.not_annotation = true;
+        }
+        Some(own)
+    }
+
+    /// `type` is `"object"` or a list holding it.
+    fn is_object(&self) -> bool {
+        match self.type_value {
+            Some(Value::String(t)) => t == "object",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some("object")),
+            _ => false,
+        }
+    }
+}
+
+/// `false` where it closes something (`additionalProperties: false`, `items: false` after
+/// `prefixItems`): a keyword value, not a subschema to type.
+fn closing(tree: &Tree, id: NodeId, step: Option<WalkStep<'_>>) -> bool {
+    matches!(tree.node(id).body, Body::Bool(false))
+        && matches!(
+            step,
+            Some(WalkStep::Keyword(
+                "additionalProperties" | "unevaluatedProperties" | "items" | "unevaluatedItems"
+            ))
+        )
+}
+
+/// OpenAI strict cannot close an open map (`additionalProperties` true or a schema, even `{}`),
+/// `patternProperties`, or an untyped subschema (`true`, `{}`) in a property, item, branch or
+/// definition; nor a document already past the nesting or property limits (the rewrite only
+/// adds to both). Runs first, before anything is stripped.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StrictPrecheck;
+
+impl Rule for StrictPrecheck {
+    fn name(&self) -> &'static str {
+        "strict-precheck"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let list = tree.breadth_first();
+        if let Some((index, reason)) = exceeded_limits(tree, &list, false) {
+            report.fail(place(&list, index), reason);
+            return;
+        }
+        for (index, r) in list.iter().enumerate() {
+            let own = Own::of(tree, r.id);
+            let slot = matches!(
+                r.step,
+                Some(
+                    WalkStep::Name("properties" | "$defs", _)
+                        | WalkStep::Keyword("items")
+                        | WalkStep::Index(..)
+                )
+            );
+            let untyped = own.is_none_or(|own| !own.not_annotation);
+            let why = if slot && untyped {
+                "an untyped subschema (`true` or `{}`) has no strict form: strict mode needs a type on every node"
+            } else if own.is_some_and(|own| own.patterns) {
+                "`patternProperties` has no strict form (objects must be closed)"
+            } else if own.is_some_and(|own| own.open) {
+                "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed"
+            } else {
+                continue;
+            };
+            report.fail(Tree::pointer_of(&list, index), why);
+            return;
+        }
+    }
+}
+
+/// A whole-document refusal names the root; one at a node names the node.
+fn place(list: &[Reached<'_>], index: Option<usize>) -> String {
+    index.map_or_else(String::new, |i| Tree::pointer_of(list, i))
+}
+
+/// After OpenAI's strict rewrite: every node has a `type`, an `anyOf` or a local `$ref` that
+/// resolves, no `allOf`, enum values of the node's type; then OpenAI's documented limits (5,000
+/// object properties, 10 levels of object nesting, 1,000 enum values, 120,000 characters of
+/// property names, definition names and enum values, and 15,000 for a string enum of more than
+/// 250 values).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TypedWithinLimits;
+
+impl Rule for TypedWithinLimits {
+    fn name(&self) -> &'static str {
+        "typed, openai-limits"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let list = tree.breadth_first();
+        for (index, r) in list.iter().enumerate() {
+            if let Some(why) = untyped_refusal(tree, r) {
+                report.fail(Tree::pointer_of(&list, index), why);
+                return;
+            }
+        }
+        if let Some((index, reason)) = exceeded_limits(tree, &list, true) {
+            report.fail(place(&list, index), reason);
+        }
+    }
+}
+
+/// What [`TypedWithinLimits`] refuses in one node, apart from the limits.
+fn untyped_refusal(tree: &Tree, r: &Reached<'_>) -> Option<String> {
+    if closing(tree, r.id, r.step) {
+        return None;
+    }
+    let Some(own) = Own::of(tree, r.id) else {
+        return Some("a boolean subschema has no strict form".into());
+    };
+    if own.all_of {
+        return Some("`allOf` with several schemas is not supported in strict mode".into());
+    }
+    if let Some(Value::String(reference)) = own.reference {
+        if tree.resolve(reference).is_none() {
+            return Some(format!(
+                "`$ref: {reference}` does not resolve in this schema (external references are never fetched)"
+            ));
+        }
+    }
+    if !(own.type_value.is_some() || own.any_of || own.reference.is_some()) {
+        return Some(
+            "a node with no type, combinator or `$ref` cannot be enforced in strict mode".into(),
+        );
+    }
+    // An enum value of another type than the node's: OpenAI rejects the whole tool.
+    if let (Some(Value::String(t)), Some(Value::Array(values))) = (own.type_value, own.enum_value) {
+        let fits = |v: &Value| {
+            let vt = crate::adapt::rules::value_type(v);
+            vt == t || (t == "number" && vt == "integer")
+        };
+        if let Some(bad) = values.iter().find(|v| !fits(v)) {
+            return Some(format!(
+                "the enum value {bad} is not of the node's type `{t}`"
+            ));
+        }
+    }
+    None
+}
+
+/// The first of OpenAI's strict limits the document exceeds: the node to name (none for a
+/// whole-document count) and the reason. `all: false` checks only the object nesting and the
+/// property count, which the strict rewrite can only grow.
+fn exceeded_limits(
+    tree: &Tree,
+    list: &[Reached<'_>],
+    all: bool,
+) -> Option<(Option<usize>, String)> {
+    let (mut properties, mut enum_values, mut bytes, mut chars) = (0usize, 0usize, 0usize, 0);
+    let mut depth: Vec<usize> = Vec::with_capacity(list.len());
+    let mut deepest = (0usize, 0usize);
+    for (index, r) in list.iter().enumerate() {
+        let own = Own::of(tree, r.id);
+        let parent = depth.get(r.parent).copied().unwrap_or(0);
+        depth.push(parent + usize::from(own.is_some_and(|o| o.is_object())));
+        if depth[index] > deepest.0 {
+            deepest = (depth[index], index);
+        }
+        if let Some(WalkStep::Name(kw @ ("properties" | "$defs"), name)) = r.step {
+            bytes += name.len();
+            chars += name.chars().count();
+            properties += usize::from(kw == "properties");
+        }
+        let Some(Value::Array(values)) = own.and_then(|o| o.enum_value).filter(|_| all) else {
+            continue;
+        };
+        enum_values += values.len();
+        let strings = || values.iter().filter_map(Value::as_str);
+        bytes += strings().map(str::len).sum::<usize>();
+        let len: usize = strings().map(|s| s.chars().count()).sum();
+        chars += len;
+        if values.len() > 250 && values.iter().all(Value::is_string) && len > 15_000 {
+            return Some((
+                Some(index),
+                format!(
+                    "a string enum of {} values totals {len} characters; OpenAI allows 15,000 for enums over 250 values",
+                    values.len()
+                ),
+            ));
+        }
+    }
+    if properties > 5_000 {
+        return Some((
+            None,
+            format!("{properties} object properties; OpenAI strict allows 5,000"),
+        ));
+    }
+    if deepest.0 > 10 {
+        let levels = deepest.0;
+        return Some((
+            Some(deepest.1),
+            format!("{levels} levels of object nesting; OpenAI strict allows 10"),
+        ));
+    }
+    if all && enum_values > 1_000 {
+        return Some((
+            None,
+            format!("{enum_values} enum values; OpenAI strict allows 1,000"),
+        ));
+    }
+    if all && bytes > 120_000 && chars > 120_000 {
+        return Some((
+            None,
+            format!("{chars} characters of names and enum values; OpenAI strict allows 120,000"),
+        ));
+    }
+    None
+}
+
+/// Anthropic strict tool use cannot represent recursion, an external or unresolved `$ref`, an
+/// open map, `patternProperties`, an enum of objects or arrays, or an untyped node.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AnthropicStrictCheck;
+
+/// The keywords that give a node a type for [`AnthropicStrictCheck`].
+const TYPING: &[Keyword] = &[
+    Keyword::Type,
+    Keyword::AnyOf,
+    Keyword::OneOf,
+    Keyword::AllOf,
+    Keyword::Ref,
+    Keyword::Enum,
+    Keyword::Const,
+];
+
+impl Rule for AnthropicStrictCheck {
+    fn name(&self) -> &'static str {
+        "anthropic-strict-check"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let list = tree.breadth_first();
+        // Which definition (or the root, `#`) refers to which.
+        let mut edges: HashMap<String, Vec<String>> = HashMap::new();
+        // Per node, its ancestor just below the root (itself at that depth; the root: none).
+        let mut tops: Vec<usize> = Vec::with_capacity(list.len());
+        for (index, r) in list.iter().enumerate() {
+            tops.push(match r.parent {
+                usize::MAX => usize::MAX,
+                0 => index,
+                parent => tops[parent],
+            });
+            if closing(tree, r.id, r.step) {
+                continue;
+            }
+            let at = || Tree::pointer_of(&list, index);
+            let Some(own) = Own::of(tree, r.id) else {
+                report.fail(at(), "a boolean subschema has no strict form");
+                return;
+            };
+            if let Some(Value::String(reference)) = own.reference {
+                if !reference.starts_with('#') {
+                    let why =
+                        format!("external `$ref: {reference}` is not supported in strict mode");
+                    report.fail(at(), why);
+                    return;
+                }
+                if tree.resolve(reference).is_none() {
+                    report.fail(at(), format!("`$ref: {reference}` does not resolve"));
+                    return;
+                }
+                let owner = match list.get(tops[index]).and_then(|t| t.step) {
+                    Some(WalkStep::Name(kw @ ("$defs" | "definitions"), name)) => {
+                        format!("#/{kw}/{}", crate::walk::escape(name))
+                    }
+                    _ => "#".to_owned(),
+                };
+                edges.entry(owner).or_default().push(reference.clone());
+            }
+            if let Some(why) = anthropic_refusal(tree, r, &own) {
+                report.fail(at(), why);
+                return;
+            }
+        }
+        if let Some(cycle) = crate::adapt::rules::find_cycle(&edges) {
+            report.fail(
+                "",
+                format!("recursive schemas are not supported in strict mode (`{cycle}` refers back to itself)"),
+            );
+        }
+    }
+}
+
+/// What [`AnthropicStrictCheck`] refuses in one object node, apart from its `$ref`.
+fn anthropic_refusal(tree: &Tree, r: &Reached<'_>, own: &Own<'_>) -> Option<&'static str> {
+    if own.patterns {
+        return Some("`patternProperties` is not supported in strict mode");
+    }
+    if own.open {
+        return Some("`additionalProperties` other than false is not supported in strict mode");
+    }
+    if let Some(Value::Array(values)) = own.enum_value {
+        if values.iter().any(|v| v.is_object() || v.is_array()) {
+            return Some("an enum of objects or arrays is not supported in strict mode");
+        }
+    }
+    // A node whose type infer-type reads from its keywords (`properties`, `items`,
+    // `prefixItems`) is typed in the strict rewrite.
+    let id = r.id;
+    let typed = TYPING.iter().any(|k| tree.has(id, *k))
+        || matches!(
+            tree.get(id, Keyword::Properties).map(|e| &e.value),
+            Some(Slot::Map(_))
+        )
+        || tree.has(id, Keyword::Items)
+        || tree.has(id, Keyword::PrefixItems);
+    let slot = r
+        .step
+        .is_some_and(|s| !matches!(s, WalkStep::Keyword("not")));
+    (!typed && slot).then_some("an untyped node has no strict form")
+}
