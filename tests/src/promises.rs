@@ -214,6 +214,54 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
             .iter()
             .any(|definition| inside(at, definition))
     };
+    // Definitions the report says nothing references and were removed first (one change
+    // naming each): what they held constrained no value, if indeed no reference reaches them.
+    let removed: Vec<String> = (adapted.changes.iter())
+        .filter(|c| c.rule == "unreferenced-definitions")
+        .flat_map(|c| {
+            let names = c.detail.split_once(": ").map_or("", |(_, names)| names);
+            names
+                .split(", ")
+                .map(|n| n.trim_matches('`').to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // The root's definitions a reference reaches from outside them, then from inside those.
+    let root_definition = |place: &str| -> Option<String> {
+        let mut tokens = place.split('/').skip(1);
+        match (tokens.next(), tokens.next()) {
+            (Some(defs @ ("$defs" | "definitions")), Some(name)) => Some(format!("/{defs}/{name}")),
+            _ => None,
+        }
+    };
+    let mut live: Vec<String> = Vec::new();
+    loop {
+        let before = live.len();
+        for (target, places) in &uses {
+            let Some(definition) = root_definition(target) else {
+                continue;
+            };
+            let from_live = places.iter().any(|p| match root_definition(p) {
+                None => true,
+                Some(d) => live.contains(&d),
+            });
+            if from_live && !live.contains(&definition) {
+                live.push(definition);
+            }
+        }
+        if live.len() == before {
+            break;
+        }
+    }
+    let removed_unreferenced = |at: &str| {
+        ["$defs", "definitions"].iter().any(|defs| {
+            removed.iter().any(|name| {
+                let escaped = name.replace('~', "~0").replace('/', "~1");
+                let definition = format!("/{defs}/{escaped}");
+                inside(at, &definition) && !live.contains(&definition)
+            })
+        })
+    };
     for (at, key, value) in occurrences(input) {
         // A keyword whose value holds subschemas is kept when it is still there: what changed
         // inside it (a union reordered, a constraint spilled) is accounted at its own place.
@@ -237,7 +285,8 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                     && l.pointer.rsplit_once('/').is_some_and(|(node, _)| {
                         node != at && input.pointer(node).is_some() && input.pointer(node) == input.pointer(&at)
                     }))
-        }) || lost_with_its_uses(&at);
+        }) || lost_with_its_uses(&at)
+            || removed_unreferenced(&at);
         if !(kept || reported) {
             out.push(format!("`{key}` at `{at}` vanished without a loss entry"));
         }

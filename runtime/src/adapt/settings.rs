@@ -26,6 +26,9 @@ pub(crate) struct TreeRules {
     pub(crate) shared: TreeRuleSet,
     pub(crate) strict: Option<TreeRuleSet>,
     pub(crate) relaxed: TreeRuleSet,
+    /// Whether the output must be a valid JSON Schema 2020-12 document (checked against the
+    /// bundled meta-schema once written; a failure sends the per-tool fallback).
+    pub(crate) meta_validate: bool,
 }
 
 /// The rule lists of one [`AdaptSettings`], built from it.

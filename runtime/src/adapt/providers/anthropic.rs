@@ -32,6 +32,7 @@ impl AdaptSettings {
                 shared: tree_shared,
                 strict: None,
                 relaxed: |_| vec![Box::new(tree::rules::StructuredFirst)],
+                meta_validate: false,
             }),
         }
     }
@@ -54,6 +55,7 @@ impl AdaptSettings {
                 shared: tree_shared,
                 strict: Some(tree_strict),
                 relaxed: |_| vec![Box::new(tree::rules::StructuredFirst)],
+                meta_validate: false,
             }),
             ..Self::anthropic()
         }

@@ -6,7 +6,8 @@ use super::super::rules::{
     CollapseCombiners, EnsureProperties, InferType, InlineRefs, MergeSingleAllOf, MetaValidate,
     NullablePropertiesOptional, RequiredAreProperties, ResidualGate, Rule, StructuredFirst,
 };
-use super::super::settings::{AdaptSettings, NameRule, Wire, no_rules};
+use super::super::settings::{AdaptSettings, NameRule, TreeRules, Wire, no_rules};
+use super::super::tree;
 use super::super::{AdaptOptions, Target};
 use super::google::{google_prefix, google_strip, google_values};
 use super::json_schema_prefix;
@@ -30,9 +31,38 @@ impl AdaptSettings {
             shared: no_rules,
             strict: None,
             relaxed: rules,
-            tree: None,
+            tree: Some(TreeRules {
+                shared: |_| Vec::new(),
+                strict: None,
+                relaxed: tree_rules,
+                meta_validate: true,
+            }),
         }
     }
+}
+
+/// The list on the tree engine; the output is then checked against the meta-schema.
+fn tree_rules(settings: &AdaptSettings) -> Vec<Box<dyn tree::Rule>> {
+    use tree::rules as r;
+    let mut rules = super::google::tree_google_prefix();
+    rules.push(Box::new(r::MergeSingleAllOf));
+    rules.push(Box::new(r::NullablePropertiesOptional));
+    rules.push(Box::new(super::google::tree_google_strip(settings)));
+    rules.extend(super::google::tree_google_values(false));
+    rules.extend([
+        Box::new(r::InlineRefs::default()) as Box<dyn tree::Rule>,
+        Box::new(r::MergeSingleAllOf),
+        // A property that was a `$ref` to a nullable definition is nullable only now.
+        Box::new(r::NullablePropertiesOptional),
+        Box::new(r::InferType),
+        Box::new(r::StructuredFirst),
+        Box::new(r::CollapseCombiners),
+        // After unions are merged: every node then has the properties it is sent with.
+        Box::new(r::RequiredAreProperties),
+        Box::new(r::EnsureProperties),
+        Box::new(r::ResidualGate),
+    ]);
+    rules
 }
 
 fn rules(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {

@@ -9,7 +9,8 @@ use super::super::rules::{
     RequiredAreProperties, RootCombinators, Rule, SnakeCaseKeywords, StringEnumsOnly,
     StructuredFirst, TupleItems,
 };
-use super::super::settings::{AdaptSettings, NameRule, Wire, no_rules};
+use super::super::settings::{AdaptSettings, NameRule, TreeRules, Wire, no_rules};
+use super::super::tree;
 use super::super::{AdaptOptions, Target};
 use super::{json_schema_prefix, strip_keywords};
 
@@ -32,7 +33,12 @@ impl AdaptSettings {
             shared: no_rules,
             strict: None,
             relaxed: gemini,
-            tree: None,
+            tree: Some(TreeRules {
+                shared: |_| Vec::new(),
+                strict: None,
+                relaxed: tree_gemini,
+                meta_validate: false,
+            }),
         }
     }
 
@@ -45,9 +51,91 @@ impl AdaptSettings {
                 field: "parameters",
             },
             relaxed: gemini_openapi,
+            tree: Some(TreeRules {
+                shared: |_| Vec::new(),
+                strict: None,
+                relaxed: tree_gemini_openapi,
+                meta_validate: false,
+            }),
             ..Self::gemini()
         }
     }
+}
+
+/// Gemini `parametersJsonSchema` on the tree engine.
+fn tree_gemini(settings: &AdaptSettings) -> Vec<Box<dyn tree::Rule>> {
+    use tree::rules as r;
+    let mut rules = tree_google_prefix();
+    rules.push(Box::new(tree_google_strip(settings)));
+    rules.extend(tree_google_values(true));
+    rules.push(Box::new(r::StringEnumsOnly));
+    rules.push(Box::new(r::InlineRefs::default()));
+    rules.push(Box::new(r::RequiredAreProperties));
+    rules.extend(tree_google_suffix());
+    rules
+}
+
+/// Gemini's legacy `parameters` (the OpenAPI `Schema` message) on the tree engine.
+fn tree_gemini_openapi(_: &AdaptSettings) -> Vec<Box<dyn tree::Rule>> {
+    use tree::rules as r;
+    let mut rules = tree_google_prefix();
+    rules.push(Box::new(r::MergeSingleAllOf));
+    rules.extend(tree_google_values(true));
+    rules.push(Box::new(r::StringEnumsOnly));
+    rules.push(Box::new(r::OpenApiSchemaFields));
+    rules.push(Box::new(r::InlineRefs::default()));
+    rules.extend(tree_google_suffix());
+    rules
+}
+
+/// What every Google target starts with on the tree engine: the definitions nothing references
+/// removed, the JSON Schema prefix, no root combinators, snake-case keywords read, boolean
+/// schemas as objects, tuples as `items`.
+pub(super) fn tree_google_prefix() -> Vec<Box<dyn tree::Rule>> {
+    use tree::rules as r;
+    let mut rules: Vec<Box<dyn tree::Rule>> = vec![Box::new(r::UnreferencedDefinitions)];
+    rules.extend(super::tree_prefix());
+    rules.extend([
+        Box::new(r::RootCombinators::OPENAI) as Box<dyn tree::Rule>,
+        Box::new(r::SnakeCaseKeywords),
+        Box::new(r::BoolSchemas),
+        Box::new(r::TupleItems::default()),
+    ]);
+    rules
+}
+
+/// [`google_strip`] on the tree engine.
+pub(super) fn tree_google_strip(settings: &AdaptSettings) -> tree::rules::StripKeywords {
+    super::tree_strip_keywords(
+        settings,
+        "strip-google-unsupported",
+        GOOGLE_STRIP,
+        "Google's schema rejects it",
+        keep_none,
+    )
+}
+
+/// [`google_values`] on the tree engine.
+pub(super) fn tree_google_values(mark_nullable: bool) -> Vec<Box<dyn tree::Rule>> {
+    use tree::rules as r;
+    vec![
+        Box::new(r::AllConstToEnum),
+        Box::new(r::ConstToEnum),
+        Box::new(r::InferType),
+        Box::new(r::GoogleNullable { mark_nullable }),
+        Box::new(r::InferType),
+    ]
+}
+
+/// The end of Gemini's lists on the tree engine.
+fn tree_google_suffix() -> Vec<Box<dyn tree::Rule>> {
+    use tree::rules as r;
+    vec![
+        Box::new(r::OneBranchUnions),
+        Box::new(r::EnsureProperties),
+        Box::new(r::PropertyOrdering),
+        Box::new(r::StructuredFirst),
+    ]
 }
 
 fn gemini(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {

@@ -26,6 +26,7 @@ impl AdaptSettings {
                 shared: |_| Vec::new(),
                 strict: None,
                 relaxed: tree_rules,
+                meta_validate: false,
             }),
         }
     }

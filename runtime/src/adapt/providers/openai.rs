@@ -35,6 +35,7 @@ impl AdaptSettings {
                 shared: tree_shared,
                 strict: None,
                 relaxed: |_| vec![Box::new(tree::rules::StructuredFirst)],
+                meta_validate: false,
             }),
         }
     }
@@ -50,6 +51,7 @@ impl AdaptSettings {
                 shared: tree_shared,
                 strict: Some(tree_strict),
                 relaxed: |_| vec![Box::new(tree::rules::StructuredFirst)],
+                meta_validate: false,
             }),
             ..Self::openai()
         }
@@ -77,6 +79,7 @@ impl AdaptSettings {
                         Box::new(tree::rules::StructuredFirst),
                     ]
                 },
+                meta_validate: false,
             }),
             ..Self::openai()
         }

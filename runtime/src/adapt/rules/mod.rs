@@ -12,7 +12,7 @@ mod inline;
 pub(crate) use enums::{homogeneous_type, value_type};
 pub mod keywords;
 #[cfg(feature = "validate")]
-mod meta;
+pub(crate) mod meta;
 mod objects;
 mod order;
 mod patterns;

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::report::{Report, finish};
 use super::{Rule, Tree};
-use crate::adapt::report::{Loss, LossKind, Pointer};
+use crate::adapt::report::{Loss, LossKind, Pointer, Unrepresentable};
 use crate::adapt::settings::{AdaptSettings, TreeRules};
 use crate::adapt::{Adapted, SHALLOW, json_depth, nests_deeper_than, stack_for_depth};
 
@@ -56,7 +56,7 @@ fn adapt_here<'a>(
             bypass = Some("strict mode disabled by TOOLSCHEMA_NO_STRICT".to_owned());
         } else {
             run(&mut strict(settings), &mut tree, &mut report);
-            match report.take_failure() {
+            match report.take_failure(&tree) {
                 None => {
                     let (schema, losses, changes) = finish(tree, report);
                     return Adapted {
@@ -69,7 +69,7 @@ fn adapt_here<'a>(
                         input,
                     };
                 }
-                Some(why) => {
+                Some((why, _)) => {
                     bypass = Some(format!(
                         "strict mode cannot represent this schema ({why}); sent non-strict"
                     ));
@@ -83,7 +83,34 @@ fn adapt_here<'a>(
     if !report.failed() {
         run(&mut (rules.relaxed)(settings), &mut tree, &mut report);
     }
-    if let Some(failure) = report.take_failure() {
+    if let Some(why) = bypass {
+        report.first_loss(tree.root, "strict", why, "fail-open");
+    }
+    // A refusal is named where the refused node stood in the input.
+    let mut failure = report
+        .take_failure(&tree)
+        .map(|(why, input)| (why.reason, input));
+    let mut written = None;
+    if failure.is_none() {
+        let (schema, losses, changes) = finish(tree, report);
+        if rules.meta_validate {
+            // An output place that is not in the input is named by the root.
+            failure = meta_failure(&schema).map(|why| {
+                let pointer = Pointer::parse(&why.pointer);
+                let input_place = input.pointer(pointer.as_str()).is_some();
+                (
+                    why.reason,
+                    if input_place {
+                        pointer
+                    } else {
+                        Pointer::root()
+                    },
+                )
+            });
+        }
+        written = Some((schema, losses, changes));
+    }
+    if let Some((reason, pointer)) = failure {
         // The empty object, as this target sends it, so that the fallback is itself a fixed
         // point of the adaptation.
         let empty = adapt_here(
@@ -97,14 +124,11 @@ fn adapt_here<'a>(
             strict: empty.strict,
             fallback: true,
             losses: vec![Loss {
-                pointer: Pointer::parse(&failure.pointer),
+                pointer,
                 at: Some(Pointer::root()),
                 keyword: "root".into(),
                 kind: LossKind::Fallback,
-                detail: format!(
-                    "the schema was replaced by the empty object: {}",
-                    failure.reason
-                ),
+                detail: format!("the schema was replaced by the empty object: {reason}"),
                 rule: "fallback",
                 epoch: 0,
             }],
@@ -112,10 +136,7 @@ fn adapt_here<'a>(
             input,
         };
     }
-    if let Some(why) = bypass {
-        report.first_loss(tree.root, "strict", why, "fail-open");
-    }
-    let (schema, losses, changes) = finish(tree, report);
+    let (schema, losses, changes) = written.expect("written when nothing failed");
     Adapted {
         target,
         schema,
@@ -124,5 +145,34 @@ fn adapt_here<'a>(
         losses,
         changes,
         input,
+    }
+}
+
+/// Why `schema` is not a valid JSON Schema 2020-12 document (checked against the bundled
+/// meta-schema; nothing is fetched). Without the `validate` feature nothing is checked.
+fn meta_failure(schema: &Value) -> Option<Unrepresentable> {
+    #[cfg(feature = "validate")]
+    {
+        // The yes-or-no answer first (it builds no error); the first error only for a schema
+        // that fails. A document without `$schema` is checked against 2020-12's meta-schema
+        // read as one document, which accepts exactly what the published one accepts.
+        let valid = if schema.get("$schema").is_some() {
+            jsonschema::meta::is_valid(schema)
+        } else {
+            crate::adapt::rules::meta::is_valid(schema)
+        };
+        if valid {
+            return None;
+        }
+        let e = jsonschema::meta::validate(schema).err()?;
+        Some(Unrepresentable {
+            pointer: e.instance_path().to_string(),
+            reason: format!("not a valid JSON Schema 2020-12 document: {e}"),
+        })
+    }
+    #[cfg(not(feature = "validate"))]
+    {
+        let _ = schema;
+        None
     }
 }

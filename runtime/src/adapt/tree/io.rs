@@ -29,8 +29,12 @@ impl Tree {
     }
 
     /// Writes the document reachable from the root, taking the values out of the tree, and the
-    /// output JSON Pointer of each node `wanted` says yes to (where it was written).
-    pub fn write(mut self, wanted: &dyn Fn(NodeId) -> bool) -> (Value, HashMap<NodeId, Pointer>) {
+    /// output JSON Pointer of each node `wanted` says yes to (where it was written), with its
+    /// rank among them in document order.
+    pub fn write(
+        mut self,
+        wanted: &dyn Fn(NodeId) -> bool,
+    ) -> (Value, HashMap<NodeId, (usize, Pointer)>) {
         let mut at = HashMap::new();
         let root = self.root;
         let top = Place::root();
@@ -202,10 +206,10 @@ fn write_node(
     id: NodeId,
     here: &Place<'_>,
     wanted: &dyn Fn(NodeId) -> bool,
-    at: &mut HashMap<NodeId, Pointer>,
+    at: &mut HashMap<NodeId, (usize, Pointer)>,
 ) -> Value {
     if wanted(id) && !at.contains_key(&id) {
-        at.insert(id, here.pointer());
+        at.insert(id, (at.len(), here.pointer()));
     }
     let entries = match &mut tree.node_mut(id).body {
         Body::Bool(b) => return Value::Bool(*b),

@@ -158,6 +158,36 @@ impl PartialEq<Keyword> for Key {
     }
 }
 
+/// A set of keys given as text (a provider's keyword table): the vocabulary's as bits, any other
+/// name as text. Asking whether an entry's key is in it compares an integer.
+#[derive(Clone, Debug, Default)]
+pub struct KeySet {
+    keywords: u128,
+    others: Vec<&'static str>,
+}
+
+impl KeySet {
+    /// The set of `keys`.
+    pub fn of(keys: &[&'static str]) -> KeySet {
+        let mut set = KeySet::default();
+        for key in keys {
+            match Keyword::parse(key) {
+                Some(k) => set.keywords |= 1 << k as u32,
+                None => set.others.push(key),
+            }
+        }
+        set
+    }
+
+    /// Whether `key` is in the set.
+    pub fn contains(&self, key: &Key) -> bool {
+        match key {
+            Key::Kw(k) => self.keywords & (1 << *k as u32) != 0,
+            Key::Other(s) => self.others.iter().any(|o| **o == **s),
+        }
+    }
+}
+
 /// A JSON Schema is an object or a boolean.
 pub(crate) fn is_schema(value: &Value) -> bool {
     matches!(value, Value::Object(_) | Value::Bool(_))

@@ -27,7 +27,7 @@ pub use crate::walk::Step as WalkStep;
 
 pub(crate) use engine::adapt;
 pub(crate) use keyword::{Holds, is_schema};
-pub use keyword::{Key, Keyword};
+pub use keyword::{Key, KeySet, Keyword};
 pub use report::Report;
 
 /// One provider rule: `apply` rewrites the whole tree (the root, with its `$defs`) and records
@@ -48,6 +48,27 @@ pub struct Reached<'a> {
     pub parent: usize,
     /// The step from the parent (`None` for the root).
     pub step: Option<WalkStep<'a>>,
+}
+
+/// Where a rule refuses a schema: the place in the document as the rule reads it (the refusal's
+/// text names it: it may be a node an earlier rule made), and where that node stood in the input
+/// (the fallback's `pointer`).
+#[derive(Clone, Debug)]
+pub struct Refused {
+    /// A JSON Pointer in the document the rule reads.
+    pub at: String,
+    /// The refused node's origin.
+    pub origin: Origin,
+}
+
+impl Refused {
+    /// The root.
+    pub fn root() -> Refused {
+        Refused {
+            at: String::new(),
+            origin: Origin::ROOT,
+        }
+    }
 }
 
 /// A node of a [`Tree`].
@@ -89,6 +110,10 @@ pub struct Node {
     /// The node this one was merged into (its entries moved there, the node itself removed):
     /// what a report says of it is then at that node in the output.
     pub merged_into: Option<NodeId>,
+    /// The node this one is a copy of ([`Tree::copy`]): what a report says of a node that is
+    /// not written is where its first written copy is (an inlined definition's node at its
+    /// first use).
+    pub copy_of: Option<NodeId>,
 }
 
 /// A node's content.
@@ -181,6 +206,7 @@ impl Tree {
             origin,
             body,
             merged_into: None,
+            copy_of: None,
         });
         id
     }
@@ -434,11 +460,21 @@ impl Tree {
         crate::walk::pointer(&steps)
     }
 
-    /// Where node `id` stands now, as a JSON Pointer (the root's when it is not reachable).
-    pub fn pointer_to(&self, id: NodeId) -> String {
+    /// Where node `index` of a [`Tree::breadth_first`] list is refused.
+    pub fn refused(&self, list: &[Reached<'_>], index: usize) -> Refused {
+        Refused {
+            at: Tree::pointer_of(list, index),
+            origin: self.node(list[index].id).origin,
+        }
+    }
+
+    /// Where node `id` is refused (found by a walk: a refusal happens once).
+    pub fn refused_node(&self, id: NodeId) -> Refused {
         let list = self.breadth_first();
-        (list.iter().position(|r| r.id == id))
-            .map_or_else(String::new, |i| Tree::pointer_of(&list, i))
+        match list.iter().position(|r| r.id == id) {
+            Some(index) => self.refused(&list, index),
+            None => Refused::root(),
+        }
     }
 
     /// The keyword `origin` names in the input, when it is a keyword's place (a rule that

@@ -9,6 +9,7 @@ impl Tree {
     /// copy still names the definition).
     pub fn copy(&mut self, id: NodeId) -> NodeId {
         let top = self.add(self.node(id).origin, Body::Bool(true));
+        self.node_mut(top).copy_of = Some(id);
         let mut work = vec![(id, top)];
         while let Some((from, to)) = work.pop() {
             let body = self.node(from).body.clone();
@@ -19,6 +20,7 @@ impl Tree {
             for entry in &mut entries {
                 let mut fresh = |tree: &mut Tree, old: &mut NodeId| {
                     let new = tree.add(tree.node(*old).origin, Body::Bool(true));
+                    tree.node_mut(new).copy_of = Some(*old);
                     work.push((*old, new));
                     *old = new;
                 };
@@ -113,16 +115,21 @@ impl Tree {
     /// The node a local reference (`#`, `#/$defs/A`, percent-encoded or not) names, when it
     /// names a schema.
     pub fn resolve(&self, reference: &str) -> Option<NodeId> {
+        self.resolve_in(self.root, reference)
+    }
+
+    /// [`Tree::resolve`] against the subtree at `root` as if it were the document.
+    pub fn resolve_in(&self, root: NodeId, reference: &str) -> Option<NodeId> {
         let fragment = reference.strip_prefix('#')?;
         let decoded = crate::walk::percent_decoded(fragment)?;
         if decoded.is_empty() {
-            return Some(self.root);
+            return Some(root);
         }
         let mut tokens = decoded
             .strip_prefix('/')?
             .split('/')
             .map(|t| t.replace("~1", "/").replace("~0", "~"));
-        let mut at = self.root;
+        let mut at = root;
         while let Some(token) = tokens.next() {
             let entry: &Entry = self.entries(at).iter().find(|e| e.key.as_str() == token)?;
             at = match &entry.value {

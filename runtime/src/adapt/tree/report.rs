@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{NodeId, Origin, Tree};
+use super::{Keyword, NodeId, Origin, Refused, Tree};
 use crate::adapt::report::{Change, Loss, LossKind, Pointer, Unrepresentable};
 
 /// One rule's (or a whole list's) record.
@@ -14,8 +14,8 @@ use crate::adapt::report::{Change, Loss, LossKind, Pointer, Unrepresentable};
 pub struct Report {
     losses: Vec<Noted>,
     changes: Vec<Noted>,
-    /// Where (a JSON Pointer in the document as the failing rule saw it) and why.
-    failure: Option<(String, String)>,
+    /// Where and why.
+    failure: Option<(Refused, String)>,
     /// The rule running, named in what it records.
     pub(crate) rule: &'static str,
 }
@@ -68,12 +68,11 @@ impl Report {
         });
     }
 
-    /// The schema cannot be represented for the target (the first failure is kept). `at` is
-    /// where, in the document as the rule sees it ([`Tree::pointer_of`]): a failure names what
-    /// the rule found, which may be a node an earlier rule made.
-    pub fn fail(&mut self, at: impl Into<String>, reason: impl Into<String>) {
+    /// The schema cannot be represented for the target (the first failure is kept), at
+    /// `place` ([`Tree::refused`]).
+    pub fn fail(&mut self, place: Refused, reason: impl Into<String>) {
         if self.failure.is_none() {
-            self.failure = Some((at.into(), reason.into()));
+            self.failure = Some((place, reason.into()));
         }
     }
 
@@ -87,10 +86,18 @@ impl Report {
         self.failure.is_some()
     }
 
-    /// The failure.
-    pub(crate) fn take_failure(&mut self) -> Option<Unrepresentable> {
-        let (pointer, reason) = self.failure.take()?;
-        Some(Unrepresentable { pointer, reason })
+    /// The failure (its place in the document the rule read), and the refused node's place
+    /// in the input.
+    pub(crate) fn take_failure(&mut self, tree: &Tree) -> Option<(Unrepresentable, Pointer)> {
+        let (place, reason) = self.failure.take()?;
+        let input = tree.pointer(place.origin, &mut HashMap::new());
+        Some((
+            Unrepresentable {
+                pointer: place.at,
+                reason,
+            },
+            input,
+        ))
     }
 
     /// Puts a loss first (the engine's own: fail-open), at the root.
@@ -132,19 +139,74 @@ pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Chang
         .map(|n| n.node.map(written))
         .collect();
     let named: std::collections::HashSet<NodeId> = report_nodes.iter().flatten().copied().collect();
-    let (value, at) = tree.write(&|id| named.contains(&id));
+    // The copies of each node (inlined definitions, split type branches), made from the arena
+    // once and only where a named node has copies.
+    let mut copies: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+    for (i, node) in tree.nodes.iter().enumerate() {
+        if let Some(of) = node.copy_of {
+            copies.entry(of).or_default().push(NodeId(i as u32));
+        }
+    }
+    // Every copy (of a copy, ...) of a named node, as written (a merged copy: its node).
+    let mut wanted = named.clone();
+    let mut copies_of: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+    if !copies.is_empty() {
+        for &n in &named {
+            let mut found = Vec::new();
+            let mut work = copies.get(&n).cloned().unwrap_or_default();
+            while let Some(c) = work.pop() {
+                found.push(written(c));
+                work.extend(copies.get(&c).into_iter().flatten());
+            }
+            wanted.extend(found.iter().copied());
+            if !found.is_empty() {
+                copies_of.insert(n, found);
+            }
+        }
+    }
+    // A loss is named as the input spelled it where its pointer names a keyword a rule renamed
+    // (`const` made `enum`, draft-07 `items` made `prefixItems`).
+    const RENAMED: [(Keyword, &str); 3] = [
+        (Keyword::Const, "enum"),
+        (Keyword::Items, "prefixItems"),
+        (Keyword::Definitions, "$defs"),
+    ];
+    let spelled: Vec<Option<&'static str>> = (report.losses.iter())
+        .map(|n| {
+            let input = tree.keyword_at(n.origin)?;
+            (RENAMED.iter())
+                .any(|(from, to)| *from == input && *to == n.keyword)
+                .then_some(input.as_str())
+        })
+        .collect();
+    let mut spelled = spelled.into_iter();
+    let (value, at) = tree.write(&|id| wanted.contains(&id));
+    // Where a node is written, else where its first written copy is.
+    let at_of = |id: NodeId| -> Option<Pointer> {
+        if let Some((_, p)) = at.get(&id) {
+            return Some(p.clone());
+        }
+        (copies_of.get(&id)?.iter())
+            .filter_map(|c| at.get(c))
+            .min_by_key(|(rank, _)| *rank)
+            .map(|(_, p)| p.clone())
+    };
     let mut places = pointers.into_iter().zip(report_nodes);
     let mut place = || {
         let (pointer, node) = places.next().expect("one per entry");
-        (pointer, node.and_then(|id| at.get(&id)).cloned())
+        (pointer, node.and_then(at_of))
     };
-    let losses = (report.losses.into_iter())
+    let losses: Vec<Loss> = (report.losses.into_iter())
         .map(|n| {
             let (pointer, at) = place();
+            let keyword = spelled
+                .next()
+                .expect("one per loss")
+                .map_or(n.keyword, Cow::Borrowed);
             Loss {
                 pointer,
                 at,
-                keyword: n.keyword,
+                keyword,
                 kind: n.kind,
                 detail: n.detail.into_owned(),
                 rule: n.rule,
@@ -152,6 +214,8 @@ pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Chang
             }
         })
         .collect();
+    let mut losses: Vec<Loss> = losses;
+    spilled_into_dropped(&mut losses);
     let changes = (report.changes.into_iter())
         .map(|n| {
             let (pointer, at) = place();
@@ -165,4 +229,62 @@ pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Chang
         })
         .collect();
     (value, losses, changes)
+}
+
+/// A keyword spilled into a description that a later rule dropped with the subschema holding
+/// it (a `not`, an `additionalProperties` schema, an unreferenced definition) is not in the
+/// description after all: the loss says so, as a `dropped` one with no `at`.
+fn spilled_into_dropped(losses: &mut [Loss]) {
+    // Only a spilled keyword whose node is not written can have gone with its container.
+    let unwritten = |l: &Loss| l.kind == LossKind::Spilled && l.at.is_none();
+    if !losses.iter().any(unwritten) {
+        return;
+    }
+    // The subschemas dropped whole, by input place.
+    let dropped: std::collections::HashSet<String> = (losses.iter())
+        .filter(|l| l.kind == LossKind::Dropped)
+        .filter(|l| {
+            let holds_schemas = crate::walk::holds(&l.keyword).is_some()
+                && l.pointer.last_escaped() == Some(&*l.keyword);
+            holds_schemas || matches!(&*l.keyword, "$defs" | "definitions")
+        })
+        .map(|l| l.pointer.as_str().to_owned())
+        .collect();
+    if dropped.is_empty() {
+        return;
+    }
+    for loss in losses.iter_mut().filter(|l| unwritten(l)) {
+        let Some(parent) = loss.pointer.parent() else {
+            continue;
+        };
+        // The outermost dropped place at or above the spilled keyword's node.
+        let text = parent.as_str();
+        let ends = (text
+            .char_indices()
+            .filter(|(_, c)| *c == '/')
+            .map(|(i, _)| i)
+            .skip(1))
+        .chain(std::iter::once(text.len()));
+        let Some(gone) = ends.map(|end| &text[..end]).find(|p| dropped.contains(*p)) else {
+            continue;
+        };
+        let gone = Pointer::parse(gone);
+        let container = gone.last_escaped().unwrap_or_default();
+        let definition = gone.parent().is_some_and(|defs| {
+            matches!(defs.last_escaped(), Some("$defs" | "definitions"))
+                && defs.parent().is_some_and(|p| p.is_root())
+        });
+        let container = if definition {
+            format!("the unreferenced definition {container}")
+        } else {
+            format!("`{container}`")
+        };
+        loss.kind = LossKind::Dropped;
+        loss.at = None;
+        loss.detail = format!(
+            "{}, but that description was dropped with {}",
+            loss.detail,
+            container.replace("~1", "/").replace("~0", "~")
+        );
+    }
 }

@@ -43,7 +43,7 @@ impl Rule for TupleItems {
             let has_items = matches!(items, Some(Slot::Schema(c)) if tree.is_object(*c));
             if typed_array && !has_items {
                 report.fail(
-                    tree.pointer_to(id),
+                    tree.refused_node(id),
                     "an array with no `items` schema cannot be enforced in strict mode (OpenAI: \"array schema missing items\")",
                 );
             }

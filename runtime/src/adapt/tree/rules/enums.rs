@@ -29,11 +29,14 @@ impl Rule for ConstToEnum {
             else {
                 return;
             };
-            let values = match tree.take(id, Keyword::Enum).map(|e| e.value) {
-                Some(Slot::Value(Value::Array(existing))) => {
-                    existing.into_iter().filter(|v| *v == c).collect()
-                }
-                _ => vec![c],
+            // An `enum` beside it keeps its place: what is said of the values is said there.
+            let (values, origin) = match tree.take(id, Keyword::Enum) {
+                Some(Entry {
+                    value: Slot::Value(Value::Array(existing)),
+                    origin,
+                    ..
+                }) => (existing.into_iter().filter(|v| *v == c).collect(), origin),
+                _ => (vec![c], origin),
             };
             tree.set(
                 id,

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{append_description, json_text};
 use crate::adapt::report::LossKind;
 use crate::adapt::rules::write_json_text;
-use crate::adapt::tree::{Entry, Keyword, NodeId, Report, Rule, Tree};
+use crate::adapt::tree::{Entry, KeySet, Keyword, NodeId, Report, Rule, Tree};
 
 /// Removes a provider's unsupported keywords: the human-readable ones (`spill`) are appended to
 /// the node's description as `{key: value, ...}` (a `spilled` loss), the others removed (a
@@ -33,20 +33,17 @@ impl Rule for StripKeywords {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
-        if !tree.any_entry(|e: &Entry| self.keywords.contains(&e.key.as_str())) {
+        let table = KeySet::of(self.keywords);
+        if !tree.any_entry(|e: &Entry| table.contains(&e.key)) {
             return;
         }
-        tree.walk(|tree, id| self.node(tree, id, report));
+        tree.walk(|tree, id| self.node(tree, id, &table, report));
     }
 }
 
 impl StripKeywords {
-    fn node(&self, tree: &mut Tree, id: NodeId, report: &mut Report) {
-        if !tree
-            .entries(id)
-            .iter()
-            .any(|e| self.keywords.contains(&e.key.as_str()))
-        {
+    fn node(&self, tree: &mut Tree, id: NodeId, table: &KeySet, report: &mut Report) {
+        if !tree.entries(id).iter().any(|e| table.contains(&e.key)) {
             return;
         }
         let entries = tree.entries_mut(id).map(std::mem::take).unwrap_or_default();
@@ -54,7 +51,7 @@ impl StripKeywords {
         let mut spilled: Vec<(String, Value)> = Vec::new();
         for entry in entries {
             let key = entry.key.as_str();
-            if !self.keywords.contains(&key) || self.also_keep.iter().any(|k| k == key) {
+            if !table.contains(&entry.key) || self.also_keep.iter().any(|k| k == key) {
                 kept.push(entry);
                 continue;
             }

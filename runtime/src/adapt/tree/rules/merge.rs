@@ -190,7 +190,7 @@ pub(crate) fn collapse(tree: &mut Tree, node: NodeId, report: &mut Report) {
                 if branches.len() > 1 {
                     report.loss(origin, Some(node), name, LossKind::Collapsed, format!("{} `{}` branches collapsed into branch {pick}; the others' constraints are lost", branches.len(), types[0]));
                 }
-                notes = dropped_descriptions(tree, &branches, &types, pick, true);
+                notes = dropped_descriptions(tree, node, &branches, &types, pick, true);
                 branches[pick]
             }
         } else {
@@ -210,7 +210,7 @@ pub(crate) fn collapse(tree: &mut Tree, node: NodeId, report: &mut Report) {
                     dropped.join(", ")
                 ),
             );
-            notes = dropped_descriptions(tree, &branches, &types, pick, false);
+            notes = dropped_descriptions(tree, node, &branches, &types, pick, false);
             branches[pick]
         };
         if tree.is_object(chosen) {
@@ -225,12 +225,31 @@ pub(crate) fn collapse(tree: &mut Tree, node: NodeId, report: &mut Report) {
 /// The notes for the descriptions of the branches a collapse drops (see the rule of the same
 /// name on JSON values, which reads every description in the dropped subtrees).
 fn dropped_descriptions(
-    tree: &Tree,
+    tree: &mut Tree,
+    node: NodeId,
     branches: &[NodeId],
     types: &[String],
     pick: usize,
     same_type: bool,
 ) -> Vec<(usize, String)> {
+    // The dropped branches' descriptions go into the node's: what a report says of a node that
+    // had one is at the node.
+    for (i, b) in branches.iter().enumerate() {
+        if i == pick {
+            continue;
+        }
+        // The branch itself was one of the node's forms.
+        if tree.node(*b).merged_into.is_none() {
+            tree.node_mut(*b).merged_into = Some(node);
+        }
+        let mut work = vec![*b];
+        while let Some(id) = work.pop() {
+            work.extend(tree.children(id));
+            if tree.has(id, Keyword::Description) && tree.node(id).merged_into.is_none() {
+                tree.node_mut(id).merged_into = Some(node);
+            }
+        }
+    }
     let values: Vec<Value> = (branches.iter().enumerate())
         .map(|(i, b)| {
             if i == pick {
@@ -277,6 +296,10 @@ pub(crate) fn merge_objects(
     for (i, b) in branches.into_iter().enumerate() {
         if !tree.is_object(b) {
             continue;
+        }
+        // The branch's object is the node's now: what is said of it is at the node.
+        if tree.node(b).merged_into.is_none() && b != node {
+            tree.node_mut(b).merged_into = Some(node);
         }
         if let Some(Entry {
             value: Slot::Map(members),

@@ -1,13 +1,16 @@
 //! The rules on a [`Tree`], one small transform per provider rule, and the helpers they share.
 
 mod arrays;
+mod cca;
 mod draft;
 mod enums;
 mod google;
 mod google_values;
+mod inline;
 mod keywords;
 pub(crate) mod merge;
 mod objects;
+mod openapi;
 mod order;
 mod patterns;
 mod refs;
@@ -18,13 +21,16 @@ mod types;
 mod unions;
 
 pub use arrays::TupleItems;
+pub use cca::{NullablePropertiesOptional, ResidualGate};
 pub use draft::UpgradeDraft07;
 pub use enums::{AllConstToEnum, ConstToEnum, InferType};
 pub use google::{BoolSchemas, EnsureProperties, PropertyOrdering, SnakeCaseKeywords};
 pub use google_values::{GoogleNullable, OneBranchUnions, RequiredAreProperties, StringEnumsOnly};
+pub use inline::{InlineRefs, UnreferencedDefinitions};
 pub use keywords::{DefaultToDescription, StripKeywords};
 pub use merge::CollapseCombiners;
 pub use objects::{CloseObjects, Optional};
+pub use openapi::OpenApiSchemaFields;
 pub use order::StructuredFirst;
 pub use patterns::PatternsCompile;
 pub use refs::{MergeSingleAllOf, ResolveRefSiblings};
@@ -150,7 +156,7 @@ pub(crate) fn run(
     let mut report = Report::default();
     report.rule = rule.name();
     rule.apply(&mut tree, &mut report);
-    let failure = report.take_failure().map(|f| f.to_string());
+    let failure = report.take_failure(&tree).map(|(f, _)| f.to_string());
     let (out, losses, changes) = super::report::finish(tree, report);
     (out, losses, changes, failure)
 }

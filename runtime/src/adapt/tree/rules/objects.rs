@@ -1,9 +1,9 @@
 //! Closed objects for strict modes: `additionalProperties: false` everywhere, and what to do
 //! with optional properties.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::adapt::report::LossKind;
 pub use crate::adapt::rules::Optional;
@@ -28,8 +28,8 @@ impl Rule for CloseObjects {
         // Whether each reference's target accepts `null`, answered on the document as it is
         // before anything is wrapped.
         let mut answers: HashMap<String, bool> = HashMap::new();
-        if self.optional == Optional::NullableRequired {
-            let refs: std::collections::HashSet<String> = (tree.nodes.iter())
+        if self.optional == Optional::NullableRequired && tree.holds(Keyword::Ref) {
+            let refs: HashSet<String> = (tree.nodes.iter())
                 .filter_map(|n| match &n.body {
                     Body::Object(entries) => entries.iter().find(|e| e.key == Keyword::Ref),
                     _ => None,
@@ -58,7 +58,7 @@ impl Rule for CloseObjects {
                 .map(|e| tree.slot_value(&e.value))
                 .unwrap_or_default();
             report.fail(
-                tree.pointer_to(id),
+                tree.refused_node(id),
                 format!("an open map (`additionalProperties: {other}`) cannot be a closed object"),
             );
         }
@@ -113,24 +113,42 @@ fn close(
             .map_or(origin, |e| e.origin);
         tree.set(id, entry(Keyword::Properties, Slot::Map(Vec::new()), at));
     }
-    let names: Vec<String> = match tree.get(id, Keyword::Properties).map(|e| &e.value) {
-        Some(Slot::Map(members)) => members.iter().map(|(n, _)| n.clone()).collect(),
+    // What the node's `required` says, read before anything is rewritten: the properties
+    // each listed name is (none: not a property), and whether the list is every property in
+    // order.
+    let (names, required) = match (
+        tree.get(id, Keyword::Properties).map(|e| &e.value),
+        tree.get(id, Keyword::Required),
+    ) {
+        (Some(Slot::Map(members)), required) => (members, required),
         _ => unreachable!("ensured above"),
     };
-    let required = tree
-        .get(id, Keyword::Required)
-        .map(|e| (e.origin, e.value.as_value()));
-    let listed: Vec<&str> = match required {
-        Some((_, Some(Value::Array(r)))) => r.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
+    let listed: &[Value] = match required.and_then(|e| e.value.as_value()) {
+        Some(Value::Array(r)) => r,
+        _ => &[],
+    };
+    let names_set: Option<HashSet<&str>> =
+        (listed.len() > 8).then(|| names.iter().map(|(n, _)| n.as_str()).collect());
+    let is_property = |x: &Value| {
+        x.as_str().is_some_and(|x| match &names_set {
+            Some(set) => set.contains(x),
+            None => names.iter().any(|(n, _)| n == x),
+        })
+    };
+    let listed_set: Option<HashSet<&str>> =
+        (listed.len() > 8).then(|| listed.iter().filter_map(Value::as_str).collect());
+    let is_listed = |name: &str| match &listed_set {
+        Some(set) => set.contains(name),
+        None => listed.iter().any(|r| r.as_str() == Some(name)),
     };
     // The required names that are not properties, each reported once, in order.
-    let mut stale: Vec<&str> = (listed.iter().copied())
-        .filter(|r| !names.iter().any(|n| n == r))
+    let mut stale: Vec<&str> = (listed.iter())
+        .filter(|r| r.is_string() && !is_property(r))
+        .filter_map(Value::as_str)
         .collect();
     stale.sort_unstable();
     stale.dedup();
-    let required_origin = required.map_or(origin, |(o, _)| o);
+    let required_origin = required.map_or(origin, |e| e.origin);
     for stale in stale {
         let detail =
             format!("`{stale}` is required but not a property; a closed object cannot have it");
@@ -142,13 +160,12 @@ fn close(
             detail,
         );
     }
-    let is_property = |x: &Value| x.as_str().is_some_and(|x| names.iter().any(|n| n == x));
     match optional {
         Optional::Keep => {
-            let kept = match required {
+            let kept: Vec<Value> = match required.map(|e| e.value.as_value()) {
                 None => return Ok(()),
-                Some((_, Some(Value::Array(r)))) if r.iter().all(is_property) => return Ok(()),
-                Some((_, Some(Value::Array(r)))) => {
+                Some(Some(Value::Array(r))) if r.iter().all(is_property) => return Ok(()),
+                Some(Some(Value::Array(r))) => {
                     r.iter().filter(|x| is_property(x)).cloned().collect()
                 }
                 Some(_) => Vec::new(),
@@ -156,32 +173,30 @@ fn close(
             tree.set_value(id, Keyword::Required, Value::Array(kept));
         }
         Optional::NullableRequired => {
-            let listed: std::collections::HashSet<String> =
-                listed.iter().map(|s| (*s).to_owned()).collect();
-            let in_order = matches!(required, Some((_, Some(Value::Array(r))))
-                if r.len() == names.len() && r.iter().zip(&names).all(|(r, n)| r.as_str() == Some(n)));
-            let members = match tree.get(id, Keyword::Properties).map(|e| &e.value) {
-                Some(Slot::Map(members)) => members.clone(),
-                _ => unreachable!("ensured above"),
-            };
-            for (name, property) in &members {
-                if listed.contains(name) {
-                    continue;
-                }
-                let was_nullable = accepts_null(tree, *property, answers);
+            let in_order = matches!(required.and_then(|e| e.value.as_value()), Some(Value::Array(r))
+                if r.len() == names.len() && r.iter().zip(names).all(|(r, (n, _))| r.as_str() == Some(n)));
+            let optional: Vec<NodeId> = (names.iter())
+                .filter(|(name, _)| !is_listed(name))
+                .map(|(_, property)| *property)
+                .collect();
+            let all = (!in_order).then(|| {
+                let all = names.iter().map(|(n, _)| Value::String(n.clone()));
+                Value::Array(all.collect())
+            });
+            for property in optional {
+                let was_nullable = accepts_null(tree, property, answers);
                 if !was_nullable {
-                    nullable(tree, *property);
+                    nullable(tree, property);
                 }
                 let detail = if was_nullable {
                     "optional property made required (it already accepts null)"
                 } else {
                     "optional property made required and nullable: the model sends null for \"absent\""
                 };
-                report.change(tree.node(*property).origin, Some(*property), detail);
+                report.change(tree.node(property).origin, Some(property), detail);
             }
-            if !in_order {
-                let all = names.into_iter().map(Value::String).collect();
-                tree.set_value(id, Keyword::Required, Value::Array(all));
+            if let Some(all) = all {
+                tree.set_value(id, Keyword::Required, all);
             }
         }
     }
@@ -213,7 +228,11 @@ fn nullable(tree: &mut Tree, id: NodeId) {
             tree.get(id, Keyword::AnyOf).map(|e| &e.value),
             Some(Slot::Schemas(_))
         );
-    let null = tree.entry_from_json(Keyword::Type, json!("null"), origin);
+    let null = entry(
+        Keyword::Type,
+        Slot::Value(Value::String("null".into())),
+        origin,
+    );
     let null = tree.add(origin, Body::Object(vec![null]));
     if pure {
         if let Some(Slot::Schemas(branches)) = tree.slot_mut(id, Keyword::AnyOf) {
@@ -242,9 +261,9 @@ fn accepts_null(tree: &Tree, id: NodeId, answers: &HashMap<String, bool>) -> boo
 /// [`accepts_null`] with references answered by `reference` (`None`: not known, taken as
 /// accepting). A loop over the unions' branches, not recursion.
 fn accepts_null_by(tree: &Tree, id: NodeId, reference: &dyn Fn(&str) -> Option<bool>) -> bool {
-    // Each pending node with how its answer is combined into its parent's is too much for the
-    // few levels of unions a property has: the unions are answered recursively on a grown stack.
-    stacker::maybe_grow(64 * 1024, 1 << 20, || {
+    // The few levels of unions a property has are answered recursively (a document deeper than
+    // the caller's stack may hold is adapted on a stack sized for it).
+    {
         let entries = match &tree.node(id).body {
             Body::Bool(b) => return *b,
             Body::NotSchema(_) => return true,
@@ -301,7 +320,7 @@ fn accepts_null_by(tree: &Tree, id: NodeId, reference: &dyn Fn(&str) -> Option<b
             }
         }
         true
-    })
+    }
 }
 
 /// Whether the targets of references accept `null`, each answered once (a reference open

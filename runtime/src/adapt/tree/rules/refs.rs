@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::{joined_description, json_text, str_of};
 use crate::adapt::report::LossKind;
-use crate::adapt::tree::{Entry, Keyword, NodeId, Report, Rule, Slot, Tree};
+use crate::adapt::tree::{Entry, Keyword, NodeId, Refused, Report, Rule, Slot, Tree};
 
 /// Merges an `allOf` of exactly one object schema into its node (the branch's keywords set on
 /// the node, the descriptions joined, the node's first). A change: the same values validate.
@@ -96,7 +96,7 @@ impl Rule for ResolveRefSiblings {
             let list = tree.breadth_first();
             let initial = *initial.get_or_insert(list.len());
             if list.len() > initial.saturating_mul(16).max(4096) {
-                report.fail("", "references with sibling keywords keep growing the schema when inlined (mutually recursive definitions)");
+                report.fail(Refused::root(), "references with sibling keywords keep growing the schema when inlined (mutually recursive definitions)");
                 return;
             }
             let mut plan = Vec::new();
@@ -115,7 +115,7 @@ impl Rule for ResolveRefSiblings {
                     .is_some_and(|t| at == t || at.starts_with(&format!("{t}/")));
                 if inside_target {
                     report.fail(
-                        &at,
+                        tree.refused(&list, index),
                         format!("`$ref: {reference}` with sibling keywords inside the definition it names: a recursive definition cannot be inlined"),
                     );
                     return;
@@ -149,7 +149,7 @@ impl Rule for ResolveRefSiblings {
                 }
             }
         }
-        report.fail("", "references with sibling keywords keep reappearing after inlining (recursive definitions)");
+        report.fail(Refused::root(), "references with sibling keywords keep reappearing after inlining (recursive definitions)");
     }
 }
 
@@ -157,9 +157,9 @@ impl Rule for ResolveRefSiblings {
 fn inline(tree: &mut Tree, p: Planned, report: &mut Report) -> bool {
     let Planned {
         node,
-        at,
         reference,
         copy,
+        ..
     } = p;
     let Some(reference_entry) = tree.take(node, Keyword::Ref) else {
         return true;
@@ -184,7 +184,7 @@ fn inline(tree: &mut Tree, p: Planned, report: &mut Report) -> bool {
         }
         tree.set(node, reference_entry);
         report.fail(
-            &at,
+            tree.refused_node(node),
             format!("`$ref: {reference}` has sibling keywords and cannot be inlined"),
         );
         return false;
@@ -201,6 +201,8 @@ fn inline(tree: &mut Tree, p: Planned, report: &mut Report) -> bool {
         .map(std::mem::take)
         .unwrap_or_default();
     *tree.entries_mut(node).expect("an object") = target;
+    // The copy's entries are the referring node's now.
+    tree.node_mut(copy).merged_into = Some(node);
     for sibling in siblings {
         merge_sibling(tree, node, sibling, report);
     }
@@ -214,7 +216,7 @@ fn inline(tree: &mut Tree, p: Planned, report: &mut Report) -> bool {
 }
 
 /// One sibling keyword of an inlined reference over the target's entries at `node`.
-fn merge_sibling(tree: &mut Tree, node: NodeId, sibling: Entry, report: &mut Report) {
+pub(crate) fn merge_sibling(tree: &mut Tree, node: NodeId, sibling: Entry, report: &mut Report) {
     let key = sibling.key.clone();
     if key == Keyword::Description {
         let own = tree.value(node, Keyword::Description);

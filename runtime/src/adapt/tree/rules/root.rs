@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{absorb, merge::merge_objects, object_shaped, str_of, type_names};
 use crate::adapt::report::LossKind;
-use crate::adapt::tree::{Body, Entry, Keyword, Report, Rule, Slot, Tree};
+use crate::adapt::tree::{Body, Entry, Keyword, Refused, Report, Rule, Slot, Tree};
 
 /// Removes `$schema` (rmcp publishes it; VS Code tried to fetch an unreachable one, and some
 /// validators cannot resolve the 2020-12 URI). It declares the dialect, which the target fixes
@@ -69,7 +69,10 @@ impl Rule for ObjectRoot {
             Body::Bool(true) => {}
             Body::Object(entries) if entries.is_empty() => {}
             Body::Bool(false) | Body::NotSchema(_) => {
-                report.fail("", "the root is `false`: no arguments are valid");
+                report.fail(
+                    Refused::root(),
+                    "the root is `false`: no arguments are valid",
+                );
                 return;
             }
             Body::Object(_) => {
@@ -189,7 +192,7 @@ impl ObjectRoot {
                     Some(slot) => format!("`type: {}`", tree.slot_value(slot)),
                 };
                 report.fail(
-                    "",
+                    Refused::root(),
                     format!("the root has {what}; a tool's parameters must be an object"),
                 );
             }

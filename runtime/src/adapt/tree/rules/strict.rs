@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::adapt::tree::{
-    Body, Entry, Key, Keyword, NodeId, Reached, Report, Rule, Slot, Tree, WalkStep,
+    Body, Entry, Key, Keyword, NodeId, Reached, Refused, Report, Rule, Slot, Tree, WalkStep,
 };
 
 /// What the checks read of one node's own entries, found in one pass over them.
@@ -104,39 +104,51 @@ impl Rule for StrictPrecheck {
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
         let list = tree.breadth_first();
-        if let Some((index, reason)) = exceeded_limits(tree, &list, false) {
-            report.fail(place(&list, index), reason);
-            return;
-        }
+        let mut limits = Limits::new(false, list.len());
+        let mut refused = None;
         for (index, r) in list.iter().enumerate() {
             let own = Own::of(tree, r.id);
-            let slot = matches!(
-                r.step,
-                Some(
-                    WalkStep::Name("properties" | "$defs", _)
-                        | WalkStep::Keyword("items")
-                        | WalkStep::Index(..)
-                )
-            );
-            let untyped = own.is_none_or(|own| !own.not_annotation);
-            let why = if slot && untyped {
-                "an untyped subschema (`true` or `{}`) has no strict form: strict mode needs a type on every node"
-            } else if own.is_some_and(|own| own.patterns) {
-                "`patternProperties` has no strict form (objects must be closed)"
-            } else if own.is_some_and(|own| own.open) {
-                "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed"
-            } else {
-                continue;
-            };
-            report.fail(Tree::pointer_of(&list, index), why);
-            return;
+            limits.node(index, r, own.as_ref());
+            if refused.is_none() {
+                refused = precheck_refusal(r, own.as_ref()).map(|why| (index, why));
+            }
+        }
+        // Limits the input already exceeds fail whatever the rewrite does: named first.
+        if let Some((index, reason)) = limits.exceeded() {
+            report.fail(place(tree, &list, index), reason);
+        } else if let Some((index, why)) = refused {
+            report.fail(tree.refused(&list, index), why);
         }
     }
 }
 
+/// What [`StrictPrecheck`] refuses at one node, apart from the limits.
+fn precheck_refusal(r: &Reached<'_>, own: Option<&Own<'_>>) -> Option<&'static str> {
+    let slot = matches!(
+        r.step,
+        Some(
+            WalkStep::Name("properties" | "$defs", _)
+                | WalkStep::Keyword("items")
+                | WalkStep::Index(..)
+        )
+    );
+    if slot && own.is_none_or(|own| !own.not_annotation) {
+        return Some(
+            "an untyped subschema (`true` or `{}`) has no strict form: strict mode needs a type on every node",
+        );
+    }
+    let own = own?;
+    if own.patterns {
+        return Some("`patternProperties` has no strict form (objects must be closed)");
+    }
+    own.open.then_some(
+        "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed",
+    )
+}
+
 /// A whole-document refusal names the root; one at a node names the node.
-fn place(list: &[Reached<'_>], index: Option<usize>) -> String {
-    index.map_or_else(String::new, |i| Tree::pointer_of(list, i))
+fn place(tree: &Tree, list: &[Reached<'_>], index: Option<usize>) -> Refused {
+    index.map_or_else(Refused::root, |i| tree.refused(list, i))
 }
 
 /// After OpenAI's strict rewrite: every node has a `type`, an `anyOf` or a local `$ref` that
@@ -154,24 +166,27 @@ impl Rule for TypedWithinLimits {
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
         let list = tree.breadth_first();
+        let mut limits = Limits::new(true, list.len());
         for (index, r) in list.iter().enumerate() {
-            if let Some(why) = untyped_refusal(tree, r) {
-                report.fail(Tree::pointer_of(&list, index), why);
+            let own = Own::of(tree, r.id);
+            if let Some(why) = untyped_refusal(tree, r, own.as_ref()) {
+                report.fail(tree.refused(&list, index), why);
                 return;
             }
+            limits.node(index, r, own.as_ref());
         }
-        if let Some((index, reason)) = exceeded_limits(tree, &list, true) {
-            report.fail(place(&list, index), reason);
+        if let Some((index, reason)) = limits.exceeded() {
+            report.fail(place(tree, &list, index), reason);
         }
     }
 }
 
 /// What [`TypedWithinLimits`] refuses in one node, apart from the limits.
-fn untyped_refusal(tree: &Tree, r: &Reached<'_>) -> Option<String> {
+fn untyped_refusal(tree: &Tree, r: &Reached<'_>, own: Option<&Own<'_>>) -> Option<String> {
     if closing(tree, r.id, r.step) {
         return None;
     }
-    let Some(own) = Own::of(tree, r.id) else {
+    let Some(own) = own else {
         return Some("a boolean subschema has no strict form".into());
     };
     if own.all_of {
@@ -204,73 +219,103 @@ fn untyped_refusal(tree: &Tree, r: &Reached<'_>) -> Option<String> {
     None
 }
 
-/// The first of OpenAI's strict limits the document exceeds: the node to name (none for a
-/// whole-document count) and the reason. `all: false` checks only the object nesting and the
-/// property count, which the strict rewrite can only grow.
-fn exceeded_limits(
-    tree: &Tree,
-    list: &[Reached<'_>],
+/// OpenAI's strict limits, counted node by node over a breadth-first list. `all: false`
+/// counts only the object nesting and the property count, which the strict rewrite can only
+/// grow.
+struct Limits {
     all: bool,
-) -> Option<(Option<usize>, String)> {
-    let (mut properties, mut enum_values, mut bytes, mut chars) = (0usize, 0usize, 0usize, 0);
-    let mut depth: Vec<usize> = Vec::with_capacity(list.len());
-    let mut deepest = (0usize, 0usize);
-    for (index, r) in list.iter().enumerate() {
-        let own = Own::of(tree, r.id);
-        let parent = depth.get(r.parent).copied().unwrap_or(0);
-        depth.push(parent + usize::from(own.is_some_and(|o| o.is_object())));
-        if depth[index] > deepest.0 {
-            deepest = (depth[index], index);
+    properties: usize,
+    enum_values: usize,
+    bytes: usize,
+    chars: usize,
+    /// Each listed node's object nesting.
+    depth: Vec<usize>,
+    deepest: (usize, usize),
+    /// A string enum over the limit for long enums: where, and why.
+    long_enum: Option<(usize, String)>,
+}
+
+impl Limits {
+    fn new(all: bool, nodes: usize) -> Self {
+        Limits {
+            all,
+            properties: 0,
+            enum_values: 0,
+            bytes: 0,
+            chars: 0,
+            depth: Vec::with_capacity(nodes),
+            deepest: (0, 0),
+            long_enum: None,
+        }
+    }
+
+    /// Counts node `index` of the list (nodes in list order).
+    fn node(&mut self, index: usize, r: &Reached<'_>, own: Option<&Own<'_>>) {
+        let parent = self.depth.get(r.parent).copied().unwrap_or(0);
+        self.depth
+            .push(parent + usize::from(own.is_some_and(Own::is_object)));
+        if self.depth[index] > self.deepest.0 {
+            self.deepest = (self.depth[index], index);
         }
         if let Some(WalkStep::Name(kw @ ("properties" | "$defs"), name)) = r.step {
-            bytes += name.len();
-            chars += name.chars().count();
-            properties += usize::from(kw == "properties");
+            self.bytes += name.len();
+            self.chars += name.chars().count();
+            self.properties += usize::from(kw == "properties");
         }
-        let Some(Value::Array(values)) = own.and_then(|o| o.enum_value).filter(|_| all) else {
-            continue;
+        let Some(Value::Array(values)) = own.and_then(|o| o.enum_value).filter(|_| self.all) else {
+            return;
         };
-        enum_values += values.len();
+        self.enum_values += values.len();
         let strings = || values.iter().filter_map(Value::as_str);
-        bytes += strings().map(str::len).sum::<usize>();
+        self.bytes += strings().map(str::len).sum::<usize>();
         let len: usize = strings().map(|s| s.chars().count()).sum();
-        chars += len;
-        if values.len() > 250 && values.iter().all(Value::is_string) && len > 15_000 {
-            return Some((
-                Some(index),
-                format!(
-                    "a string enum of {} values totals {len} characters; OpenAI allows 15,000 for enums over 250 values",
-                    values.len()
-                ),
-            ));
+        self.chars += len;
+        if self.long_enum.is_none()
+            && values.len() > 250
+            && values.iter().all(Value::is_string)
+            && len > 15_000
+        {
+            let why = format!(
+                "a string enum of {} values totals {len} characters; OpenAI allows 15,000 for enums over 250 values",
+                values.len()
+            );
+            self.long_enum = Some((index, why));
         }
     }
-    if properties > 5_000 {
-        return Some((
-            None,
-            format!("{properties} object properties; OpenAI strict allows 5,000"),
-        ));
+
+    /// The first limit exceeded: the node to name (none for a whole-document count) and why.
+    fn exceeded(self) -> Option<(Option<usize>, String)> {
+        if let Some((index, why)) = self.long_enum {
+            return Some((Some(index), why));
+        }
+        if self.properties > 5_000 {
+            let why = format!(
+                "{} object properties; OpenAI strict allows 5,000",
+                self.properties
+            );
+            return Some((None, why));
+        }
+        if self.deepest.0 > 10 {
+            let (levels, index) = self.deepest;
+            let why = format!("{levels} levels of object nesting; OpenAI strict allows 10");
+            return Some((Some(index), why));
+        }
+        if self.all && self.enum_values > 1_000 {
+            let why = format!(
+                "{} enum values; OpenAI strict allows 1,000",
+                self.enum_values
+            );
+            return Some((None, why));
+        }
+        if self.all && self.bytes > 120_000 && self.chars > 120_000 {
+            let why = format!(
+                "{} characters of names and enum values; OpenAI strict allows 120,000",
+                self.chars
+            );
+            return Some((None, why));
+        }
+        None
     }
-    if deepest.0 > 10 {
-        let levels = deepest.0;
-        return Some((
-            Some(deepest.1),
-            format!("{levels} levels of object nesting; OpenAI strict allows 10"),
-        ));
-    }
-    if all && enum_values > 1_000 {
-        return Some((
-            None,
-            format!("{enum_values} enum values; OpenAI strict allows 1,000"),
-        ));
-    }
-    if all && bytes > 120_000 && chars > 120_000 {
-        return Some((
-            None,
-            format!("{chars} characters of names and enum values; OpenAI strict allows 120,000"),
-        ));
-    }
-    None
 }
 
 /// Anthropic strict tool use cannot represent recursion, an external or unresolved `$ref`, an
@@ -309,7 +354,7 @@ impl Rule for AnthropicStrictCheck {
             if closing(tree, r.id, r.step) {
                 continue;
             }
-            let at = || Tree::pointer_of(&list, index);
+            let at = || tree.refused(&list, index);
             let Some(own) = Own::of(tree, r.id) else {
                 report.fail(at(), "a boolean subschema has no strict form");
                 return;
@@ -340,7 +385,7 @@ impl Rule for AnthropicStrictCheck {
         }
         if let Some(cycle) = crate::adapt::rules::find_cycle(&edges) {
             report.fail(
-                "",
+                Refused::root(),
                 format!("recursive schemas are not supported in strict mode (`{cycle}` refers back to itself)"),
             );
         }

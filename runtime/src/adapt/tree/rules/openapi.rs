@@ -1,0 +1,138 @@
+//! Gemini's legacy `parameters`: the OpenAPI 3.0 `Schema` message, field by field.
+
+use serde_json::{Value, json};
+
+use super::google_values::drop_stale_required;
+use super::keywords::spill;
+use super::{append_description, json_text};
+use crate::adapt::report::LossKind;
+use crate::adapt::rules::{OPENAPI_SCHEMA_FIELDS, openapi_format_ok};
+use crate::adapt::tree::{Entry, Key, Keyword, NodeId, Report, Rule, Slot, Tree};
+
+/// Only the `Schema` message's fields (<https://ai.google.dev/api/caching#Schema>): `oneOf` is
+/// sent as `anyOf` (widened), the first of `examples` as `example`, a `format` the message does
+/// not document for the node's type and an `enum` on anything but a string are spilled into the
+/// description, any other field is spilled (human-readable ones) or dropped; `required` names
+/// that are not properties are removed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpenApiSchemaFields;
+
+impl Rule for OpenApiSchemaFields {
+    fn name(&self) -> &'static str {
+        "openapi-schema-fields"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        tree.walk(|tree, id| schema_fields(tree, id, report));
+    }
+}
+
+fn schema_fields(tree: &mut Tree, id: NodeId, report: &mut Report) {
+    if !tree.is_object(id) {
+        return;
+    }
+    let origin = tree.node(id).origin;
+    if let Some(one_of) = tree.take(id, Keyword::OneOf) {
+        if let Slot::Schemas(branches) = one_of.value {
+            match tree.slot_mut(id, Keyword::AnyOf) {
+                Some(Slot::Schemas(any)) => any.extend(branches),
+                _ => tree.set(
+                    id,
+                    Entry {
+                        key: Key::Kw(Keyword::AnyOf),
+                        value: Slot::Schemas(branches),
+                        origin: one_of.origin,
+                    },
+                ),
+            }
+            let detail = "`oneOf` sent as `anyOf` (the `Schema` message has no `oneOf`)";
+            report.loss(origin, Some(id), "oneOf", LossKind::Widened, detail);
+        }
+    }
+    if let Some(examples) = tree.take(id, Keyword::Examples) {
+        if let Slot::Value(Value::Array(examples)) = examples.value {
+            if let (Some(first), false) =
+                (examples.into_iter().next(), tree.has(id, Keyword::Example))
+            {
+                tree.set_value(id, Keyword::Example, first);
+            }
+        }
+    }
+    let ty = tree
+        .value(id, Keyword::Type)
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    if let Some(Value::String(f)) = tree.value(id, Keyword::Format) {
+        if !openapi_format_ok(ty.as_deref(), f) {
+            let f = f.clone();
+            let entry = tree.take(id, Keyword::Format).expect("there");
+            append_description(
+                tree,
+                id,
+                &format!("{{format: {}}}", json_text(&json!(f))),
+                "\n\n",
+            );
+            let detail = format!(
+                "`format: {f:?}` is not a `Schema` format for `{}`",
+                ty.as_deref().unwrap_or("untyped")
+            );
+            report.loss(entry.origin, Some(id), "format", LossKind::Spilled, detail);
+        }
+    }
+    if tree.has(id, Keyword::Enum) && ty.as_deref() != Some("string") {
+        let entry = tree.take(id, Keyword::Enum).expect("there");
+        let values = tree.slot_value(&entry.value);
+        append_description(
+            tree,
+            id,
+            &format!("{{enum: {}}}", json_text(&values)),
+            "\n\n",
+        );
+        let detail = "`enum` is only allowed for STRING in the `Schema` message";
+        report.loss(entry.origin, Some(id), "enum", LossKind::Spilled, detail);
+    }
+    // `$ref`/`$defs` are inlined by a later rule.
+    let extra = |k: &str| !OPENAPI_SCHEMA_FIELDS.contains(&k) && k != "$ref" && k != "$defs";
+    if !tree.entries(id).iter().any(|e| extra(e.key.as_str())) {
+        drop_stale_required(tree, id, report);
+        return;
+    }
+    let entries = tree.entries_mut(id).map(std::mem::take).unwrap_or_default();
+    let mut kept = Vec::with_capacity(entries.len());
+    let mut spilled: Vec<(String, Value)> = Vec::new();
+    for entry in entries {
+        let key = entry.key.as_str().to_owned();
+        if !extra(&key) {
+            kept.push(entry);
+            continue;
+        }
+        let value = tree.slot_value(&entry.value);
+        if crate::adapt::rules::keywords::HUMAN_READABLE.contains(&key.as_str()) {
+            let detail = format!(
+                "`{key}: {}` is not a `Schema` field; it is in the description",
+                json_text(&value)
+            );
+            report.loss(
+                entry.origin,
+                Some(id),
+                key.clone(),
+                LossKind::Spilled,
+                detail,
+            );
+            spilled.push((key, value));
+        } else {
+            let text = json_text(&value);
+            let shown = match text.char_indices().nth(80) {
+                Some((i, _)) => format!("{}…", &text[..i]),
+                None => text,
+            };
+            let detail = format!("`{key}: {shown}` is not a `Schema` field");
+            report.loss(entry.origin, Some(id), key, LossKind::Dropped, detail);
+        }
+    }
+    *tree.entries_mut(id).expect("an object") = kept;
+    if !spilled.is_empty() {
+        spill(tree, id, &spilled);
+    }
+    drop_stale_required(tree, id, report);
+}
