@@ -539,53 +539,29 @@ fn keyword_rules_rewrite_as_the_old_ones() {
     }
 }
 
+/// The definitions nothing reaches go first, with one change naming them: a chain reached from
+/// the root's own `$ref` stays, a cycle and a definition used only by an unreferenced one go.
 #[test]
-fn zz_profile() {
-    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/tools");
-    let mut docs = Vec::new();
-    for f in std::fs::read_dir(fixtures).unwrap() {
-        let p = f.unwrap().path();
-        if p.extension().is_some_and(|e| e == "json") && !p.ends_with("SOURCES.json") {
-            let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-            if let Value::Array(tools) = v {
-                docs.extend(tools.iter().filter_map(|t| t.get("inputSchema").cloned()));
-            }
+fn unreferenced_definitions_are_removed_first() {
+    let doc = serde_json::json!({
+        "$ref": "#/$defs/A",
+        "$defs": {
+            "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
+            "B": {"type": "string"},
+            "C": {"$ref": "#/$defs/D"},
+            "D": {"$ref": "#/$defs/C"},
+            "E": {"not": {"$ref": "#/$defs/F"}},
+            "F": {"title": "T"}
         }
-    }
-    for target in [Target::OpenAiStrict, Target::AnthropicStrict, Target::Mcp] {
-        let settings = target.settings();
-        let rules = settings.tree.unwrap();
-        let mut all = (rules.shared)(&settings);
-        if let Some(s) = rules.strict {
-            all.extend(s(&settings));
-        }
-        let n = all.len();
-        let mut spent = vec![0f64; n];
-        let mut read = 0f64;
-        let mut write = 0f64;
-        for _ in 0..20 {
-            for d in &docs {
-                let t = std::time::Instant::now();
-                let mut tree = Tree::read(d);
-                read += t.elapsed().as_secs_f64();
-                let mut report = Report::default();
-                for (i, r) in all.iter_mut().enumerate() {
-                    let t = std::time::Instant::now();
-                    r.apply(&mut tree, &mut report);
-                    spent[i] += t.elapsed().as_secs_f64();
-                    if report.failed() {
-                        break;
-                    }
-                }
-                let t = std::time::Instant::now();
-                let _ = report::finish(tree, report);
-                write += t.elapsed().as_secs_f64();
-            }
-        }
-        let k = (docs.len() * 20) as f64 / 1e6;
-        eprintln!("{target}: read {:.2} write {:.2}", read / k, write / k);
-        for (i, r) in all.iter().enumerate() {
-            eprintln!("  {:28} {:.2}", r.name(), spent[i] / k);
-        }
-    }
+    });
+    let (out, _, changes, failure) =
+        super::rules::run(&mut super::rules::UnreferencedDefinitions, doc);
+    assert_eq!(failure, None);
+    let kept: Vec<&String> = out["$defs"].as_object().expect("kept").keys().collect();
+    assert_eq!(kept, ["A", "B"]);
+    assert_eq!(changes.len(), 1);
+    assert_eq!(
+        changes[0].detail,
+        "4 definitions nothing references removed before adapting: `C`, `D`, `E`, `F`"
+    );
 }
