@@ -209,14 +209,20 @@ fn fingerprint(tree: &Tree, id: NodeId, prints: &mut HashMap<NodeId, u64>) -> u6
     prints[&id]
 }
 
-/// Hashes a plain value's shape: equal values hash alike (numbers are left out: `1.0` and
-/// `1` differ, `0.0` and `-0.0` do not), and the comparison after tells the rest apart.
+/// Hashes a plain value's top level: equal values hash alike, and the comparison after tells
+/// the rest apart.
 fn value_print(v: &Value, h: &mut impl std::hash::Hasher) {
     use std::hash::Hash;
     match v {
         Value::Null => 0u8.hash(h),
         Value::Bool(b) => b.hash(h),
-        Value::Number(_) => 3u8.hash(h),
+        // As serde_json compares them: an integer by its value, a float by its value with
+        // `-0.0` as `0.0`.
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => (3u8, u).hash(h),
+            (None, Some(i), _) => (4u8, i).hash(h),
+            (_, _, f) => (5u8, f.map(|f| (f + 0.0).to_bits())).hash(h),
+        },
         Value::String(s) => s.hash(h),
         Value::Array(a) => a.len().hash(h),
         Value::Object(m) => m.len().hash(h),

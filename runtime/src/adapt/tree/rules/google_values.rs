@@ -286,11 +286,12 @@ impl Rule for RequiredAreProperties {
 
 /// Removes the `required` names of node `id` that are not its properties, with one loss.
 pub(crate) fn drop_stale_required(tree: &mut Tree, id: NodeId, report: &mut Report) {
-    let names: Vec<&str> = match tree.get(id, Keyword::Properties).map(|e| &e.value) {
-        Some(Slot::Map(members)) => members.iter().map(|(n, _)| n.as_str()).collect(),
-        _ => Vec::new(),
-    };
-    let is_property = |r: &Value| r.as_str().is_some_and(|r| names.contains(&r));
+    let names: std::collections::HashSet<&str> =
+        match tree.get(id, Keyword::Properties).map(|e| &e.value) {
+            Some(Slot::Map(members)) => members.iter().map(|(n, _)| n.as_str()).collect(),
+            _ => Default::default(),
+        };
+    let is_property = |r: &Value| r.as_str().is_some_and(|r| names.contains(r));
     let Some(Value::Array(required)) = tree.value(id, Keyword::Required) else {
         return;
     };

@@ -293,6 +293,10 @@ pub(crate) fn merge_objects(
     let mut last_defined: HashMap<String, (usize, usize)> = HashMap::new();
     let mut enum_strings: HashMap<String, Option<HeldStrings>> = HashMap::new();
     let mut defined_again = false;
+    // Where each property name is in `props`.
+    let mut index: HashMap<String, usize> = (props.iter().enumerate())
+        .map(|(i, (n, _))| (n.clone(), i))
+        .collect();
     for (i, b) in branches.into_iter().enumerate() {
         if !tree.is_object(b) {
             continue;
@@ -312,7 +316,7 @@ pub(crate) fn merge_objects(
                     .or_default()
                     .push(tree.node(schema).origin);
                 last_defined.insert(name.clone(), (i, place));
-                match props.iter().position(|(n, _)| *n == name) {
+                match index.get(&name).copied() {
                     Some(at) => {
                         let existing = props[at].1;
                         if unites_enums(tree, existing, schema) {
@@ -331,7 +335,10 @@ pub(crate) fn merge_objects(
                         props[at].1 = merge_property(tree, existing, schema, strings);
                         defined_again = true;
                     }
-                    None => props.push((name, schema)),
+                    None => {
+                        index.insert(name.clone(), props.len());
+                        props.push((name, schema));
+                    }
                 }
             }
         }
