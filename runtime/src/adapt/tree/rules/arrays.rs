@@ -34,11 +34,7 @@ impl Rule for TupleItems {
             if tuple(tree, id, &mut prints, report) || !self.untyped_fails || report.failed() {
                 return;
             }
-            let typed_array = match tree.value(id, Keyword::Type) {
-                Some(Value::String(t)) => t == "array",
-                Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
-                _ => false,
-            };
+            let typed_array = super::has_type(tree, id, "array");
             let items = tree.get(id, Keyword::Items).map(|e| &e.value);
             let has_items = matches!(items, Some(Slot::Schema(c)) if tree.is_object(*c));
             if typed_array && !has_items {

@@ -129,16 +129,7 @@ fn google_nullable(tree: &mut Tree, id: NodeId, mark: bool, report: &mut Report)
         }
     }
     // Left with nothing that says what it accepts, the node now accepts any value.
-    const SAYS: [Keyword; 7] = [
-        Keyword::Type,
-        Keyword::AnyOf,
-        Keyword::OneOf,
-        Keyword::AllOf,
-        Keyword::Ref,
-        Keyword::Enum,
-        Keyword::Const,
-    ];
-    let widened = only_null && !SAYS.iter().any(|k| tree.has(id, *k));
+    let widened = only_null && !super::TYPING.iter().any(|k| tree.has(id, *k));
     if widened {
         let detail = "a schema of `null` alone has no Google form: sent without a type, it accepts any value";
         report.loss(origin, Some(id), "type", LossKind::Widened, detail);

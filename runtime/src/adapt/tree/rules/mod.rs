@@ -55,6 +55,22 @@ pub(crate) fn type_names(tree: &Tree, id: NodeId) -> Vec<&str> {
     }
 }
 
+/// Whether node `id`'s `type` is `name` or a list holding it.
+pub(crate) fn has_type(tree: &Tree, id: NodeId, name: &str) -> bool {
+    type_names(tree, id).contains(&name)
+}
+
+/// The keywords that say what a node accepts: without any of them it accepts any value.
+pub(crate) const TYPING: [Keyword; 7] = [
+    Keyword::Type,
+    Keyword::AnyOf,
+    Keyword::OneOf,
+    Keyword::AllOf,
+    Keyword::Ref,
+    Keyword::Enum,
+    Keyword::Const,
+];
+
 /// The string value of `key` at node `id`.
 pub(crate) fn str_of(tree: &Tree, id: NodeId, key: Keyword) -> Option<&str> {
     tree.value(id, key).and_then(Value::as_str)

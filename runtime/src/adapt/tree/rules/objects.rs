@@ -69,11 +69,9 @@ impl Rule for CloseObjects {
 /// `properties`.
 fn can_be_object(tree: &Tree, id: NodeId) -> bool {
     tree.is_object(id)
-        && match tree.value(id, Keyword::Type) {
-            Some(Value::String(t)) => t == "object",
-            Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
-            Some(_) => false,
-            None => !tree.has(id, Keyword::Type) && tree.has(id, Keyword::Properties),
+        && match tree.get(id, Keyword::Type) {
+            Some(_) => super::has_type(tree, id, "object"),
+            None => tree.has(id, Keyword::Properties),
         }
 }
 

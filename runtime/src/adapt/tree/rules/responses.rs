@@ -20,12 +20,7 @@ impl Rule for ResponsesPrepass {
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
         tree.walk(|tree, id| {
             let origin = tree.node(id).origin;
-            let object = match tree.value(id, Keyword::Type) {
-                Some(Value::String(t)) => t == "object",
-                Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
-                _ => false,
-            };
-            if object && !tree.has(id, Keyword::Properties) {
+            if super::has_type(tree, id, "object") && !tree.has(id, Keyword::Properties) {
                 let properties = Entry {
                     key: Key::Kw(Keyword::Properties),
                     value: Slot::Map(Vec::new()),

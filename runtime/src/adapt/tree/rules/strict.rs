@@ -7,6 +7,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::TYPING;
+
 use crate::adapt::tree::{
     Body, Entry, Key, Keyword, NodeId, Reached, Refused, Report, Rule, Slot, Tree, WalkStep,
 };
@@ -322,17 +324,6 @@ impl Limits {
 /// open map, `patternProperties`, an enum of objects or arrays, or an untyped node.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AnthropicStrictCheck;
-
-/// The keywords that give a node a type for [`AnthropicStrictCheck`].
-const TYPING: &[Keyword] = &[
-    Keyword::Type,
-    Keyword::AnyOf,
-    Keyword::OneOf,
-    Keyword::AllOf,
-    Keyword::Ref,
-    Keyword::Enum,
-    Keyword::Const,
-];
 
 impl Rule for AnthropicStrictCheck {
     fn name(&self) -> &'static str {
