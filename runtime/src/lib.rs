@@ -110,7 +110,6 @@ mod nullable;
 pub mod rmcp;
 mod shape;
 pub mod snapshot;
-mod stack;
 mod traits;
 pub mod walk;
 

@@ -51,28 +51,8 @@ pub(crate) fn accepts_null(schema: &Value, root: &Value) -> bool {
     go(schema, root, &seen)
 }
 
-/// The answer for every local reference at a schema position of `root` (the only places
-/// [`accepts_null_by`] asks about), computed once, for rules that rewrite the document while they
-/// ask (and so cannot borrow it). Recursive, one frame per level: the engine runs deep documents
-/// on a stack grown for them.
-pub(crate) fn reference_answers(root: &Value) -> HashMap<String, bool> {
-    fn collect(node: &Value, root: &Value, answers: &mut HashMap<String, bool>) {
-        if let Some(Value::String(r)) = node.key("$ref") {
-            if !answers.contains_key(r) {
-                if let Some(target) = resolve_local(root, r) {
-                    answers.insert(r.clone(), accepts_null(target, root));
-                }
-            }
-        }
-        crate::walk::each_child(node, |_, sub| collect(sub, root, answers));
-    }
-    let mut answers = HashMap::new();
-    collect(root, root, &mut answers);
-    answers
-}
-
 /// [`accepts_null`] with references answered by `reference` (`None`: unknown, does not refuse).
-pub(crate) fn accepts_null_by(schema: &Value, reference: &dyn Fn(&str) -> Option<bool>) -> bool {
+fn accepts_null_by(schema: &Value, reference: &dyn Fn(&str) -> Option<bool>) -> bool {
     let m = match schema {
         Value::Bool(b) => return *b,
         Value::Object(m) => m,
@@ -216,13 +196,8 @@ mod tests {
             (json!({"$ref": "#/$defs/Missing"}), true),
             (json!({"$ref": "https://example.com/x"}), true),
         ];
-        let answers = reference_answers(
-            &json!({"anyOf": cases.iter().map(|c| c.0.clone()).collect::<Vec<_>>(), "$defs": root["$defs"]}),
-        );
         for (schema, want) in cases {
             assert_eq!(accepts_null(&schema, &root), want, "{schema}");
-            let by_table = accepts_null_by(&schema, &|r| answers.get(r).copied());
-            assert_eq!(by_table, want, "precomputed: {schema}");
         }
     }
 

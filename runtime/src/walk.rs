@@ -20,16 +20,8 @@ macro_rules! schema_keywords {
         /// Keywords whose value is a map from names to schemas.
         pub const SCHEMA_MAP_KEYWORDS: &[&str] = &[$($map),+];
 
-        /// The keywords above by first and last byte and length: most keys of a schema (`type`,
-        /// `description`, `required`, ...) are told apart by these alone.
-        const END_BYTE_LENGTHS: [u64; 256] =
-            crate::keys::end_byte_lengths(&[$($one,)+ $($list,)+ $($map,)+]);
-
         /// How `key` holds subschemas, if it does (the lists above, matched at once).
         pub(crate) fn holds(key: &str) -> Option<Holds> {
-            if !crate::keys::may_be_in(&END_BYTE_LENGTHS, key) {
-                return None;
-            }
             // One match; a keyword in two lists (`items`) is taken by its first arm.
             #[allow(unreachable_patterns)]
             match key {
@@ -160,8 +152,6 @@ pub(crate) fn each_node<'a, S: Copy, F: FnMut(&'a Value, Option<Step<'a>>, S) ->
 pub(crate) enum Flow<S> {
     /// Stop the walk.
     Stop,
-    /// Go on past this node, without visiting the nodes below it.
-    Skip,
     /// Visit the nodes below it, each given this.
     Below(S),
 }
@@ -185,7 +175,6 @@ pub(crate) fn each_node_or_skip<
     ) -> bool {
         let state = match f(node, step, up) {
             Flow::Stop => return false,
-            Flow::Skip => return true,
             Flow::Below(state) => state,
         };
         if !matches!(node, Value::Object(m) if !m.is_empty()) {
@@ -201,7 +190,7 @@ pub(crate) fn each_node_or_skip<
         // The stack is looked at every few levels (reading its bounds costs about as much as a
         // node); the red zone covers the levels in between.
         if depth % 8 == 0 {
-            crate::stack::maybe_grow(256 * 1024, 1 << 20, children)
+            stacker::maybe_grow(256 * 1024, 1 << 20, children)
         } else {
             children()
         }

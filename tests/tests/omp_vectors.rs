@@ -8,32 +8,18 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use toolschema::Target;
-use toolschema::adapt::rules::{InferType, OneOfToAnyOf, ResponsesPrepass, Rule, UpgradeDraft07};
-use toolschema::adapt::{AdaptOptions, AdaptSettings, RuleReport};
+use toolschema::adapt::rules::{
+    self, InferType, OneOfToAnyOf, ResponsesPrepass, Rule, UpgradeDraft07,
+};
+use toolschema::adapt::{AdaptOptions, AdaptSettings};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Runs rules in order on a document, as the engine does: each with its own report, stopping at
-/// the first that finds the schema unrepresentable.
-fn run_rules(rules: Vec<Box<dyn Rule>>, schema: &mut Value) -> RuleReport {
-    let mut all = RuleReport::default();
-    for mut rule in rules {
-        let mut one = RuleReport::for_rule(rule.name());
-        rule.apply(schema, &mut one);
-        let failed = one.failure.is_some();
-        all.absorb(one);
-        if failed {
-            break;
-        }
-    }
-    all
-}
-
 /// The reference's two strict stages, cut out of our strict attempt (so that the vectors test
 /// the rules we run): `sanitizeSchemaForStrictMode` is what follows `strict-precheck` up to the
-/// first `infer-type` (alone, or the last of rules fused in one walk, named `a, b, infer-type`);
+/// first `infer-type`;
 /// `enforceStrictSchema` is the rest (run on a vector's own input after an `infer-type`, as the
 /// reference's second stage starts: see [`ours`]).
 type Rules = Vec<Box<dyn Rule>>;
@@ -45,7 +31,7 @@ fn strict_stages() -> (Rules, Rules) {
     let end = start
         + names[start..]
             .iter()
-            .position(|n| n.rsplit(", ").next() == Some("infer-type"))
+            .position(|n| *n == "infer-type")
             .unwrap()
         + 1;
     let mut rules = rules.into_iter();
@@ -90,10 +76,9 @@ fn ours(vector: &Value) -> Result<Value, &'static str> {
         return Err("not-json");
     }
     let call = vector["call"].as_str().unwrap_or("");
-    let stage = |rules: Vec<Box<dyn Rule>>| {
-        let mut schema = input.clone();
-        let report = run_rules(rules, &mut schema);
-        (schema, report.failure.is_none())
+    let stage = |mut rules: Vec<Box<dyn Rule>>| {
+        let applied = rules::apply(&mut rules, input);
+        (applied.schema, applied.failure.is_none())
     };
     match vector["fn"].as_str().unwrap() {
         // Our sanitize stage runs after the draft upgrade, which handles `nullable` (the
@@ -103,10 +88,9 @@ fn ours(vector: &Value) -> Result<Value, &'static str> {
             rules.extend(strict_stages().0);
             Ok(stage(rules).0)
         }
-        // The reference's second stage starts by inferring types; our pipeline infers them
-        // once, in the first stage's last walk (a second walk there finds nothing to do:
-        // `types_are_all_inferred_by_the_first_stage`), so a vector that calls the second
-        // stage on its own input gets that inference first.
+        // The reference's second stage starts by inferring types; our list infers them once,
+        // at the end of the first stage, so a vector that calls the second stage on its own
+        // input gets that inference first.
         "enforceStrictSchema" => {
             let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(InferType)];
             rules.extend(strict_stages().1);
@@ -122,8 +106,7 @@ fn ours(vector: &Value) -> Result<Value, &'static str> {
         }
         "adaptSchemaForStrict" => {
             if call.contains(", false)") {
-                let mut schema = input.clone();
-                run_rules(vec![Box::new(UpgradeDraft07)], &mut schema);
+                let (schema, _) = stage(vec![Box::new(UpgradeDraft07)]);
                 Ok(json!({"schema": schema, "strict": false}))
             } else {
                 let a = Target::OpenAiStrict

@@ -214,7 +214,6 @@ impl<'s> Sequence<'s> {
                         budget.provider, budget.tools, budget.optional, budget.unions
                     ),
                     rule: "strict-budget",
-                    epoch: 0,
                 });
                 adapted = relaxed;
             } else {
@@ -334,7 +333,7 @@ fn compact<E>(
             (text.into_boxed_str(), report)
         };
         let (schema, report) = match stack {
-            Some(size) => crate::stack::grow(size, store),
+            Some(size) => stacker::grow(size, store),
             None => store(),
         };
         stored.push(CompactTool {
@@ -397,7 +396,7 @@ impl Serialize for CompactConverted {
                         seq.serialize_element(&declaration)
                     };
                     match tool.stack {
-                        Some(size) => crate::stack::grow(size, one)?,
+                        Some(size) => stacker::grow(size, one)?,
                         None => one()?,
                     }
                 }

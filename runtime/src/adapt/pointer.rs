@@ -163,14 +163,6 @@ impl Pointer {
         }
     }
 
-    /// The step up to the parent without a copy, for lookups that follow the links.
-    pub(crate) fn link(&self) -> Option<(&Pointer, &str)> {
-        match &self.0 {
-            Repr::Node(n) => Some((&n.parent, &n.escaped)),
-            _ => None,
-        }
-    }
-
     /// An identity for this position's node (the same for clones of one pointer).
     pub(crate) fn id(&self) -> usize {
         match &self.0 {
@@ -214,7 +206,7 @@ impl Default for Token {
 impl From<&str> for Token {
     /// A keyword by reference, else [`Token::of`].
     fn from(token: &str) -> Self {
-        match super::holds::vocabulary_word(token) {
+        match super::tree::Keyword::parse(token).map(super::tree::Keyword::as_str) {
             Some(word) => Token::Static(word),
             None => Token::of(token),
         }

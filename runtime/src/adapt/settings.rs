@@ -3,136 +3,30 @@
 //! built by one constructor per provider (in [`super::providers`]), as schemars'
 //! `SchemaSettings` holds a JSON Schema dialect.
 
-use std::cell::RefCell;
 use std::collections::HashSet;
+use std::fmt;
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::plan::RuleList;
 use super::rules::Rule;
 use super::{AdaptOptions, Adapted, Target};
 
-/// The rules of one attempt, built from the settings (so that what a caller adjusts reaches
-/// the rules that use it).
+/// A list of rules, built from the settings (so that what a caller adjusts, such as a kept
+/// keyword, reaches the rules that read it).
 pub(crate) type RuleSet = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
 
-/// A rule list of the tree engine, built from the settings.
-pub(crate) type TreeRuleSet = fn(&AdaptSettings) -> Vec<Box<dyn super::tree::Rule>>;
-
-/// A target's rules on the tree engine (`super::tree`): the shared ones, the strict attempt's
-/// (when the target attempts strict) and the relaxed form's.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct TreeRules {
-    pub(crate) shared: TreeRuleSet,
-    pub(crate) strict: Option<TreeRuleSet>,
-    pub(crate) relaxed: TreeRuleSet,
-    /// Whether the output must be a valid JSON Schema 2020-12 document (checked against the
-    /// bundled meta-schema once written; a failure sends the per-tool fallback).
-    pub(crate) meta_validate: bool,
+/// A caller's rule ([`AdaptSettings::with_rule`]): a new one for each adaptation.
+#[derive(Clone)]
+pub(crate) struct AddedRule {
+    name: &'static str,
+    make: Arc<dyn Fn() -> Box<dyn Rule> + Send + Sync>,
 }
 
-/// The rule lists of one [`AdaptSettings`], built from it.
-pub(crate) struct Built {
-    /// [`AdaptSettings::shared`]'s rules.
-    pub(crate) shared: RuleList,
-    /// [`AdaptSettings::strict`]'s rules, when the settings attempt strict.
-    pub(crate) strict: Option<Strict>,
-    /// [`AdaptSettings::relaxed`]'s rules.
-    pub(crate) relaxed: RuleList,
-    /// Whether a rule of the lists reads the facts of OpenAI's strict limits
-    /// ([`Rule::reads_limits`]), which the engine's first scan then notes.
-    pub(crate) limits: bool,
-}
-
-impl Built {
-    /// Every rule of the lists.
-    fn all(&self) -> impl Iterator<Item = &dyn Rule> {
-        let strict = self
-            .strict
-            .iter()
-            .flat_map(|s| s.checks.iter().chain(&s.rewrites.rules));
-        self.shared
-            .rules
-            .iter()
-            .chain(strict)
-            .chain(&self.relaxed.rules)
-            .map(|r| r.as_ref())
+impl fmt::Debug for AddedRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("AddedRule").field(&self.name).finish()
     }
-}
-
-/// A strict attempt's rules: its leading checks ([`Rule::reads_only`]), run on the shared
-/// rules' output before anything is rewritten, and the rest.
-pub(crate) struct Strict {
-    pub(crate) checks: Vec<Box<dyn Rule>>,
-    pub(crate) rewrites: RuleList,
-}
-
-impl Strict {
-    fn new(mut rules: Vec<Box<dyn Rule>>) -> Self {
-        let checks = rules.iter().take_while(|r| r.reads_only()).count();
-        let rewrites = rules.split_off(checks);
-        Strict {
-            checks: rules,
-            rewrites: RuleList::new(rewrites),
-        }
-    }
-}
-
-/// What the rule lists are built from: the three rule-set functions and the fields they read.
-struct BuiltFrom {
-    target: Target,
-    shared: RuleSet,
-    strict: Option<RuleSet>,
-    relaxed: RuleSet,
-    options: AdaptOptions,
-    kept_keywords: Vec<String>,
-}
-
-impl BuiltFrom {
-    fn of(settings: &AdaptSettings) -> Self {
-        BuiltFrom {
-            target: settings.target,
-            shared: settings.shared,
-            strict: settings.strict,
-            relaxed: settings.relaxed,
-            options: settings.options,
-            kept_keywords: settings.kept_keywords.clone(),
-        }
-    }
-
-    /// Whether `settings` build the same rules. A function's address may differ between two
-    /// references to it (then the lists are built again), never between different functions.
-    fn builds(&self, settings: &AdaptSettings) -> bool {
-        let same = |a: RuleSet, b: RuleSet| std::ptr::fn_addr_eq(a, b);
-        self.target == settings.target
-            && same(self.shared, settings.shared)
-            && match (self.strict, settings.strict) {
-                (Some(a), Some(b)) => same(a, b),
-                (None, None) => true,
-                _ => false,
-            }
-            && same(self.relaxed, settings.relaxed)
-            && self.options == settings.options
-            && self.kept_keywords == settings.kept_keywords
-    }
-}
-
-/// How many settings' rule lists a thread keeps.
-const KEPT_BUILDS: usize = 8;
-
-thread_local! {
-    /// Rule lists built on this thread, most recently used last. Building a target's list is a
-    /// dozen allocations, as many as the copy of a small tool's schema makes; the rules hold
-    /// nothing from one run to the next (the Anthropic strict gate's flag is set by each run of
-    /// the gate before its second half reads it), so a list is run again as it is.
-    /// Each is boxed: taking one out and putting it back moves a pointer, not the lists.
-    #[allow(clippy::vec_box)]
-    static BUILT: RefCell<Vec<Box<(BuiltFrom, Built)>>> = const { RefCell::new(Vec::new()) };
-}
-
-/// No rules (the shared part of a target without a strict attempt).
-pub(crate) fn no_rules(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
-    Vec::new()
 }
 
 /// How one provider is adapted for. Start from a constructor ([`Target::settings`],
@@ -165,35 +59,37 @@ pub struct AdaptSettings {
     pub budget: Option<StrictBudget>,
     /// The wire format has a `strict` flag.
     pub strict_flag: bool,
-    /// The rules both forms start with (run once when a strict attempt is refused early).
+    /// The rules both forms start with.
     pub(crate) shared: RuleSet,
     /// The strict attempt's rules after the shared ones; `None` for targets that never attempt
     /// strict.
     pub(crate) strict: Option<RuleSet>,
-    /// The non-strict rules after the shared ones (the whole pipeline of a non-strict target;
-    /// the fail-open form of a strict one).
+    /// The non-strict rules after the shared ones (the whole list of a non-strict target; the
+    /// fail-open form of a strict one).
     pub(crate) relaxed: RuleSet,
-    /// The target's rules on the tree engine, once it is ported there (it then adapts with
-    /// them; the other rule lists are the old engine's, kept until every target is ported).
-    pub(crate) tree: Option<TreeRules>,
+    /// Whether the output must be a valid JSON Schema 2020-12 document (checked against the
+    /// bundled meta-schema once written; a failure sends the per-tool fallback).
+    pub(crate) meta_validate: bool,
+    /// The caller's rules ([`AdaptSettings::with_rule`]), in the order added.
+    pub(crate) added: Vec<AddedRule>,
+    /// The rules the caller took out ([`AdaptSettings::without_rule`]), by name.
+    pub(crate) removed: Vec<&'static str>,
 }
 
 impl AdaptSettings {
     /// Adapts one tool's parameter schema. Never panics; recursive, deep and hostile schemas
     /// are ordinary input.
     ///
-    /// A schema nested deeper than 128 levels is adapted on a stack sized for it, which the
-    /// thread keeps for its next deep schema (at most 256 MiB of address space; the memory it
-    /// holds is the pages the deepest schema so far touched, about 1 KB a level of nesting),
-    /// and frees when it exits.
+    /// A schema nested deeper than 128 levels is adapted on a stack sized for it (`stacker`):
+    /// serde_json copies and drops values recursively; the rules themselves walk in loops.
     pub fn adapt<'a>(&self, schema: &'a Value) -> Adapted<'a> {
-        super::engine(self, std::borrow::Cow::Borrowed(schema))
+        super::engine::adapt(self, std::borrow::Cow::Borrowed(schema))
     }
 
     /// [`AdaptSettings::adapt`] taking the schema by value (it becomes [`Adapted::input`]
     /// without a copy).
     pub fn adapt_owned(&self, schema: Value) -> Adapted<'static> {
-        super::engine(self, std::borrow::Cow::Owned(schema))
+        super::engine::adapt(self, std::borrow::Cow::Owned(schema))
     }
 
     /// Keeps `keyword` wherever these settings would strip it (the caller knows its model reads
@@ -216,73 +112,108 @@ impl AdaptSettings {
     /// target, but for these settings alone and without a loss entry).
     pub fn without_strict(mut self) -> Self {
         self.strict = None;
-        if let Some(tree) = &mut self.tree {
-            tree.strict = None;
-        }
         self
     }
 
     /// Whether the target attempts strict enforcement.
     pub fn wants_strict(&self) -> bool {
-        match &self.tree {
-            Some(tree) => tree.strict.is_some(),
-            None => self.strict.is_some(),
-        }
+        self.strict.is_some()
     }
 
-    /// Runs `f` with these settings' rule lists: the ones this thread built for equal settings
-    /// before, or new ones. A list is taken out of the thread's store while `f` runs, so that
-    /// an adaptation inside `f` (the per-tool fallback) builds its own.
-    pub(crate) fn with_rules<R>(&self, f: impl FnOnce(&mut Built) -> R) -> R {
-        let kept = BUILT
-            .try_with(|built| {
-                let mut built = built.try_borrow_mut().ok()?;
-                let found = built.iter().rposition(|kept| kept.0.builds(self))?;
-                Some(built.remove(found))
-            })
-            .ok()
-            .flatten();
-        let mut kept = kept.unwrap_or_else(|| {
-            let mut rules = Built {
-                shared: RuleList::new((self.shared)(self)),
-                strict: self.strict.map(|strict| Strict::new(strict(self))),
-                relaxed: RuleList::new((self.relaxed)(self)),
-                limits: false,
-            };
-            let limits = rules.all().any(|r| r.reads_limits());
-            rules.limits = limits;
-            Box::new((BuiltFrom::of(self), rules))
-        });
-        let result = f(&mut kept.1);
-        // A thread being torn down keeps nothing.
-        let _ = BUILT.try_with(|built| {
-            if let Ok(mut built) = built.try_borrow_mut() {
-                if built.len() >= KEPT_BUILDS {
-                    built.remove(0);
-                }
-                built.push(kept);
-            }
-        });
-        result
-    }
-
-    /// The rules of the main attempt (strict when the target wants strict), in order.
+    /// Adds `rule` to every form these settings send, as schemars' `with_transform` adds a
+    /// transform. A rule named as one of the target's replaces it where it stands; any other
+    /// runs after the target's rules. A new copy of `rule` runs on each schema.
     ///
-    /// A list is meant to run in order on one document, each rule on what the one before left:
-    /// some rules hand what they found to a later rule of the same list (Anthropic strict's gate
-    /// to its check after the rewrite, OpenAI strict's close-objects to its last check), which
-    /// then does not look again. Changing the document between them, or running the later one
-    /// on another document, gives that rule a stale answer; each run on its own is exact.
-    pub fn rules(&self) -> Vec<Box<dyn Rule>> {
-        let mut rules = (self.shared)(self);
-        rules.extend((self.strict.unwrap_or(self.relaxed))(self));
+    /// ```
+    /// use serde_json::json;
+    /// use toolschema::adapt::rules::{Keyword, Report, Rule, Tree};
+    /// use toolschema::adapt::{AdaptSettings, LossKind};
+    ///
+    /// /// No `format` anywhere (a provider that refuses it).
+    /// #[derive(Clone)]
+    /// struct NoFormat;
+    ///
+    /// impl Rule for NoFormat {
+    ///     fn name(&self) -> &'static str {
+    ///         "no-format"
+    ///     }
+    ///     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+    ///         tree.walk(|tree, id| {
+    ///             if let Some(entry) = tree.take(id, Keyword::Format) {
+    ///                 let why = "the provider refuses it";
+    ///                 report.loss(entry.origin, Some(id), "format", LossKind::Dropped, why);
+    ///             }
+    ///         });
+    ///     }
+    /// }
+    ///
+    /// let schema = json!({"type": "object", "properties": {"when": {"type": "string", "format": "date"}}});
+    /// let adapted = AdaptSettings::openai().with_rule(NoFormat).adapt(&schema);
+    /// assert_eq!(adapted.schema["properties"]["when"], json!({"type": "string"}));
+    /// assert_eq!(adapted.losses[0].pointer.as_str(), "/properties/when/format");
+    /// ```
+    pub fn with_rule<R: Rule + Clone + Send + Sync + 'static>(mut self, rule: R) -> Self {
+        let name = rule.name();
+        self.added.retain(|r| r.name != name);
+        self.added.push(AddedRule {
+            name,
+            make: Arc::new(move || Box::new(rule.clone())),
+        });
+        self
+    }
+
+    /// Takes the rule named `name` out of every form these settings send (and a caller's rule
+    /// of that name, [`AdaptSettings::with_rule`]). The report names each rule as
+    /// [`Rule::name`] does.
+    pub fn without_rule(mut self, name: &'static str) -> Self {
+        self.added.retain(|r| r.name != name);
+        if !self.removed.contains(&name) {
+            self.removed.push(name);
+        }
+        self
+    }
+
+    /// One of the lists, with the caller's edits: what was taken out is gone, a caller's rule
+    /// named as one of the list's stands in its place, and the caller's other rules run last
+    /// (`last`: the list is the one a form ends with).
+    pub(crate) fn build(&self, list: RuleSet, last: bool) -> Vec<Box<dyn Rule>> {
+        let mut rules = list(self);
+        rules.retain(|r| !self.removed.contains(&r.name()));
+        let mut placed = vec![false; self.added.len()];
+        for rule in &mut rules {
+            if let Some(i) = self.added.iter().position(|a| a.name == rule.name()) {
+                *rule = (self.added[i].make)();
+                placed[i] = true;
+            }
+        }
+        if last {
+            let defined = |name| {
+                [Some(self.shared), self.strict, Some(self.relaxed)]
+                    .into_iter()
+                    .flatten()
+                    .any(|list| list(self).iter().any(|r| r.name() == name))
+            };
+            for (added, placed) in self.added.iter().zip(placed) {
+                if !placed && !defined(added.name) {
+                    rules.push((added.make)());
+                }
+            }
+        }
         rules
     }
 
-    /// The rules of the non-strict form, in order.
+    /// The rules of the main attempt (strict when the target wants strict), in order, with the
+    /// caller's edits.
+    pub fn rules(&self) -> Vec<Box<dyn Rule>> {
+        let mut rules = self.build(self.shared, false);
+        rules.extend(self.build(self.strict.unwrap_or(self.relaxed), true));
+        rules
+    }
+
+    /// The rules of the non-strict form, in order, with the caller's edits.
     pub fn relaxed_rules(&self) -> Vec<Box<dyn Rule>> {
-        let mut rules = (self.shared)(self);
-        rules.extend((self.relaxed)(self));
+        let mut rules = self.build(self.shared, false);
+        rules.extend(self.build(self.relaxed, true));
         rules
     }
 }
@@ -299,21 +230,6 @@ impl Target {
     /// copy (one clone fewer).
     pub fn adapt_owned(self, schema: Value) -> Adapted<'static> {
         self.settings().adapt_owned(schema)
-    }
-
-    /// The provider's default settings.
-    pub fn settings(self) -> AdaptSettings {
-        match self {
-            Target::Mcp => AdaptSettings::mcp(),
-            Target::OpenAi => AdaptSettings::openai(),
-            Target::OpenAiStrict => AdaptSettings::openai_strict(),
-            Target::OpenAiResponses => AdaptSettings::openai_responses(),
-            Target::Anthropic => AdaptSettings::anthropic(),
-            Target::AnthropicStrict => AdaptSettings::anthropic_strict(),
-            Target::Gemini => AdaptSettings::gemini(),
-            Target::GeminiOpenApi => AdaptSettings::gemini_openapi(),
-            Target::CcaClaude => AdaptSettings::cca_claude(),
-        }
     }
 
     /// Whether the wire format has a `strict` flag.
@@ -473,7 +389,11 @@ impl Wire {
     pub fn envelope(self, declarations: Vec<Value>) -> Value {
         // Built around the list, not through `json!`, which would copy every declaration.
         match self.envelope_key() {
-            Some(key) => super::rules::one_key(key, Value::Array(declarations)),
+            Some(key) => {
+                let mut map = Map::new();
+                map.insert(key.to_owned(), Value::Array(declarations));
+                Value::Object(map)
+            }
             None => Value::Array(declarations),
         }
     }

@@ -679,197 +679,56 @@ fn the_shallow_check_agrees_with_the_depth_count() {
     }
 }
 
-/// A spilled keyword's `at` names the node whose description holds it, after the rules moved
-/// union branches: a nested `anyOf` spliced into its parent (OpenAI strict), a structured branch
-/// put first (every target). Both moves are logged; before, `at` was guessed from what each
-/// branch holds and named the integer branch here, and the string branch for `Untagged` (whose
-/// `format` is on the integer branch).
+/// A caller's rule by name: taken out of every list, standing in place of the target's rule of
+/// its name, or run after the target's rules in each form it sends.
 #[test]
-fn spilled_keywords_are_at_the_branch_that_holds_them_after_branches_move() {
-    let spliced = json!({"type": "object", "required": ["p"], "properties": {"p": {"anyOf": [
-        {"type": "null"},
-        {"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 2}]}
-    ]}}});
-    let reordered = json!({"type": "object", "required": ["u"], "properties": {"u": {"anyOf": [
-        {"type": "string"},
-        {"type": "integer", "format": "uint64"},
-        {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"], "additionalProperties": false}
-    ]}}});
-    for (schema, keyword, at) in [
-        (&spliced, "minLength", "/properties/p/anyOf/2"),
-        (&reordered, "format", "/properties/u/anyOf/2"),
-    ] {
-        let adapted = Target::OpenAiStrict.adapt(schema);
-        let loss = adapted
-            .losses
-            .iter()
-            .find(|l| l.keyword == keyword)
-            .expect("spilled");
-        assert_eq!(loss.at.as_ref().map(|p| p.as_str()), Some(at));
-        let description = adapted
-            .schema
-            .pointer(at)
-            .and_then(|n| n.get("description"));
-        assert!(
-            description
-                .and_then(Value::as_str)
-                .is_some_and(|d| d.contains(keyword)),
-            "{keyword} at {at}: {description:?}"
-        );
-    }
-}
+fn a_rule_is_taken_out_replaced_or_added_by_name() {
+    use crate::adapt::rules::{Keyword, Report, Rule, Tree};
 
-/// A spilled keyword's `at` names the node whose description holds it, after the rewrites that
-/// move schemas: a definition inlined and then its branches reordered, a tuple sent as `items`,
-/// an optional property wrapped with null, a type list split, collapsed branches whose words
-/// the node keeps, and a property named `properties` or `description`. Each case is a fuzz
-/// finding (seeds 0x70015c4e and 0x2) of the check that the description at `at` holds the text.
-#[test]
-fn spilled_keywords_are_at_the_node_that_holds_them_after_schemas_move() {
-    let cases = [
-        (
-            Target::Gemini,
-            json!({"properties": {"id": {"$ref": "#/$defs/D1"}}, "$defs": {"D1": {"anyOf": [
-                {"type": "string", "format": "date-time"}, {"type": ["object", "null"]}]}}}),
-            "format",
-            "/properties/id/anyOf/1",
-        ),
-        (
-            Target::Gemini,
-            json!({"type": "object", "properties": {"id": {"type": "array", "prefixItems": [
-                {"oneOf": [{"enum": [null]}, {"type": "string"}]},
-                {"anyOf": [{"type": "string", "format": "date-time"}]}]}}}),
-            "format",
-            "/properties/id/items/anyOf/1",
-        ),
-        (
-            Target::GeminiOpenApi,
-            json!({"type": "object", "properties": {"properties": {"oneOf": [{"anyOf": [
-                {"enum": [false]}, {"const": 0}]}]}}}),
-            "const",
-            "/properties/properties/anyOf/1",
-        ),
-        (
-            Target::CcaClaude,
-            json!({"type": "object", "properties": {"id": {"anyOf": [
-                {"type": "array", "items": {"type": "string"}},
-                {"type": "array", "items": {"type": "integer", "format": "date-time"}}]}}}),
-            "format",
-            "/properties/id",
-        ),
-        (
-            Target::CcaClaude,
-            json!({"type": "object", "properties": {"id": {"properties": {"description": {"anyOf": [
-                {"type": "string"}, {"type": "string", "pattern": "^[a-z]*$"}]}}}}}),
-            "pattern",
-            "/properties/id/properties/description",
-        ),
-        (
-            Target::CcaClaude,
-            json!({"type": "object", "$defs": {"D0": {"properties": {}}},
-                "properties": {"id": {"type": "array", "prefixItems": [
-                {"anyOf": [{"$ref": "#/$defs/D0"}, {"properties": {"id": {"type": "string", "pattern": "^[a-z]*$"}}}]},
-                {"type": "string", "format": "date-time"}]}}}),
-            "pattern",
-            "/properties/id/items/properties/id",
-        ),
-        (
-            Target::OpenAiResponses,
-            json!({"type": "object", "properties": {"id": {"type": "array", "prefixItems": [
-                {"type": "string", "maxLength": 2}, {"properties": {}}]}}}),
-            "maxLength",
-            "/properties/id/anyOf/0/items/anyOf/1",
-        ),
-        (
-            Target::OpenAiStrict,
-            json!({"type": "object", "properties": {"id": {"type": "string", "default": null}}}),
-            "default",
-            "/properties/id",
-        ),
-        (
-            Target::OpenAiStrict,
-            json!({"type": "object", "required": ["root"], "properties": {"root": {"oneOf": [
-                {"type": "null"},
-                {"type": ["object", "null"], "properties": {"x": {"type": "string", "maxLength": 8}}}]}}}),
-            "maxLength",
-            "/properties/root/anyOf/0/properties/x",
-        ),
-    ];
-    for (target, schema, keyword, at) in cases {
-        let adapted = target.adapt(&schema);
-        let loss = adapted
-            .losses
-            .iter()
-            .find(|l| l.keyword == keyword && l.kind == LossKind::Spilled)
-            .unwrap_or_else(|| panic!("{target}: {keyword} spilled: {:?}", adapted.losses));
-        assert_eq!(
-            loss.at.as_ref().map(|p| p.as_str()),
-            Some(at),
-            "{target}: {keyword}"
-        );
-        let text = loss.detail.split('`').nth(1).expect("the spilled text");
-        let description = adapted
-            .schema
-            .pointer(at)
-            .and_then(|n| n.get("description"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        assert!(
-            description.contains(text)
-                || description.contains(&text.replacen(": \"", ": ", 1).replace('"', "")),
-            "{target}: `{text}` at {at}: {description:?}"
-        );
-    }
-}
-
-/// Property names that read as array indices or keywords (`0`, `anyOf`, `oneOf`, ...) keep
-/// their own places when the report's positions are taken through the moves (such tokens get
-/// an id without hashing their text, and a name must not be taken for the keyword or index it
-/// spells): on every target, each spilled keyword's pointer names it in the input, and the
-/// description at its `at` holds it.
-#[test]
-fn names_spelled_like_indices_or_keywords_keep_their_places_through_moves() {
-    let object = json!({"type": "object", "additionalProperties": false,
-    "required": ["0", "1", "anyOf", "oneOf", "items"],
-    "properties": {
-        "0": {"type": "string", "maxLength": 1},
-        "1": {"type": "string", "pattern": "^b"},
-        "anyOf": {"type": "string", "maxLength": 3},
-        "oneOf": {"type": "integer", "minimum": 4},
-        "items": {"type": "string", "format": "email"}
-    }});
-    let schema = json!({"type": "object", "required": ["u", "t"], "properties": {
-        "u": {"anyOf": [{"type": "string", "maxLength": 9}, object.clone()]},
-        "t": {"type": "array", "prefixItems": [{"type": "integer", "minimum": 5}, object]}
-    }});
-    let mut spilled = 0;
-    for &target in Target::ALL {
-        let adapted = target.adapt(&schema);
-        for loss in adapted
-            .losses
-            .iter()
-            .filter(|l| l.kind == LossKind::Spilled)
-        {
-            spilled += 1;
-            let keyword = loss.pointer.last_token().expect("names the keyword");
-            assert_eq!(keyword, loss.keyword, "{target}: {loss:?}");
-            assert!(
-                schema.pointer(&loss.pointer).is_some(),
-                "{target}: {} is not in the input",
-                loss.pointer
-            );
-            let at = loss.at.as_ref().expect("spilled somewhere");
-            let description = adapted
-                .schema
-                .pointer(at)
-                .and_then(|n| n.get("description"))
-                .and_then(Value::as_str);
-            assert!(
-                description.is_some_and(|d| d.contains(&*loss.keyword)),
-                "{target}: {} spilled at {at}: {description:?}",
-                loss.pointer
-            );
+    /// Marks the root's description with its name.
+    #[derive(Clone)]
+    struct Mark(&'static str);
+    impl Rule for Mark {
+        fn name(&self) -> &'static str {
+            self.0
+        }
+        fn apply(&mut self, tree: &mut Tree, _: &mut Report) {
+            let root = tree.root;
+            tree.set_value(root, Keyword::Description, json!(self.0));
         }
     }
-    assert!(spilled > 20, "{spilled}");
+
+    let names = |rules: Vec<Box<dyn Rule>>| -> Vec<&'static str> {
+        rules.iter().map(|r| r.name()).collect()
+    };
+    let schema = json!({"type": "object", "properties": {"v": {"anyOf": [
+        {"type": "string"}, {"type": "object", "properties": {}}
+    ]}}});
+    let first_branch = |a: &Adapted| a.schema["properties"]["v"]["anyOf"][0]["type"].clone();
+
+    let plain = AdaptSettings::openai();
+    assert_eq!(first_branch(&plain.adapt(&schema)), "object");
+
+    let without = AdaptSettings::openai().without_rule("structured-first");
+    assert!(!names(without.rules()).contains(&"structured-first"));
+    assert_eq!(first_branch(&without.adapt(&schema)), "string");
+
+    let replaced = AdaptSettings::openai().with_rule(Mark("structured-first"));
+    assert_eq!(names(replaced.rules()), names(plain.rules()));
+    let adapted = replaced.adapt(&schema);
+    assert_eq!(adapted.schema["description"], "structured-first");
+    assert_eq!(first_branch(&adapted), "string");
+
+    let added = AdaptSettings::openai_strict().with_rule(Mark("tail"));
+    for list in [added.rules(), added.relaxed_rules()] {
+        assert_eq!(names(list).last(), Some(&"tail"));
+    }
+    let adapted = added.adapt(&schema);
+    assert_eq!(adapted.strict, Some(true));
+    assert_eq!(adapted.schema["description"], "tail");
+    // Added once: a second rule of the same name replaces the first.
+    let twice = AdaptSettings::openai()
+        .with_rule(Mark("tail"))
+        .with_rule(Mark("tail"));
+    assert_eq!(names(twice.rules()).len(), names(plain.rules()).len() + 1);
 }

@@ -214,7 +214,7 @@ fn item_schemas<'a>(
 ///   Assist makes nullable properties optional) is set to `null`. Only those: a property a
 ///   union's other branch requires is not this value's business.
 fn undo(instance: &mut Value, schema: &Value, root: &Value, made_optional: &HashSet<*const Value>) {
-    crate::stack::maybe_grow(64 * 1024, 1024 * 1024, || match instance {
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || match instance {
         Value::Object(map) => {
             let mut shapes = Vec::new();
             object_schemas(schema, root, &mut shapes, 0);

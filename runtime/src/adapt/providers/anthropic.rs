@@ -4,12 +4,8 @@
 
 use serde_json::Value;
 
-use super::super::rules::{
-    AnthropicStrictCheckAtEnd, AnthropicStrictGate, CloseObjects, InferType, MergeSingleAllOf,
-    OneOfToAnyOf, Optional, RootCombinators, Rule, StructuredFirst, TupleItems,
-};
-use super::super::settings::{AdaptSettings, NameRule, StrictBudget, TreeRules, Wire};
-use super::super::tree;
+use super::super::rules::{self as r, Rule};
+use super::super::settings::{AdaptSettings, NameRule, StrictBudget, Wire};
 use super::super::{AdaptOptions, Target};
 use super::{json_schema_prefix, strip_keywords};
 
@@ -27,13 +23,10 @@ impl AdaptSettings {
             strict_flag: true,
             shared,
             strict: None,
-            relaxed,
-            tree: Some(TreeRules {
-                shared: tree_shared,
-                strict: None,
-                relaxed: |_| vec![Box::new(tree::rules::StructuredFirst)],
-                meta_validate: false,
-            }),
+            relaxed: |_| vec![Box::new(r::StructuredFirst)],
+            meta_validate: false,
+            added: Vec::new(),
+            removed: Vec::new(),
         }
     }
 
@@ -51,29 +44,22 @@ impl AdaptSettings {
                 unions: 16,
                 relaxed: Target::Anthropic,
             }),
-            tree: Some(TreeRules {
-                shared: tree_shared,
-                strict: Some(tree_strict),
-                relaxed: |_| vec![Box::new(tree::rules::StructuredFirst)],
-                meta_validate: false,
-            }),
             ..Self::anthropic()
         }
     }
 }
 
-/// Both forms, on the tree engine: an object root without root combinators.
-fn tree_shared(_: &AdaptSettings) -> Vec<Box<dyn tree::Rule>> {
-    let mut rules = super::tree_prefix();
-    rules.push(Box::new(tree::rules::RootCombinators::ANTHROPIC));
+/// Both forms: an object root without root combinators.
+fn shared(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    let mut rules = json_schema_prefix();
+    rules.push(Box::new(r::RootCombinators::ANTHROPIC));
     rules
 }
 
-/// The strict attempt on the tree engine: `allOf` of one merged and tuples as `items`, then
+/// The strict attempt: `allOf` of one merged and tuples as `items`, then
 /// the check of what strict cannot represent, then the rewrite (types inferred, `anyOf` only,
 /// unsupported keywords stripped or spilled, closed objects keeping optional properties).
-fn tree_strict(settings: &AdaptSettings) -> Vec<Box<dyn tree::Rule>> {
-    use tree::rules as r;
+fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     vec![
         Box::new(r::MergeSingleAllOf),
         Box::new(r::TupleItems::default()),
@@ -82,7 +68,7 @@ fn tree_strict(settings: &AdaptSettings) -> Vec<Box<dyn tree::Rule>> {
         // check counts it as typed), as OpenAI strict types it.
         Box::new(r::InferType),
         Box::new(r::OneOfToAnyOf),
-        Box::new(super::tree_strip_keywords(
+        Box::new(strip_keywords(
             settings,
             "strip-unsupported",
             ANTHROPIC_STRICT_STRIP,
@@ -94,55 +80,6 @@ fn tree_strict(settings: &AdaptSettings) -> Vec<Box<dyn tree::Rule>> {
         }),
         Box::new(r::StructuredFirst),
     ]
-}
-
-/// Both forms: an object root without root combinators.
-fn shared(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
-    let mut rules = json_schema_prefix();
-    rules.push(Box::new(RootCombinators::ANTHROPIC));
-    rules
-}
-
-fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
-    vec![Box::new(StructuredFirst)]
-}
-
-fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
-    // What strict cannot represent is refused before the rewrite where the rewrite would not
-    // change the document (the gate), else after it.
-    let gate = AnthropicStrictGate::default();
-    let after_rewrite = gate.after_rewrite();
-    let mut rules: Vec<Box<dyn Rule>> = Vec::new();
-    rules.extend([
-        Box::new(gate) as Box<dyn Rule>,
-        Box::new(MergeSingleAllOf),
-        Box::new(TupleItems::default()),
-        Box::new(after_rewrite),
-        // A node with `properties` or `items` and no `type` gets the type they imply (the
-        // checks count it as typed), as OpenAI strict types it.
-        Box::new(InferType),
-        Box::new(OneOfToAnyOf),
-        Box::new(
-            strip_keywords(
-                settings,
-                "strip-unsupported",
-                ANTHROPIC_STRICT_STRIP,
-                "not supported by Anthropic strict tool use",
-                anthropic_keeps,
-            )
-            .node_rule(),
-        ),
-        Box::new(CloseObjects {
-            optional: Optional::Keep,
-        }),
-        Box::new(StructuredFirst),
-        // Passed over where the strip had nothing to remove or removes no keyword that types
-        // a node (this list removes none): then the gate's check has seen what this one would.
-        Box::new(AnthropicStrictCheckAtEnd {
-            strip: ANTHROPIC_STRICT_STRIP,
-        }),
-    ]);
-    rules
 }
 
 /// Anthropic strict tool use: what its grammar does not support (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/strict-tool-use>).
@@ -198,7 +135,7 @@ fn anthropic_keeps(key: &str, value: &Value) -> bool {
             .as_str()
             .is_some_and(|f| ANTHROPIC_FORMATS.contains(&f)),
         "pattern" => value.as_str().is_some_and(|p| {
-            !super::super::rules::responses_has_lookaround(p)
+            !r::has_lookaround(p)
                 && !p.contains("\\b")
                 && !p.contains("\\B")
                 && !has_backreference(p)

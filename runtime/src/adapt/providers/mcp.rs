@@ -1,9 +1,8 @@
 //! MCP `tools/list`: JSON Schema 2020-12 as the client receives it
 //! (<https://modelcontextprotocol.io/specification/2025-06-18/server/tools>).
 
-use super::super::rules::{ObjectRoot, PatternsCompile, RemoveSchemaUri, Rule, StructuredFirst};
-use super::super::settings::{AdaptSettings, NameRule, TreeRules, Wire, no_rules};
-use super::super::tree;
+use super::super::rules::{self as r, Rule};
+use super::super::settings::{AdaptSettings, NameRule, Wire};
 use super::super::{AdaptOptions, Target};
 
 impl AdaptSettings {
@@ -19,33 +18,21 @@ impl AdaptSettings {
             wire: Wire::Mcp,
             budget: None,
             strict_flag: false,
-            shared: no_rules,
+            shared: |_| Vec::new(),
             strict: None,
             relaxed: rules,
-            tree: Some(TreeRules {
-                shared: |_| Vec::new(),
-                strict: None,
-                relaxed: tree_rules,
-                meta_validate: false,
-            }),
+            meta_validate: false,
+            added: Vec::new(),
+            removed: Vec::new(),
         }
     }
 }
 
 fn rules(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     vec![
-        Box::new(RemoveSchemaUri),
-        Box::new(ObjectRoot),
-        Box::new(PatternsCompile),
-        Box::new(StructuredFirst),
-    ]
-}
-
-fn tree_rules(_: &AdaptSettings) -> Vec<Box<dyn tree::Rule>> {
-    vec![
-        Box::new(tree::rules::RemoveSchemaUri),
-        Box::new(tree::rules::ObjectRoot),
-        Box::new(tree::rules::PatternsCompile),
-        Box::new(tree::rules::StructuredFirst),
+        Box::new(r::RemoveSchemaUri),
+        Box::new(r::ObjectRoot),
+        Box::new(r::PatternsCompile),
+        Box::new(r::StructuredFirst),
     ]
 }

@@ -7,27 +7,75 @@ mod google;
 mod mcp;
 mod openai;
 
-use super::rules::{
-    Fused, ObjectRoot, PatternsCompile, RemoveSchemaUri, Rule, StripKeywords, UpgradeDraft07,
-};
-use super::settings::AdaptSettings;
-use super::tree;
 use serde_json::Value;
 
-/// What every target but MCP starts with: draft-07 forms upgraded and `$schema` removed (in one
-/// walk: the removal reads and changes only the node's own `$schema`), an object root, and no
-/// `pattern` that does not compile.
+use super::rules::{self, Rule, StripKeywords};
+use super::settings::AdaptSettings;
+
+/// The list of targets: each line gives the [`Target`] variant, its name (the CLI's, the
+/// reports'), and the constructor of its [`AdaptSettings`]. The CLI, the proxy, `convert` and the
+/// tests read [`Target::ALL`]; adding a provider is its file and one line here.
+macro_rules! targets {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal => $settings:path,)+) => {
+        /// A wire format a tool schema is sent in.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum Target {
+            $($(#[doc = $doc])* $variant,)+
+        }
+
+        impl Target {
+            /// Every target, in CLI order. A slice, so that a target added later is not a
+            /// breaking change.
+            pub const ALL: &'static [Target] = &[$(Target::$variant),+];
+
+            /// The CLI name.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Target::$variant => $name,)+
+                }
+            }
+
+            /// The provider's default settings.
+            pub fn settings(self) -> AdaptSettings {
+                match self {
+                    $(Target::$variant => $settings(),)+
+                }
+            }
+        }
+    };
+}
+
+targets! {
+    /// MCP `tools/list` `inputSchema`: only `$schema` removed and union branches ordered.
+    Mcp = "mcp" => AdaptSettings::mcp,
+    /// OpenAI function calling without strict.
+    OpenAi = "openai" => AdaptSettings::openai,
+    /// OpenAI function calling with `strict: true` (Structured Outputs).
+    OpenAiStrict = "openai-strict" => AdaptSettings::openai_strict,
+    /// OpenAI Responses API function tools (strict when representable).
+    OpenAiResponses = "openai-responses" => AdaptSettings::openai_responses,
+    /// Anthropic `input_schema`.
+    Anthropic = "anthropic" => AdaptSettings::anthropic,
+    /// Anthropic strict tool use.
+    AnthropicStrict = "anthropic-strict" => AdaptSettings::anthropic_strict,
+    /// Gemini `parametersJsonSchema` (<https://ai.google.dev/gemini-api/docs/function-calling>).
+    Gemini = "gemini" => AdaptSettings::gemini,
+    /// Gemini legacy `parameters`: the OpenAPI 3.0 `Schema` message (Live API, older models).
+    GeminiOpenApi = "gemini-openapi" => AdaptSettings::gemini_openapi,
+    /// Claude through Google Cloud Code Assist / Antigravity, sent as `parameters`.
+    CcaClaude = "cca-claude" => AdaptSettings::cca_claude,
+}
+
+/// What every target but MCP starts with: draft-07 forms upgraded, `$schema` removed, an object
+/// root, and no `pattern` that does not compile.
 fn json_schema_prefix() -> Vec<Box<dyn Rule>> {
-    // Room for the longest list a provider builds on it (Cloud Code Assist's 21 rules), so that
-    // the list each adaptation builds is allocated once.
-    let mut rules: Vec<Box<dyn Rule>> = Vec::with_capacity(24);
-    rules.push(Box::new(Fused::new(
-        "upgrade-draft-07, remove-schema-uri",
-        vec![Box::new(UpgradeDraft07), Box::new(RemoveSchemaUri)],
-    )));
-    rules.push(Box::new(ObjectRoot));
-    rules.push(Box::new(PatternsCompile));
-    rules
+    vec![
+        Box::new(rules::UpgradeDraft07),
+        Box::new(rules::RemoveSchemaUri),
+        Box::new(rules::ObjectRoot),
+        Box::new(rules::PatternsCompile),
+    ]
 }
 
 /// A keyword table as a rule, with the caller's kept keywords exempted.
@@ -41,35 +89,7 @@ fn strip_keywords(
     StripKeywords {
         name,
         keywords,
-        spill: super::rules::keywords::HUMAN_READABLE,
-        why,
-        keep,
-        also_keep: settings.kept_keywords.clone(),
-    }
-}
-
-/// [`json_schema_prefix`] on the tree engine.
-fn tree_prefix() -> Vec<Box<dyn tree::Rule>> {
-    vec![
-        Box::new(tree::rules::UpgradeDraft07),
-        Box::new(tree::rules::RemoveSchemaUri),
-        Box::new(tree::rules::ObjectRoot),
-        Box::new(tree::rules::PatternsCompile),
-    ]
-}
-
-/// [`strip_keywords`] on the tree engine.
-fn tree_strip_keywords(
-    settings: &AdaptSettings,
-    name: &'static str,
-    keywords: &'static [&'static str],
-    why: &'static str,
-    keep: fn(&str, &Value) -> bool,
-) -> tree::rules::StripKeywords {
-    tree::rules::StripKeywords {
-        name,
-        keywords,
-        spill: super::rules::keywords::HUMAN_READABLE,
+        spill: rules::HUMAN_READABLE,
         why,
         keep,
         also_keep: settings.kept_keywords.clone(),

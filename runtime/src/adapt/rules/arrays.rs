@@ -1,23 +1,18 @@
-//! Tuples and untyped arrays, for targets whose schema language has `items` but no `prefixItems`
-//! (OpenAI strict, Anthropic strict, Google's schemas).
-//!
-//! OpenAI strict rejects an array without `items` ("array schema missing items") and has no
-//! `prefixItems` in its subset; Anthropic's strict subset does not list `prefixItems`; the
-//! OpenAPI 3.0 `Schema` Gemini's legacy `parameters` take has only `items`.
+//! Tuples and untyped arrays, for targets whose schema language has `items` but no
+//! `prefixItems` (OpenAI strict, Anthropic strict, Google's schemas).
+
+use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use super::{Held, Rule, RuleReport, has_type};
 use crate::adapt::report::LossKind;
-use crate::adapt::visit::{Order, visit};
-use crate::keys::Keys;
+use crate::adapt::tree::{Body, Entry, Key, Keyword, NodeId, Report, Rule, Slot, Tree};
 
 /// A tuple (`prefixItems`) becomes an array of `items`: positions that share one schema give
 /// that schema (a change); different positions give `items: {"anyOf": [each distinct
 /// schema]}`, a `widened` loss (the per-position types are no longer enforced; the arguments
 /// are still validated against the original schema on the way back). A closed tuple keeps its
-/// length with `maxItems`. With `untyped_fails`, an array with neither `items` nor
-/// `prefixItems` is unrepresentable (strict fails open with the reason).
+/// length with `maxItems`. With `untyped_fails`, an array with no `items` schema is refused.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TupleItems {
     /// An array with no `items` cannot be enforced (OpenAI strict).
@@ -29,100 +24,22 @@ impl Rule for TupleItems {
         "tuple-items"
     }
 
-    fn wanted(&self, held: &Held<'_>) -> bool {
-        held.may_hold("prefixItems")
-            || self.untyped_fails && held.may_hold(crate::adapt::holds::ARRAY_NO_ITEMS)
-    }
-
-    /// A tuple becomes an array (`type: "array"` where it had no type), its positions the
-    /// branches of an `anyOf` at `items`.
-    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        if !held.may_hold("prefixItems") {
-            return super::adds_these(&[], add);
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        if !self.untyped_fails && !tree.holds(Keyword::PrefixItems) {
+            return;
         }
-        super::adds_these(
-            &[
-                "items",
-                "type",
-                crate::adapt::holds::ARRAY_NO_ITEMS,
-                "maxItems",
-                super::any_of_around(held),
-                crate::adapt::holds::UNION_PAST_NULL,
-            ],
-            add,
-        )
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        let untyped_fails = self.untyped_fails;
-        visit(schema, Order::Post, &mut |node, path| {
-            let Value::Object(map) = node else { return };
-            if let Some(Value::Array(_)) = map.key("prefixItems") {
-                let Some(Value::Array(positions)) = map.take_key("prefixItems") else {
-                    unreachable!("checked above")
-                };
-                let count = positions.len();
-                let rest = map.take_key("items");
-                let closed = matches!(rest, Some(Value::Bool(false)));
-                let past = rest.filter(|r| !closed && *r != Value::Bool(true));
-                let mut all: Vec<Value> = positions.into_iter().chain(past).collect();
-                // Where each position (and the schema past them) is among the distinct ones,
-                // each moved, not copied (a copy per level of a nest of tuples was quadratic;
-                // so was comparing each with every distinct one: they are found by a hash).
-                let first = super::first_equal(&all);
-                let mut distinct: Vec<Value> = Vec::new();
-                let mut rank = vec![0; all.len()];
-                let mut to = Vec::with_capacity(all.len());
-                for (i, f) in first.into_iter().enumerate() {
-                    if f == i {
-                        rank[i] = distinct.len();
-                        distinct.push(std::mem::take(&mut all[i]));
-                    }
-                    to.push(rank[f]);
-                }
-                let rest_at = (to.len() > count).then(|| to[count]);
-                to.truncate(count);
-                // Items past the tuple, where the original allows them, are held to the same
-                // schemas: narrower, never wider, than the original.
-                let one = distinct.len() <= 1;
-                let items = match distinct.len() {
-                    0 => json!({}),
-                    1 => distinct.pop().expect("one"),
-                    _ => super::one_key("anyOf", Value::Array(distinct)),
-                };
-                let single = items.key("anyOf").is_none();
-                map.insert("items".into(), items);
-                if !map.has("type") {
-                    map.insert("type".into(), json!("array"));
-                }
-                if closed && !map.has("maxItems") {
-                    map.insert("maxItems".into(), json!(count));
-                }
-                // Logged before the entry below, which names the tuple as it was.
-                report.tupled(path.pointer(), to, rest_at, one);
-                if single {
-                    report.change(
-                        path.child("prefixItems"),
-                        format!("a tuple of {count} positions with one schema → `items`"),
-                    );
-                } else {
-                    report.loss(
-                        path.child("prefixItems"),
-                        "prefixItems",
-                        LossKind::Widened,
-                        format!(
-                            "a tuple of {count} positions with different schemas is sent as an array whose items may be any of them: the per-position types are no longer enforced (arguments are still validated against the original tuple)"
-                        ),
-                    );
-                }
+        // Each subtree's fingerprint, kept: children first, a node is final once visited.
+        let mut prints = HashMap::new();
+        tree.walk_children_first(|tree, id| {
+            if tuple(tree, id, &mut prints, report) || !self.untyped_fails || report.failed() {
                 return;
             }
-            if untyped_fails
-                && has_type(map, "array")
-                && !matches!(map.key("items"), Some(Value::Object(_)))
-            {
+            let typed_array = super::has_type(tree, id, "array");
+            let items = tree.get(id, Keyword::Items).map(|e| &e.value);
+            let has_items = matches!(items, Some(Slot::Schema(c)) if tree.is_object(*c));
+            if typed_array && !has_items {
                 report.fail(
-                    path.pointer(),
+                    tree.refused_node(id),
                     "an array with no `items` schema cannot be enforced in strict mode (OpenAI: \"array schema missing items\")",
                 );
             }
@@ -130,73 +47,180 @@ impl Rule for TupleItems {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::adapt::rules::run;
-    use serde_json::json;
-
-    fn tuple(positions: Value) -> Value {
-        json!({"type": "object", "properties": {"end": {
-            "type": "array", "prefixItems": positions, "minItems": 2, "maxItems": 2
-        }}})
+/// Rewrites the tuple at node `id`, if it is one.
+fn tuple(
+    tree: &mut Tree,
+    id: NodeId,
+    prints: &mut HashMap<NodeId, u64>,
+    report: &mut Report,
+) -> bool {
+    if !matches!(
+        tree.get(id, Keyword::PrefixItems).map(|e| &e.value),
+        Some(Slot::Schemas(_))
+    ) {
+        return false;
     }
-
-    #[test]
-    fn same_schema_positions_become_items_as_a_change() {
-        let (out, report) = run(
-            &mut TupleItems::default(),
-            tuple(
-                json!([{"type": "number", "format": "float"}, {"type": "number", "format": "float"}]),
-            ),
-        );
-        assert_eq!(
-            out["properties"]["end"],
-            json!({"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number", "format": "float"}})
-        );
-        assert!(report.losses.is_empty());
-        assert_eq!(report.changes[0].pointer, "/properties/end/prefixItems");
+    let Some(Entry {
+        value: Slot::Schemas(positions),
+        origin,
+        ..
+    }) = tree.take(id, Keyword::PrefixItems)
+    else {
+        unreachable!("checked above")
+    };
+    let count = positions.len();
+    let rest = tree.take(id, Keyword::Items).map(|e| match e.value {
+        Slot::Schema(c) => c,
+        // A list or a value beside `prefixItems`: one more member, kept as it is.
+        other => {
+            let value = tree.slot_value(&other);
+            tree.add(e.origin, Body::NotSchema(value))
+        }
+    });
+    let closed = rest.is_some_and(|r| matches!(tree.node(r).body, Body::Bool(false)));
+    let past = rest.filter(|r| !matches!(tree.node(*r).body, Body::Bool(_)));
+    let all: Vec<NodeId> = positions.into_iter().chain(past).collect();
+    let first = first_equal(tree, &all, prints);
+    let mut distinct: Vec<NodeId> = Vec::new();
+    for (i, f) in first.into_iter().enumerate() {
+        if f == i {
+            distinct.push(all[i]);
+        }
     }
-
-    #[test]
-    fn different_positions_become_any_of_with_a_widened_loss() {
-        let (out, report) = run(
-            &mut TupleItems::default(),
-            tuple(json!([{"type": "string"}, {"type": "integer", "minimum": 0}])),
-        );
-        assert_eq!(
-            out["properties"]["end"]["items"],
-            json!({"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]})
-        );
-        assert_eq!(report.losses.len(), 1);
-        assert_eq!(report.losses[0].kind, LossKind::Widened);
-        assert_eq!(report.losses[0].pointer, "/properties/end/prefixItems");
+    let items = match distinct.len() {
+        0 => tree.add(origin, Body::Object(Vec::new())),
+        1 => distinct[0],
+        _ => {
+            let union = Entry {
+                key: Key::Kw(Keyword::AnyOf),
+                value: Slot::Schemas(distinct),
+                origin,
+            };
+            tree.add(origin, Body::Object(vec![union]))
+        }
+    };
+    let single = !tree.has(items, Keyword::AnyOf);
+    tree.set(
+        id,
+        Entry {
+            key: Key::Kw(Keyword::Items),
+            value: Slot::Schema(items),
+            origin,
+        },
+    );
+    if !tree.has(id, Keyword::Type) {
+        tree.set_value(id, Keyword::Type, json!("array"));
     }
-
-    #[test]
-    fn closed_tuple_keeps_its_length() {
-        let (out, _) = run(
-            &mut TupleItems::default(),
-            json!({"type": "array", "prefixItems": [{"type": "string"}], "items": false}),
+    if closed && !tree.has(id, Keyword::MaxItems) {
+        tree.set_value(id, Keyword::MaxItems, json!(count));
+    }
+    if single {
+        let detail = format!("a tuple of {count} positions with one schema → `items`");
+        report.change(origin, Some(id), detail);
+    } else {
+        let detail = format!(
+            "a tuple of {count} positions with different schemas is sent as an array whose items may be any of them: the per-position types are no longer enforced (arguments are still validated against the original tuple)"
         );
-        assert_eq!(
-            out,
-            json!({"type": "array", "items": {"type": "string"}, "maxItems": 1})
+        // A draft-07 tuple is reported as the input spelled it.
+        let keyword = tree.keyword_at(origin).unwrap_or(Keyword::PrefixItems);
+        report.loss(
+            origin,
+            Some(id),
+            keyword.as_str(),
+            LossKind::Widened,
+            detail,
         );
     }
+    true
+}
 
-    #[test]
-    fn untyped_array_fails_only_when_asked() {
-        let schema = json!({"type": "object", "properties": {"xs": {"type": ["array", "null"]}}});
-        let (_, report) = run(
-            &mut TupleItems {
-                untyped_fails: true,
-            },
-            schema.clone(),
-        );
-        assert_eq!(report.failure.unwrap().pointer, "/properties/xs");
-        let (out, report) = run(&mut TupleItems::default(), schema.clone());
-        assert!(report.failure.is_none());
-        assert_eq!(out, schema);
+/// For each of `ids`, the index of the first of them with the same JSON (itself when none is
+/// before it): fingerprints group the candidates, and only those that share one are compared.
+fn first_equal(tree: &Tree, ids: &[NodeId], prints: &mut HashMap<NodeId, u64>) -> Vec<usize> {
+    let mut first: Vec<usize> = (0..ids.len()).collect();
+    let mut seen: HashMap<u64, Vec<usize>> = HashMap::with_capacity(ids.len());
+    for (i, id) in ids.iter().enumerate() {
+        let print = fingerprint(tree, *id, prints);
+        let same = seen.entry(print).or_default();
+        match same.iter().find(|&&k| tree.same(ids[k], *id)) {
+            Some(&k) => first[i] = k,
+            None => same.push(i),
+        }
+    }
+    first
+}
+
+/// A hash of the subtree at `id` that equal JSON shares (an object's keys in any order),
+/// kept in `prints` for every node it reads: a loop, children before their parent.
+fn fingerprint(tree: &Tree, id: NodeId, prints: &mut HashMap<NodeId, u64>) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut stack = vec![(id, false)];
+    while let Some((at, expanded)) = stack.pop() {
+        if prints.contains_key(&at) {
+            continue;
+        }
+        if !expanded {
+            stack.push((at, true));
+            stack.extend(tree.children(at).map(|c| (c, false)));
+            continue;
+        }
+        let mut h = DefaultHasher::new();
+        let print = match &tree.node(at).body {
+            Body::Bool(b) => {
+                (0u8, b).hash(&mut h);
+                h.finish()
+            }
+            Body::NotSchema(v) => {
+                1u8.hash(&mut h);
+                value_print(v, &mut h);
+                h.finish()
+            }
+            Body::Object(entries) => {
+                // Keys in any order: each entry hashed alone, the hashes summed.
+                let mut sum = 2u64;
+                for e in entries {
+                    let mut h = DefaultHasher::new();
+                    e.key.as_str().hash(&mut h);
+                    match &e.value {
+                        Slot::Schema(c) => prints[c].hash(&mut h),
+                        Slot::Schemas(cs) => cs.iter().for_each(|c| prints[c].hash(&mut h)),
+                        Slot::Map(members) => {
+                            let mut members_sum = 0u64;
+                            for (name, c) in members {
+                                let mut m = DefaultHasher::new();
+                                (name, prints[c]).hash(&mut m);
+                                members_sum = members_sum.wrapping_add(m.finish());
+                            }
+                            members_sum.hash(&mut h);
+                        }
+                        Slot::Value(v) => value_print(v, &mut h),
+                    }
+                    sum = sum.wrapping_add(h.finish());
+                }
+                sum
+            }
+        };
+        prints.insert(at, print);
+    }
+    prints[&id]
+}
+
+/// Hashes a plain value's top level: equal values hash alike, and the comparison after tells
+/// the rest apart.
+fn value_print(v: &Value, h: &mut impl std::hash::Hasher) {
+    use std::hash::Hash;
+    match v {
+        Value::Null => 0u8.hash(h),
+        Value::Bool(b) => b.hash(h),
+        // As serde_json compares them: an integer by its value, a float by its value with
+        // `-0.0` as `0.0`.
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => (3u8, u).hash(h),
+            (None, Some(i), _) => (4u8, i).hash(h),
+            (_, _, f) => (5u8, f.map(|f| (f + 0.0).to_bits())).hash(h),
+        },
+        Value::String(s) => s.hash(h),
+        Value::Array(a) => a.len().hash(h),
+        Value::Object(m) => m.len().hash(h),
     }
 }

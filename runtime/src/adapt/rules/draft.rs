@@ -2,10 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Held, NodeRule, Rule, RuleReport};
-use crate::adapt::holds::{ITEMS_LIST, REF_DEFINITIONS, TYPE_LIST};
-use crate::adapt::visit::Path;
-use crate::keys::Keys;
+use crate::adapt::tree::{Body, Entry, Keyword, NodeId, Report, Rule, Slot, Tree};
 
 /// Rewrites draft-07 forms as 2020-12: `definitions` → `$defs` (and their `$ref`s), array `items`
 /// → `prefixItems` (`additionalItems` → `items`), `dependencies` → `dependentRequired` /
@@ -14,7 +11,8 @@ use crate::keys::Keys;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UpgradeDraft07;
 
-pub(super) const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+/// The dialect URI of JSON Schema 2020-12.
+const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 fn is_draft07(uri: &str) -> bool {
     let uri = uri.trim_end_matches('#');
@@ -27,143 +25,160 @@ impl Rule for UpgradeDraft07 {
         "upgrade-draft-07"
     }
 
-    /// Every form it rewrites is a keyword of its own, or (tuple `items`, a `#/definitions/`
-    /// reference) a fact the record keeps of one.
-    fn wanted(&self, held: &Held<'_>) -> bool {
-        held.may_hold_any(&[
-            "$schema",
-            "definitions",
-            "dependencies",
-            "nullable",
-            ITEMS_LIST,
-            REF_DEFINITIONS,
-        ])
-    }
-
-    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        // Each 2020-12 form where its draft-07 form was; what `nullable` becomes (a `null`
-        // type, branch or enum value).
-        let forms: [(bool, &[&str]); 5] = [
-            (held.may_hold("$schema"), &["$schema"]),
-            // A `definitions` that holds no map is dropped: its node may keep nothing else.
-            (
-                held.may_hold("definitions"),
-                &["$defs", crate::adapt::holds::ANNOTATIONS_ONLY],
-            ),
-            (held.may_hold(ITEMS_LIST), &["prefixItems", "items"]),
-            (
-                held.may_hold("dependencies"),
-                &["dependentRequired", "dependentSchemas"],
-            ),
-            (
-                held.may_hold("nullable"),
-                // A `nullable` alone leaves `{}` in the union it becomes.
-                &[
-                    "type",
-                    TYPE_LIST,
-                    "anyOf",
-                    crate::adapt::holds::TYPE_NULL,
-                    crate::adapt::holds::ANNOTATIONS_ONLY,
-                ],
-            ),
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let forms = [
+            Keyword::Schema,
+            Keyword::Definitions,
+            Keyword::Dependencies,
+            Keyword::Nullable,
+            Keyword::Items,
+            Keyword::Ref,
         ];
-        for (_, keywords) in forms.iter().filter(|(was, _)| *was) {
-            keywords.iter().for_each(|k| add(k));
+        if !tree.holds_any(&forms) {
+            return;
         }
-        true
+        tree.walk(|tree, id| upgrade(tree, id, report));
     }
-
-    /// Each form is rewritten within its node, but a root `nullable` wraps the root's keywords
-    /// into a union branch below it.
-    fn keeps_root_and_below(&self, root: &Held<'_>) -> bool {
-        !root.may_hold("nullable")
-    }
-
-    super::fused::node_rule_walks!();
 }
 
-impl NodeRule for UpgradeDraft07 {
-    /// Only `nullable` puts a schema below the node: the node wrapped in a union with `null`,
-    /// or a `{"type": "null"}` branch added. The other forms move subschemas that were already
-    /// below it.
-    fn grows_below(&self, held: &Held<'_>) -> bool {
-        held.may_hold("nullable")
+fn upgrade(tree: &mut Tree, id: NodeId, report: &mut Report) {
+    if !tree.is_object(id) {
+        return;
     }
-
-    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
-        let Value::Object(map) = node else { return };
-        let here = || path.pointer();
-        if let Some(Value::String(uri)) = map.key_mut("$schema") {
-            if is_draft07(uri) {
-                // In its slot: no key made or hashed.
-                *uri = DRAFT_2020_12.to_owned();
-                report.change(here(), "`$schema` draft-07 → 2020-12");
+    let origin = tree.node(id).origin;
+    if let Some(Value::String(uri)) = tree.value_mut(id, Keyword::Schema) {
+        if is_draft07(uri) {
+            *uri = DRAFT_2020_12.to_owned();
+            report.change(origin, Some(id), "`$schema` draft-07 → 2020-12");
+        }
+    }
+    if let Some(defs) = tree.take(id, Keyword::Definitions) {
+        if let Some(()) = move_definitions(tree, id, defs) {
+            report.change(origin, Some(id), "`definitions` → `$defs`");
+        }
+    }
+    if let Some(Value::String(r)) = tree.value_mut(id, Keyword::Ref) {
+        if let Some(rest) = r.strip_prefix("#/definitions/") {
+            *r = format!("#/$defs/{rest}");
+        }
+    }
+    let tuple = matches!(
+        tree.get(id, Keyword::Items).map(|e| &e.value),
+        Some(Slot::Schemas(_))
+    );
+    if tuple {
+        let items = tree.take(id, Keyword::Items).expect("present");
+        tree.set(
+            id,
+            Entry {
+                key: Keyword::PrefixItems.into(),
+                ..items
+            },
+        );
+        if let Some(rest) = tree.take(id, Keyword::AdditionalItems) {
+            let permissive = matches!(&rest.value, Slot::Schema(s) if matches!(tree.node(*s).body, Body::Bool(true)))
+                || matches!(&rest.value, Slot::Value(Value::Bool(true)));
+            if !permissive {
+                tree.set(
+                    id,
+                    Entry {
+                        key: Keyword::Items.into(),
+                        ..rest
+                    },
+                );
             }
         }
-        if let Some(Value::Object(defs)) = map.take_key("definitions") {
-            let target = map
-                .entry("$defs")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(target) = target {
+        report.change(origin, Some(id), "array `items` → `prefixItems`");
+    }
+    if let Some(deps) = tree.take(id, Keyword::Dependencies) {
+        if let Value::Object(deps) = tree.slot_value(&deps.value) {
+            // Rare enough to be moved as JSON: what it holds keeps the place of `dependencies`.
+            for (name, dep) in deps {
+                let key = if dep.is_array() {
+                    Keyword::DependentRequired
+                } else {
+                    Keyword::DependentSchemas
+                };
+                let (mut value, at) = match tree.get(id, key) {
+                    Some(e) => (tree.slot_value(&e.value), e.origin),
+                    None => (Value::Object(Map::new()), origin),
+                };
+                if let Value::Object(entries) = &mut value {
+                    entries.entry(name).or_insert(dep);
+                }
+                let entry = tree.entry_from_json(key, value, at);
+                tree.set(id, entry);
+            }
+            report.change(
+                origin,
+                Some(id),
+                "`dependencies` → `dependentRequired`/`dependentSchemas`",
+            );
+        }
+    }
+    match tree.take(id, Keyword::Nullable) {
+        Some(Entry {
+            value: Slot::Value(Value::Bool(true)),
+            ..
+        }) => {
+            make_nullable(tree, id);
+            report.change(origin, Some(id), "`nullable: true` → a `null` type");
+        }
+        Some(_) => report.change(origin, Some(id), "`nullable: false` removed"),
+        None => {}
+    }
+}
+
+/// Moves `definitions` into `$defs` (a name `$defs` has already keeps its schema); `None` when
+/// `definitions` held no object (then it is only removed).
+fn move_definitions(tree: &mut Tree, id: NodeId, defs: Entry) -> Option<()> {
+    let origin = defs.origin;
+    match (defs.value, tree.slot_mut(id, Keyword::Defs)) {
+        (Slot::Map(members), Some(Slot::Map(target))) => {
+            for (name, schema) in members {
+                if !target.iter().any(|(n, _)| *n == name) {
+                    target.push((name, schema));
+                }
+            }
+        }
+        (Slot::Map(members), None) => tree.set(
+            id,
+            Entry {
+                key: Keyword::Defs.into(),
+                value: Slot::Map(members),
+                origin,
+            },
+        ),
+        (value, _) => {
+            // A map of more than schemas, or a `$defs` that is not a map: merged as JSON.
+            let Value::Object(defs) = tree.slot_value(&value) else {
+                return None;
+            };
+            let (mut target, at) = match tree.get(id, Keyword::Defs) {
+                Some(e) => (tree.slot_value(&e.value), e.origin),
+                None => (Value::Object(Map::new()), origin),
+            };
+            if let Value::Object(target) = &mut target {
                 for (k, v) in defs {
                     target.entry(k).or_insert(v);
                 }
             }
-            report.change(here(), "`definitions` → `$defs`");
-        }
-        if let Some(Value::String(r)) = map.key_mut("$ref") {
-            if let Some(rest) = r.strip_prefix("#/definitions/") {
-                *r = format!("#/$defs/{rest}");
-            }
-        }
-        if let Some(Value::Array(_)) = map.key("items") {
-            let Some(Value::Array(items)) = map.take_key("items") else {
-                unreachable!()
-            };
-            map.insert("prefixItems".into(), Value::Array(items));
-            match map.take_key("additionalItems") {
-                None | Some(Value::Bool(true)) => {}
-                Some(rest) => {
-                    map.insert("items".into(), rest);
-                }
-            }
-            report.change(here(), "array `items` → `prefixItems`");
-        }
-        if let Some(Value::Object(deps)) = map.take_key("dependencies") {
-            for (name, dep) in deps {
-                let slot = if dep.is_array() {
-                    "dependentRequired"
-                } else {
-                    "dependentSchemas"
-                };
-                let entry = map.entry(slot).or_insert_with(|| Value::Object(Map::new()));
-                if let Value::Object(entry) = entry {
-                    entry.entry(name).or_insert(dep);
-                }
-            }
-            report.change(
-                here(),
-                "`dependencies` → `dependentRequired`/`dependentSchemas`",
-            );
-        }
-        match map.take_key("nullable") {
-            Some(Value::Bool(true)) => {
-                make_nullable(map);
-                report.change(here(), "`nullable: true` → a `null` type");
-            }
-            Some(_) => report.change(here(), "`nullable: false` removed"),
-            None => {}
+            let entry = tree.entry_from_json(Keyword::Defs, target, at);
+            tree.set(id, entry);
         }
     }
+    Some(())
 }
 
-/// Adds `null` to what the node accepts, in the form 2020-12 uses.
-pub(crate) fn make_nullable(map: &mut Map<String, Value>) {
-    match map.key_mut("type") {
+/// Adds `null` to what node `id` accepts, in the form 2020-12 uses: to its type, as a branch of
+/// its union, or by wrapping it in a union with `null` (the made nodes name the node's place).
+pub(crate) fn make_nullable(tree: &mut Tree, id: NodeId) {
+    let origin = tree.node(id).origin;
+    match tree.value_mut(id, Keyword::Type) {
         Some(Value::String(t)) => {
-            let t = t.clone();
             if t != "null" {
-                map.insert("type".into(), json!([t, "null"]));
+                let t = t.clone();
+                tree.set_value(id, Keyword::Type, json!([t, "null"]));
             }
         }
         Some(Value::Array(ts)) => {
@@ -172,80 +187,48 @@ pub(crate) fn make_nullable(map: &mut Map<String, Value>) {
             }
         }
         _ => {
-            if let Some(Value::Array(branches)) = map.key_mut("anyOf") {
-                if !branches.iter().any(super::is_null_schema) {
-                    branches.push(json!({"type": "null"}));
+            let null = || {
+                Body::Object(vec![Entry {
+                    key: Keyword::Type.into(),
+                    value: Slot::Value("null".into()),
+                    origin,
+                }])
+            };
+            match tree.get(id, Keyword::AnyOf).map(|e| &e.value) {
+                Some(Slot::Schemas(branches)) => {
+                    let has_null = (branches.iter())
+                        .any(|b| crate::nullable::is_null_branch(&tree.shallow(*b)));
+                    if !has_null {
+                        let n = tree.add(origin, null());
+                        if let Some(Slot::Schemas(branches)) = tree.slot_mut(id, Keyword::AnyOf) {
+                            branches.push(n);
+                        }
+                    }
                 }
-            } else {
-                let inner = std::mem::take(map);
-                map.insert(
-                    "anyOf".into(),
-                    Value::Array(vec![Value::Object(inner), json!({"type": "null"})]),
-                );
+                Some(Slot::Value(Value::Array(branches))) => {
+                    if !branches.iter().any(crate::nullable::is_null_branch) {
+                        if let Some(Value::Array(branches)) = tree.value_mut(id, Keyword::AnyOf) {
+                            branches.push(json!({"type": "null"}));
+                        }
+                    }
+                }
+                _ => {
+                    let entries = tree.entries_mut(id).map(std::mem::take).unwrap_or_default();
+                    let inner = tree.add(origin, Body::Object(entries));
+                    let n = tree.add(origin, null());
+                    let union = Entry {
+                        key: Keyword::AnyOf.into(),
+                        value: Slot::Schemas(vec![inner, n]),
+                        origin,
+                    };
+                    *tree.entries_mut(id).expect("an object") = vec![union];
+                }
             }
         }
     }
-    if let Some(Value::Array(values)) = map.key_mut("enum") {
+    if let Some(Value::Array(values)) = tree.value_mut(id, Keyword::Enum) {
         if !values.iter().any(Value::is_null) {
             values.push(Value::Null);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn run(mut v: Value) -> Value {
-        UpgradeDraft07.apply(&mut v, &mut RuleReport::default());
-        v
-    }
-
-    #[test]
-    fn upgrades_draft07_forms() {
-        let out = run(json!({
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "type": "object",
-            "properties": {
-                "t": {"type": "array", "items": [{"type": "string"}, {"$ref": "#/definitions/N"}], "additionalItems": false},
-                "n": {"type": "string", "nullable": true},
-                "definitions": {"type": "string"}
-            },
-            "dependencies": {"a": ["b"], "c": {"required": ["d"]}},
-            "definitions": {"N": {"type": "integer"}}
-        }));
-        assert_eq!(out["$schema"], DRAFT_2020_12);
-        assert_eq!(out["$defs"]["N"], json!({"type": "integer"}));
-        assert!(out.key("definitions").is_none());
-        assert_eq!(
-            out["properties"]["t"]["prefixItems"][1]["$ref"],
-            "#/$defs/N"
-        );
-        assert_eq!(out["properties"]["t"]["items"], json!(false));
-        assert_eq!(out["properties"]["n"]["type"], json!(["string", "null"]));
-        assert_eq!(out["dependentRequired"]["a"], json!(["b"]));
-        assert_eq!(out["dependentSchemas"]["c"], json!({"required": ["d"]}));
-        // A property named `definitions` is a name.
-        assert_eq!(out["properties"]["definitions"], json!({"type": "string"}));
-    }
-
-    #[test]
-    fn nullable_forms() {
-        assert_eq!(
-            run(json!({"anyOf": [{"type": "string"}], "nullable": true}))["anyOf"][1],
-            json!({"type": "null"})
-        );
-        assert_eq!(
-            run(json!({"$ref": "#/$defs/X", "nullable": true}))["anyOf"][1],
-            json!({"type": "null"})
-        );
-        assert_eq!(
-            run(json!({"type": "string", "enum": ["a"], "nullable": true}))["enum"],
-            json!(["a", null])
-        );
-        assert_eq!(
-            run(json!({"type": "string", "nullable": false})),
-            json!({"type": "string"})
-        );
     }
 }

@@ -1,12 +1,13 @@
-//! `const` as `enum`, and the type of an enum that has none.
+//! `const` and unions of constants as `enum`s, and the `type` a node's other keywords imply.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{Held, NodeRule, Rule, RuleReport, walk_nodes};
-use crate::adapt::visit::Path;
-use crate::keys::Keys;
+use super::append_description;
+use crate::adapt::rules::{HeldStrings, homogeneous_type};
+use crate::adapt::tree::{Entry, Keyword, Report, Rule, Slot, Tree};
 
-/// `const: v` → `enum: [v]` (intersected with an existing `enum`). Same meaning; a change.
+/// `const: x` → `enum: [x]` (an `enum` beside it keeps only `x`, if it has it): for strict
+/// modes that take no `const`. A change.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ConstToEnum;
 
@@ -15,160 +16,132 @@ impl Rule for ConstToEnum {
         "const-to-enum"
     }
 
-    fn wanted(&self, held: &Held<'_>) -> bool {
-        held.may_hold("const")
-    }
-
-    /// An `enum` where a `const` was: none without one.
-    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        if self.wanted(held) {
-            add("enum");
-        }
-        true
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        walk_nodes(self, schema, report);
-    }
-}
-
-impl NodeRule for ConstToEnum {
-    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
-        let Value::Object(map) = node else { return };
-        let Some(c) = map.take_key("const") else {
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        if !tree.holds(Keyword::Const) {
             return;
-        };
-        let values = match map.take_key("enum") {
-            // Both must hold: the const if the enum allows it, else nothing validates.
-            Some(Value::Array(existing)) => existing.into_iter().filter(|v| *v == c).collect(),
-            _ => vec![c],
-        };
-        map.insert("enum".into(), Value::Array(values));
-        report.change(path.pointer(), "`const` → `enum`");
+        }
+        tree.walk(|tree, id| {
+            let Some(Entry {
+                value: Slot::Value(c),
+                origin,
+                ..
+            }) = tree.take(id, Keyword::Const)
+            else {
+                return;
+            };
+            // An `enum` beside it keeps its place: what is said of the values is said there.
+            let (values, origin) = match tree.take(id, Keyword::Enum) {
+                Some(Entry {
+                    value: Slot::Value(Value::Array(existing)),
+                    origin,
+                    ..
+                }) => (existing.into_iter().filter(|v| *v == c).collect(), origin),
+                _ => (vec![c], origin),
+            };
+            tree.set(
+                id,
+                Entry {
+                    key: Keyword::Enum.into(),
+                    value: Slot::Value(Value::Array(values)),
+                    origin,
+                },
+            );
+            report.change(tree.node(id).origin, Some(id), "`const` → `enum`");
+        });
     }
 }
 
-/// An `anyOf`/`oneOf` whose every branch is a `const` (schemars' documented unit enums, zod
-/// literal unions) becomes one `enum` with the branches' common type; each branch's description
-/// moves into the node's description (`` `value`: text ``), so nothing a person wrote is lost.
-/// Same values accepted; a change. Google and Cloud Code Assist handle a plain enum far better
-/// than a union.
+/// An `anyOf`/`oneOf` whose branches are only constants (with a `type`, `description` or
+/// `title`) becomes one `enum` of their values, typed when they agree; the branches'
+/// descriptions stay readable in the node's description. A change.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AllConstToEnum;
 
-const CONST_BRANCH_KEYS: &[&str] = &["const", "type", "description", "title"];
+const CONST_BRANCH_KEYS: &[Keyword] = &[
+    Keyword::Const,
+    Keyword::Type,
+    Keyword::Description,
+    Keyword::Title,
+];
 
 impl Rule for AllConstToEnum {
     fn name(&self) -> &'static str {
         "all-const-to-enum"
     }
 
-    fn wanted(&self, held: &Held<'_>) -> bool {
-        held.may_hold("anyOf") || held.may_hold("oneOf")
-    }
-
-    /// Where a union was: none without one.
-    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        if self.wanted(held) {
-            // The union taken away may leave the node untyped (an enum of mixed types), or
-            // typed `null` (consts that are all `null`).
-            use crate::adapt::holds::{TYPE_NULL, UNTYPED};
-            super::adds_these(&["enum", "type", TYPE_NULL, UNTYPED, "description"], add);
-        }
-        true
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        walk_nodes(self, schema, report);
-    }
-}
-
-impl NodeRule for AllConstToEnum {
-    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
-        let Value::Object(map) = node else { return };
-        for key in ["anyOf", "oneOf"] {
-            let Some(Value::Array(branches)) = map.key(key) else {
-                continue;
-            };
-            let all_const = !branches.is_empty()
-                && branches.iter().all(|b| {
-                    b.as_object().is_some_and(|m| {
-                        m.has("const") && m.keys().all(|k| CONST_BRANCH_KEYS.contains(&k.as_str()))
-                    })
-                });
-            if !all_const || map.has("enum") {
-                continue;
-            }
-            let Some(Value::Array(branches)) = map.shift_remove(key) else {
-                unreachable!()
-            };
-            let mut values: Vec<Value> = Vec::new();
-            let mut held = super::HeldStrings::default();
-            let mut notes: Vec<String> = Vec::new();
-            let mut types: Vec<Option<Value>> = Vec::new();
-            for b in &branches {
-                let c = b["const"].clone();
-                if let Some(Value::String(d)) = b.key("description") {
-                    let shown = match &c {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    notes.push(format!("`{shown}`: {d}"));
-                }
-                types.push(b.key("type").cloned());
-                held.push(&mut values, c);
-            }
-            let ty = match types.first() {
-                Some(Some(t)) if types.iter().all(|x| x.as_ref() == Some(t)) => Some(t.clone()),
-                _ => homogeneous_type(&values).map(Value::from),
-            };
-            if let Some(t) = ty {
-                map.entry("type").or_insert(t);
-            }
-            map.insert("enum".into(), Value::Array(values));
-            if !notes.is_empty() {
-                super::append_description(map, &notes.join("\n"), "\n\n");
-            }
-            report.change(
-                path.pointer(),
-                format!("`{key}` of {} constants → `enum`", branches.len()),
-            );
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        if !tree.holds_any(&[Keyword::AnyOf, Keyword::OneOf]) {
             return;
         }
+        tree.walk(|tree, id| {
+            for key in [Keyword::AnyOf, Keyword::OneOf] {
+                let Some(Slot::Schemas(branches)) = tree.get(id, key).map(|e| &e.value) else {
+                    continue;
+                };
+                let all_const = !branches.is_empty()
+                    && branches.iter().all(|&b| {
+                        tree.is_object(b)
+                            && tree.has(b, Keyword::Const)
+                            && (tree.entries(b).iter())
+                                .all(|e| CONST_BRANCH_KEYS.iter().any(|k| e.key == *k))
+                    });
+                if !all_const || tree.has(id, Keyword::Enum) {
+                    continue;
+                }
+                let Some(Entry {
+                    value: Slot::Schemas(branches),
+                    ..
+                }) = tree.take(id, key)
+                else {
+                    unreachable!("checked above")
+                };
+                let mut values: Vec<Value> = Vec::new();
+                let mut held = HeldStrings::default();
+                let mut notes: Vec<String> = Vec::new();
+                let mut types: Vec<Option<Value>> = Vec::new();
+                for &b in &branches {
+                    let c = tree
+                        .value(b, Keyword::Const)
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    if let Some(Value::String(d)) = tree.value(b, Keyword::Description) {
+                        let shown = match &c {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        };
+                        notes.push(format!("`{shown}`: {d}"));
+                    }
+                    types.push(tree.value(b, Keyword::Type).cloned());
+                    held.push(&mut values, c);
+                }
+                let ty = match types.first() {
+                    Some(Some(t)) if types.iter().all(|x| x.as_ref() == Some(t)) => Some(t.clone()),
+                    _ => homogeneous_type(&values).map(Value::from),
+                };
+                if let Some(t) = ty {
+                    if !tree.has(id, Keyword::Type) {
+                        tree.set_value(id, Keyword::Type, t);
+                    }
+                }
+                tree.set_value(id, Keyword::Enum, Value::Array(values));
+                if !notes.is_empty() {
+                    append_description(tree, id, &notes.join("\n"), "\n\n");
+                }
+                let detail = format!(
+                    "`{}` of {} constants → `enum`",
+                    key.as_str(),
+                    branches.len()
+                );
+                report.change(tree.node(id).origin, Some(id), detail);
+                return;
+            }
+        });
     }
 }
 
-/// The JSON type of a value (`integer` for integral numbers).
-pub(crate) fn value_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-/// The one primitive type that every value has (`number` when integers and floats mix).
-pub(crate) fn homogeneous_type(values: &[Value]) -> Option<&'static str> {
-    let mut found: Option<&'static str> = None;
-    for v in values {
-        let t = value_type(v);
-        found = match (found, t) {
-            (None, t) => Some(t),
-            (Some(a), b) if a == b => Some(a),
-            (Some("integer"), "number") | (Some("number"), "integer") => Some("number"),
-            _ => return None,
-        };
-    }
-    found.filter(|t| !matches!(*t, "array" | "object"))
-}
-
-/// A node with no `type` (nor combinator or `$ref`) gets the one its other keywords imply:
-/// `object` with `properties`, `array` with `items`/`prefixItems`, or the primitive type of a
-/// homogeneous `enum`. Same meaning for every value a strict provider can produce; a change.
+/// Gives an untyped node (no `type`, union, `allOf` or `$ref`) the type its keywords imply:
+/// `object` from `properties`, `array` from `items`/`prefixItems`, the one type of its `enum`
+/// or `const` values. A change.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct InferType;
 
@@ -177,119 +150,56 @@ impl Rule for InferType {
         "infer-type"
     }
 
-    /// Only a node the scan found untyped (no `type`, union, `allOf` or `$ref`, and a keyword a
-    /// type is read from) gets a type.
-    fn wanted(&self, held: &Held<'_>) -> bool {
-        held.may_hold(crate::adapt::holds::UNTYPED)
-    }
-
-    /// `type`, `array` where a node has `items` or `prefixItems`, `null` where an enum or a
-    /// `const` may be only `null`.
-    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        add("type");
-        if held.may_hold("items") || held.may_hold("prefixItems") {
-            add(crate::adapt::holds::ARRAY_NO_ITEMS);
-        }
-        if held.may_hold("enum") || held.may_hold("const") {
-            add(crate::adapt::holds::TYPE_NULL);
-        }
-        true
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        walk_nodes(self, schema, report);
-    }
-}
-
-impl NodeRule for InferType {
-    fn node(&mut self, node: &mut Value, path: &Path<'_>, report: &mut RuleReport) {
-        let Value::Object(map) = node else { return };
-        if map.has("type")
-            || ["anyOf", "oneOf", "allOf", "$ref"]
-                .iter()
-                .any(|k| map.has(k))
-        {
-            return;
-        }
-        if map.key("properties").is_some_and(Value::is_object) {
-            map.insert("type".into(), json!("object"));
-            report.change(
-                path.pointer(),
-                "`type: \"object\"` inferred from `properties`",
-            );
-            return;
-        }
-        if map.has("items") || map.has("prefixItems") {
-            map.insert("type".into(), json!("array"));
-            report.change(path.pointer(), "`type: \"array\"` inferred from `items`");
-            return;
-        }
-        let values: Vec<Value> = match (map.key("enum"), map.key("const")) {
-            (Some(Value::Array(values)), _) => values.clone(),
-            (None, Some(c)) => vec![c.clone()],
-            _ => return,
-        };
-        if values.is_empty() {
-            return;
-        }
-        if let Some(t) = homogeneous_type(&values) {
-            map.insert("type".into(), Value::from(t));
-            report.change(
-                path.pointer(),
-                format!("`type: \"{t}\"` inferred from the enum or const"),
-            );
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn const_unions_become_enums() {
-        let mut v = json!({"oneOf": [
-            {"type": "string", "const": "fast", "description": "Quick."},
-            {"type": "string", "const": "deep", "description": "Slow."}
-        ], "description": "Mode"});
-        let mut r = RuleReport::default();
-        AllConstToEnum.apply(&mut v, &mut r);
-        assert_eq!(
-            v,
-            json!({"description": "Mode\n\n`fast`: Quick.\n`deep`: Slow.", "type": "string", "enum": ["fast", "deep"]})
-        );
-        let mut mixed = json!({"anyOf": [{"const": "a"}, {"const": 1}]});
-        AllConstToEnum.apply(&mut mixed, &mut r);
-        assert_eq!(mixed, json!({"enum": ["a", 1]}));
-        // Each value once, in the order first seen, strings and others alike.
-        let mut repeated = json!({"anyOf": [{"const": "a"}, {"const": 1}, {"const": "b"},
-            {"const": "a"}, {"const": 1}, {"const": {"k": 1}}, {"const": {"k": 1}}, {"const": "1"}]});
-        AllConstToEnum.apply(&mut repeated, &mut r);
-        assert_eq!(repeated, json!({"enum": ["a", 1, "b", {"k": 1}, "1"]}));
-        let mut not_all = json!({"anyOf": [{"const": "a"}, {"type": "integer"}]});
-        AllConstToEnum.apply(&mut not_all, &mut r);
-        assert!(not_all.key("anyOf").is_some());
-    }
-
-    #[test]
-    fn const_and_enum_types() {
-        let mut v = json!({"type": "object", "properties": {
-            "a": {"const": "x"}, "b": {"enum": [1, 2]}, "c": {"enum": [1, 2.5]}, "d": {"enum": ["a", 1]},
-            "e": {"const": "x", "enum": ["y"]}, "const": {"type": "string"}
-        }});
-        let mut r = RuleReport::default();
-        ConstToEnum.apply(&mut v, &mut r);
-        InferType.apply(&mut v, &mut r);
-        let p = &v["properties"];
-        assert_eq!(p["a"], json!({"enum": ["x"], "type": "string"}));
-        assert_eq!(p["b"]["type"], "integer");
-        assert_eq!(p["c"]["type"], "number");
-        assert!(p["d"].key("type").is_none());
-        assert_eq!(p["e"]["enum"], json!([]));
-        assert_eq!(
-            p["const"],
-            json!({"type": "string"}),
-            "a property named `const` is a name"
-        );
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        tree.walk(|tree, id| {
+            let typed = [
+                Keyword::Type,
+                Keyword::AnyOf,
+                Keyword::OneOf,
+                Keyword::AllOf,
+                Keyword::Ref,
+            ];
+            if !tree.is_object(id) || typed.iter().any(|k| tree.has(id, *k)) {
+                return;
+            }
+            let origin = tree.node(id).origin;
+            let properties = tree.get(id, Keyword::Properties).map(|e| &e.value);
+            if matches!(
+                properties,
+                Some(Slot::Map(_) | Slot::Value(Value::Object(_)))
+            ) {
+                tree.set_value(id, Keyword::Type, "object".into());
+                report.change(
+                    origin,
+                    Some(id),
+                    "`type: \"object\"` inferred from `properties`",
+                );
+                return;
+            }
+            if tree.has(id, Keyword::Items) || tree.has(id, Keyword::PrefixItems) {
+                tree.set_value(id, Keyword::Type, "array".into());
+                report.change(origin, Some(id), "`type: \"array\"` inferred from `items`");
+                return;
+            }
+            let values: Vec<Value> = match (
+                tree.value(id, Keyword::Enum),
+                tree.value(id, Keyword::Const),
+            ) {
+                (Some(Value::Array(values)), _) => values.clone(),
+                (None, Some(c)) if !tree.has(id, Keyword::Enum) => vec![c.clone()],
+                _ => return,
+            };
+            if values.is_empty() {
+                return;
+            }
+            if let Some(t) = homogeneous_type(&values) {
+                tree.set_value(id, Keyword::Type, Value::from(t));
+                report.change(
+                    origin,
+                    Some(id),
+                    format!("`type: \"{t}\"` inferred from the enum or const"),
+                );
+            }
+        });
     }
 }

@@ -1,24 +1,137 @@
-//! Local `$ref`s replaced by their targets, for wire formats without references (Google's).
+//! Local `$ref`s replaced by their targets, for wire forms without references (Google's), and
+//! the definitions nothing references removed before anything else runs.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use super::{Held, Rule, RuleReport, merge_siblings};
-use crate::adapt::report::{LossKind, Pointer};
-use crate::keys::Keys;
-use crate::walk::{
-    SCHEMA_ARRAY_KEYWORDS, SCHEMA_MAP_KEYWORDS, SINGLE_SCHEMA_KEYWORDS, resolve_local,
-};
+use super::refs::merge_sibling;
+use crate::adapt::report::LossKind;
+use crate::adapt::tree::{Body, Entry, Key, Keyword, NodeId, Report, Rule, Slot, Tree};
 
-/// Inlines every local `$ref` (siblings win over the target's keywords) and removes the root's
-/// `$defs`/`definitions`. Recursion is unrolled: a definition already being expanded `unroll`
-/// times on the current path is cut (replaced by the permissive schema, with a description
-/// saying so) and reported as `inlined`. Dangling and external references are dropped and
-/// reported; nothing is fetched.
+/// The root's definitions keywords.
+const DEFINITIONS: [Keyword; 2] = [Keyword::Defs, Keyword::Definitions];
+
+/// On targets whose output keeps no `$defs`: the root's definitions that no reference reaches
+/// from the rest of the document (directly or through other definitions) are removed before
+/// any other rule runs, with one change naming them. Nothing in them constrained a value, so
+/// nothing is lost, and no rule works on them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UnreferencedDefinitions;
+
+impl Rule for UnreferencedDefinitions {
+    fn name(&self) -> &'static str {
+        "unreferenced-definitions"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let root = tree.root;
+        if !DEFINITIONS.iter().any(|k| tree.has(root, *k)) {
+            return;
+        }
+        let reached = reached_definitions(tree);
+        let mut removed = Vec::new();
+        for key in DEFINITIONS {
+            let Some(Slot::Map(members)) = tree.slot_mut(root, key) else {
+                continue;
+            };
+            members.retain(|(name, _)| {
+                let kept = reached.contains(&(key, name.clone()));
+                if !kept {
+                    removed.push(format!("`{name}`"));
+                }
+                kept
+            });
+            if members.is_empty() {
+                tree.take(root, key);
+            }
+        }
+        if !removed.is_empty() {
+            let detail = format!(
+                "{} definition{} nothing references removed before adapting: {}",
+                removed.len(),
+                if removed.len() == 1 { "" } else { "s" },
+                removed.join(", ")
+            );
+            report.change(tree.node(root).origin, Some(root), detail);
+        }
+    }
+}
+
+/// The root's definitions a reference reaches from the document outside them, following the
+/// references in what they reach. `#/$defs` itself reaches them all.
+fn reached_definitions(tree: &Tree) -> HashSet<(Keyword, String)> {
+    let root = tree.root;
+    let definition = |key: Keyword, name: &str| match tree.get(root, key).map(|e| &e.value) {
+        Some(Slot::Map(members)) => members.iter().find(|(n, _)| n == name).map(|(_, id)| *id),
+        _ => None,
+    };
+    let mut reached = HashSet::new();
+    let mut work: Vec<NodeId> = (tree.entries(root).iter())
+        .filter(|e| !DEFINITIONS.iter().any(|k| e.key == *k))
+        .flat_map(|e| e.value.nodes())
+        .collect();
+    // The root's own `$ref` is read without going into its definitions.
+    work.push(root);
+    let mut seen = HashSet::new();
+    while let Some(id) = work.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        if id != root {
+            work.extend(tree.children(id));
+        }
+        let Some(Value::String(reference)) = tree.value(id, Keyword::Ref) else {
+            continue;
+        };
+        let Some(tokens) = reference_tokens(reference) else {
+            continue;
+        };
+        let mut tokens = tokens.into_iter();
+        let Some(key) = tokens.next().and_then(|t| Keyword::parse(&t)) else {
+            continue;
+        };
+        if !DEFINITIONS.contains(&key) {
+            continue;
+        }
+        let names: Vec<String> = match tokens.next() {
+            Some(name) => vec![name],
+            // The definitions map itself: every definition.
+            None => match tree.get(root, key).map(|e| &e.value) {
+                Some(Slot::Map(members)) => members.iter().map(|(n, _)| n.clone()).collect(),
+                _ => Vec::new(),
+            },
+        };
+        for name in names {
+            if let Some(id) = definition(key, &name) {
+                if reached.insert((key, name)) {
+                    work.push(id);
+                }
+            }
+        }
+    }
+    reached
+}
+
+/// The JSON Pointer tokens of a local reference (`#/$defs/A` → `$defs`, `A`), decoded.
+fn reference_tokens(reference: &str) -> Option<Vec<String>> {
+    let fragment = reference.strip_prefix('#')?;
+    let decoded = crate::walk::percent_decoded(fragment)?;
+    let rest = decoded.strip_prefix('/')?;
+    Some(
+        rest.split('/')
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect(),
+    )
+}
+
+/// Every local `$ref` replaced by a copy of its target (the reference's siblings merged over
+/// it), the definitions removed. Recursion is unrolled `unroll` levels, then cut (an `inlined`
+/// loss); a reference that does not resolve is dropped (a `dropped` loss); a definition no
+/// reference used is reported removed.
 #[derive(Clone, Copy, Debug)]
 pub struct InlineRefs {
-    /// How many times one definition may be expanded inside itself.
+    /// How many times one reference is expanded inside itself before it is cut.
     pub unroll: usize,
 }
 
@@ -28,301 +141,168 @@ impl Default for InlineRefs {
     }
 }
 
-/// A use of a definition: where (the referring node, in the coordinates of the rule's input),
-/// the definition, the keywords the referring node had itself, and when its expansion ended.
-struct Use {
-    site: Pointer,
-    definition: String,
-    kept: Vec<String>,
-    ended: usize,
-}
-
-struct Ctx<'a> {
-    root: &'a Value,
-    unroll: usize,
-    active: HashMap<String, usize>,
-    /// Every reference expanded, to tell which definitions nothing uses.
-    used: std::collections::HashSet<String>,
-    /// Where each definition went, for positions recorded in it before: per reference, its
-    /// first use outside the definitions and its first use at all (not counting uses inside
-    /// its own expansion), each numbered in the order their expansions ended. Two per
-    /// definition at most, so the log grows with the definitions, not with the uses.
-    uses: HashMap<String, [Option<Use>; 2]>,
-    ended: usize,
-    /// Whether the node being expanded stands in the root's definitions (every position of an
-    /// expansion starts with the reference it expands): known without reading a position's text,
-    /// which for a reference at every level of a nesting made the rule quadratic in the depth.
-    inside: bool,
-    report: &'a mut RuleReport,
-}
-
-use crate::walk::escape;
-
-/// Whether a position is inside the root's definitions.
-fn in_definitions(at: &str) -> bool {
-    at.starts_with("/$defs/") || at.starts_with("/definitions/")
-}
-
-impl Ctx<'_> {
-    /// The expansion of `node` found at `at` (a pointer in the input).
-    fn expand(&mut self, node: &Value, at: &Pointer) -> Value {
-        crate::stack::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.expand_inner(node, at))
-    }
-
-    fn expand_inner(&mut self, node: &Value, at: &Pointer) -> Value {
-        let Value::Object(map) = node else {
-            return node.clone();
-        };
-        if let Some(Value::String(reference)) = map.key("$ref") {
-            let reference = reference.clone();
-            let siblings: Map<String, Value> = map
-                .iter()
-                .filter(|(k, _)| *k != "$ref")
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            let target = if reference.starts_with('#') {
-                resolve_local(self.root, &reference)
-            } else {
-                None
-            };
-            let Some(target) = target else {
-                let why = if reference.starts_with('#') {
-                    "does not resolve"
-                } else {
-                    "points to another document, which is never fetched"
-                };
-                self.report.loss(at.child("$ref"), "$ref", LossKind::Dropped, format!("`$ref: {reference}` {why}; the node accepts any value of its other keywords"));
-                return self.expand(&Value::Object(siblings), at);
-            };
-            let depth = self.active.get(&reference).copied().unwrap_or(0);
-            if depth >= self.unroll {
-                self.report.loss(at.child("$ref"), "$ref", LossKind::Inlined, format!("recursion through `{reference}` cut after {} levels: deeper values are not described", self.unroll));
-                let mut cut = siblings;
-                cut.entry("description").or_insert_with(|| {
-                    json!(format!("(recursive `{reference}`, not expanded further)"))
-                });
-                return Value::Object(cut);
-            }
-            self.used.insert(reference.clone());
-            *self.active.entry(reference.clone()).or_insert(0) += 1;
-            let mut merged = match target {
-                Value::Object(t) => t.clone(),
-                Value::Bool(true) => Map::new(),
-                other => {
-                    let mut m = Map::new();
-                    m.insert("not".into(), json!({}));
-                    let _ = other;
-                    m
-                }
-            };
-            merged.take_key("$defs");
-            merged.take_key("definitions");
-            let target_at = reference.trim_start_matches('#').to_owned();
-            let kept: Vec<String> = siblings.keys().cloned().collect();
-            merge_siblings(&mut merged, siblings, &target_at, self.report);
-            let site_inside = self.inside;
-            self.inside = in_definitions(&target_at);
-            let out = self.expand(&Value::Object(merged), &Pointer::parse(&target_at));
-            self.inside = site_inside;
-            if let Some(n) = self.active.get_mut(&reference) {
-                *n -= 1;
-            }
-            // Where the definition went, for positions recorded in it before. A use inside its
-            // own expansion (recursion) is not where it went.
-            if depth == 0 && in_definitions(&target_at) {
-                self.ended += 1;
-                let uses = self.uses.entry(reference).or_default();
-                let slot = usize::from(site_inside);
-                if uses[slot].is_none() {
-                    uses[slot] = Some(Use {
-                        site: at.clone(),
-                        definition: target_at,
-                        kept,
-                        ended: self.ended,
-                    });
-                }
-            }
-            return out;
-        }
-        let mut out = Map::new();
-        for (key, value) in map {
-            let k = key.as_str();
-            let new = if SCHEMA_MAP_KEYWORDS.contains(&k) && k != "$defs" && k != "definitions" {
-                match value {
-                    Value::Object(entries) => Value::Object(
-                        entries
-                            .iter()
-                            .map(|(name, sub)| {
-                                (name.clone(), self.expand(sub, &at.child(k).child(name)))
-                            })
-                            .collect(),
-                    ),
-                    other => other.clone(),
-                }
-            } else if SCHEMA_ARRAY_KEYWORDS.contains(&k) && value.is_array() {
-                Value::Array(
-                    value
-                        .as_array()
-                        .expect("checked")
-                        .iter()
-                        .enumerate()
-                        .map(|(i, sub)| self.expand(sub, &at.child(k).index(i)))
-                        .collect(),
-                )
-            } else if SINGLE_SCHEMA_KEYWORDS.contains(&k) {
-                self.expand(value, &at.child(k))
-            } else {
-                value.clone()
-            };
-            out.insert(key.clone(), new);
-        }
-        Value::Object(out)
-    }
-}
-
 impl Rule for InlineRefs {
     fn name(&self) -> &'static str {
         "inline-refs"
     }
 
-    fn wanted(&self, held: &Held<'_>) -> bool {
-        held.may_hold("$ref") || held.may_hold("$defs") || held.may_hold("definitions")
-    }
-
-    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::moves_and_adds(held, &["description", "not"], add)
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        let has_refs = crate::walk::Walk::new(schema)
-            .nodes
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let root = tree.root;
+        let has_defs = DEFINITIONS.iter().any(|k| tree.has(root, *k));
+        let has_refs = tree
+            .breadth_first()
             .iter()
-            .any(|(n, _)| n.key("$ref").is_some());
-        let has_defs = schema.key("$defs").is_some() || schema.key("definitions").is_some();
+            .any(|r| tree.has(r.id, Keyword::Ref));
         if !has_refs && !has_defs {
             return;
         }
-        let mut root = schema.clone();
-        if let Value::Object(m) = &mut root {
-            m.take_key("$defs");
-            m.take_key("definitions");
+        // References resolve against the document as it was (a copy: the root is expanded in
+        // place).
+        let pristine = tree.copy(root);
+        let definitions: Vec<Entry> = DEFINITIONS
+            .iter()
+            .filter_map(|k| tree.take(root, *k))
+            .collect();
+        // The references being expanded, innermost last: (reference, the one it is inside).
+        // The root counts as `#` once.
+        let mut chain: Vec<(String, usize)> = vec![("#".to_owned(), usize::MAX)];
+        let mut used: HashSet<String> = HashSet::new();
+        let mut work = vec![(root, 0usize)];
+        while let Some((id, mut at)) = work.pop() {
+            // A node whose reference is expanded is looked at again: its target may be a
+            // reference too.
+            while let Some(Value::String(reference)) = tree.value(id, Keyword::Ref) {
+                let reference = reference.clone();
+                let ref_entry = tree.take(id, Keyword::Ref).expect("there");
+                let target = (reference.starts_with('#'))
+                    .then(|| tree.resolve_in(pristine, &reference))
+                    .flatten();
+                let Some(target) = target else {
+                    let why = if reference.starts_with('#') {
+                        "does not resolve"
+                    } else {
+                        "points to another document, which is never fetched"
+                    };
+                    let detail = format!(
+                        "`$ref: {reference}` {why}; the node accepts any value of its other keywords"
+                    );
+                    report.loss(
+                        ref_entry.origin,
+                        Some(id),
+                        "$ref",
+                        LossKind::Dropped,
+                        detail,
+                    );
+                    break;
+                };
+                let depth = chain_count(&chain, at, &reference);
+                if depth >= self.unroll {
+                    let detail = format!(
+                        "recursion through `{reference}` cut after {} levels: deeper values are not described",
+                        self.unroll
+                    );
+                    report.loss(
+                        ref_entry.origin,
+                        Some(id),
+                        "$ref",
+                        LossKind::Inlined,
+                        detail,
+                    );
+                    if !tree.has(id, Keyword::Description) {
+                        let text = format!("(recursive `{reference}`, not expanded further)");
+                        tree.set_value(id, Keyword::Description, Value::String(text));
+                    }
+                    // Not expanded further: its other keywords stay as they are.
+                    at = usize::MAX;
+                    break;
+                }
+                used.insert(reference.clone());
+                chain.push((reference, at));
+                at = chain.len() - 1;
+                let copy = match tree.node(target).body {
+                    Body::Object(_) => tree.copy(target),
+                    Body::Bool(true) => {
+                        tree.add(tree.node(target).origin, Body::Object(Vec::new()))
+                    }
+                    _ => {
+                        let origin = tree.node(target).origin;
+                        let empty = tree.add(origin, Body::Object(Vec::new()));
+                        let not = Entry {
+                            key: Key::Kw(Keyword::Not),
+                            value: Slot::Schema(empty),
+                            origin,
+                        };
+                        tree.add(origin, Body::Object(vec![not]))
+                    }
+                };
+                for key in DEFINITIONS {
+                    tree.take(copy, key);
+                }
+                let siblings = tree.entries_mut(id).map(std::mem::take).unwrap_or_default();
+                let target_entries = tree
+                    .entries_mut(copy)
+                    .map(std::mem::take)
+                    .unwrap_or_default();
+                *tree.entries_mut(id).expect("an object") = target_entries;
+                // The copy's entries are the referring node's now.
+                tree.node_mut(copy).merged_into = Some(id);
+                for sibling in siblings {
+                    merge_sibling(tree, id, sibling, report);
+                }
+            }
+            if at == usize::MAX {
+                continue;
+            }
+            // Its subschemas, in order (a nested `$defs` is kept as it is).
+            let children: Vec<NodeId> = (tree.entries(id).iter())
+                .filter(|e| !DEFINITIONS.iter().any(|k| e.key == *k))
+                .flat_map(|e| e.value.nodes())
+                .collect();
+            work.extend(children.into_iter().rev().map(|c| (c, at)));
         }
-        let mut ctx = Ctx {
-            root: schema,
-            unroll: self.unroll,
-            active: HashMap::new(),
-            used: std::collections::HashSet::new(),
-            uses: HashMap::new(),
-            ended: 0,
-            inside: false,
-            report,
-        };
-        // The root itself is expanded as `#`, so `$ref: "#"` counts as recursion.
-        ctx.active.insert("#".to_owned(), 1);
-        let out = ctx.expand(&root, &Pointer::root());
-        // Definitions no reference reaches leave with `$defs`, and say so.
-        let used = std::mem::take(&mut ctx.used);
-        let uses = std::mem::take(&mut ctx.uses);
-        for defs in ["$defs", "definitions"] {
-            let Some(Value::Object(entries)) = schema.get(defs) else {
+        for entry in definitions {
+            let Slot::Map(members) = entry.value else {
                 continue;
             };
-            for name in entries.keys() {
-                let at = format!("/{}/{}", escape(defs), escape(name));
-                if !used.contains(&format!("#{at}")) {
+            let key = entry.key.as_str();
+            // Named as the input spelled it (`definitions` upgraded to `$defs`).
+            let spelled = tree.keyword_at(entry.origin).map_or(key, |k| k.as_str());
+            for (name, id) in members {
+                let reference = format!(
+                    "#/{}/{}",
+                    crate::walk::escape(key),
+                    crate::walk::escape(&name)
+                );
+                if !used.contains(&reference) {
+                    let detail =
+                        format!("definition `{name}` is referenced nowhere; removed with `{key}`");
                     report.loss(
-                        &at,
-                        defs,
+                        tree.node(id).origin,
+                        None,
+                        spelled.to_owned(),
                         LossKind::Dropped,
-                        format!("definition `{name}` is referenced nowhere; removed with `{defs}`"),
+                        detail,
                     );
                 }
             }
         }
         if has_defs {
-            report.change("", "local references inlined; `$defs` removed");
+            let origin = tree.node(root).origin;
+            report.change(
+                origin,
+                Some(root),
+                "local references inlined; `$defs` removed",
+            );
         }
-        // Logged after every entry of this rule, which names places as the input had them.
-        // Each definition went to its first use outside the definitions, else to its first use
-        // (inside another definition, whose own move, logged after, takes it on: moves in the
-        // order their expansions ended put a definition used inside another first).
-        let mut moves: Vec<Use> = uses
-            .into_values()
-            .filter_map(|[outside, inside]| outside.or(inside))
-            .collect();
-        moves.sort_unstable_by_key(|u| u.ended);
-        for u in moves {
-            report.inlined(u.site, Pointer::parse(&u.definition), u.kept);
-        }
-        *schema = out;
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// An internally tagged newtype variant: schemars puts the tag property next to a `$ref` to
-    /// the struct. Both apply, so inlining keeps the struct's fields and the tag.
-    #[test]
-    fn sibling_properties_and_required_are_united_with_the_target() {
-        let mut v = json!({"type": "object", "properties": {"v": {
-            "type": "object", "properties": {"kind": {"const": "w"}}, "required": ["kind"],
-            "$ref": "#/$defs/P"
-        }}, "$defs": {"P": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}}});
-        let mut r = RuleReport::default();
-        InlineRefs::default().apply(&mut v, &mut r);
-        let node = &v["properties"]["v"];
-        assert_eq!(
-            node["properties"],
-            json!({"x": {"type": "number"}, "kind": {"const": "w"}})
-        );
-        assert_eq!(node["required"], json!(["x", "kind"]));
-        assert!(r.losses.is_empty(), "{:?}", r.losses);
+/// How many times `reference` is being expanded at chain link `at` and the links it is inside.
+fn chain_count(chain: &[(String, usize)], mut at: usize, reference: &str) -> usize {
+    let mut count = 0;
+    while at != usize::MAX {
+        count += usize::from(chain[at].0 == reference);
+        at = chain[at].1;
     }
-
-    #[test]
-    fn inlines_and_cuts_recursion() {
-        let mut v = json!({
-            "type": "object",
-            "properties": {
-                "a": {"$ref": "#/$defs/A", "description": "the a"},
-                "tree": {"$ref": "#/$defs/Tree"},
-                "self": {"$ref": "#"},
-                "gone": {"$ref": "#/$defs/Nope"},
-                "$defs": {"type": "string"}
-            },
-            "$defs": {
-                "A": {"type": "string", "description": "an A"},
-                "Tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}
-            }
-        });
-        let mut r = RuleReport::default();
-        InlineRefs::default().apply(&mut v, &mut r);
-        let p = &v["properties"];
-        // The field's text first, then the definition's: neither is lost.
-        assert_eq!(
-            p["a"],
-            json!({"type": "string", "description": "the a\n\nan A"})
-        );
-        assert_eq!(
-            p["tree"]["properties"]["kids"]["items"]["properties"]["kids"]["items"]["description"],
-            "(recursive `#/$defs/Tree`, not expanded further)"
-        );
-        assert_eq!(
-            p["$defs"],
-            json!({"type": "string"}),
-            "a property named `$defs` stays"
-        );
-        assert!(v.key("$defs").is_none());
-        assert!(
-            p["self"]["properties"]["self"]["description"]
-                .as_str()
-                .unwrap()
-                .contains("recursive `#`")
-        );
-        assert_eq!(p["gone"], json!({}));
-        let kinds: Vec<_> = r.losses.iter().map(|l| l.kind).collect();
-        assert!(kinds.contains(&LossKind::Inlined) && kinds.contains(&LossKind::Dropped));
-    }
+    count
 }

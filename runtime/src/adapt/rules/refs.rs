@@ -1,15 +1,13 @@
-//! `$ref` forms strict providers reject: a single-element `allOf`, and `$ref` with siblings.
+//! `$ref` forms strict providers reject: an `allOf` of one schema, and `$ref` with siblings.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::{Held, Rule, RuleReport, joined_description, merge_siblings};
+use super::{joined_description, json_text, str_of};
 use crate::adapt::report::LossKind;
-use crate::adapt::visit::{Order, visit};
-use crate::keys::Keys;
-use crate::walk::{Walk, pointer, resolve_local};
+use crate::adapt::tree::{Entry, Keyword, NodeId, Refused, Report, Rule, Slot, Tree};
 
-/// `allOf: [S]` with one schema: `S` merged into the node (schemars' draft-07 form of a
-/// documented `$ref` field). Same meaning; a change.
+/// Merges an `allOf` of exactly one object schema into its node (the branch's keywords set on
+/// the node, the descriptions joined, the node's first). A change: the same values validate.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MergeSingleAllOf;
 
@@ -18,244 +16,259 @@ impl Rule for MergeSingleAllOf {
         "merge-single-allof"
     }
 
-    fn wanted(&self, held: &Held<'_>) -> bool {
-        held.may_hold("allOf")
-    }
-
-    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::moves_and_adds(held, &["description"], add)
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        visit(schema, Order::Pre, &mut |node, path| {
-            let Value::Object(map) = node else { return };
-            // The merged entry may itself be an `allOf` of one (nested): merged in turn, so the
-            // output is a fixed point (bounded: each round removes one level).
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        if !tree.holds(Keyword::AllOf) {
+            return;
+        }
+        tree.walk(|tree, id| {
+            // Bounded: each round takes one `allOf` away (a merged branch may bring another).
             for _ in 0..64 {
-                let single = matches!(map.key("allOf"), Some(Value::Array(a)) if a.len() == 1 && a[0].is_object());
-                if !single {
-                    return;
-                }
-                let Some(Value::Array(mut all)) = map.take_key("allOf") else {
-                    unreachable!()
+                let branch = match tree.get(id, Keyword::AllOf).map(|e| &e.value) {
+                    Some(Slot::Schemas(all)) if all.len() == 1 && tree.is_object(all[0]) => all[0],
+                    _ => return,
                 };
-                let Value::Object(entry) = all.remove(0) else {
-                    unreachable!()
-                };
-                // The entry's keywords over the node's, the node's own description first.
-                let description =
-                    joined_description(map.key("description"), entry.key("description"));
-                // Logged as moved, so that what later rules record in the entry is named where
-                // it stands in the input (not in the first branch of the node's that has the
-                // same keyword).
-                let mut keys = Vec::with_capacity(entry.len());
-                for (k, v) in entry {
-                    if k != "description" {
-                        keys.push(k.clone());
-                    }
-                    map.insert(k, v);
+                tree.take(id, Keyword::AllOf);
+                let description = joined_description(
+                    tree.value(id, Keyword::Description),
+                    tree.value(branch, Keyword::Description),
+                );
+                let entries = tree
+                    .entries_mut(branch)
+                    .map(std::mem::take)
+                    .unwrap_or_default();
+                tree.node_mut(branch).merged_into = Some(id);
+                for entry in entries {
+                    tree.set(id, entry);
                 }
                 if let Some(d) = description {
-                    map.insert("description".into(), d);
+                    match tree.value_mut(id, Keyword::Description) {
+                        Some(own) => *own = d,
+                        None => tree.set_value(id, Keyword::Description, d),
+                    }
                 }
-                let at = path.pointer();
-                report.lifted(&at, at.child("allOf").index(0), keys, true);
-                report.change(at, "`allOf` of one schema merged into the node");
+                let origin = tree.node(id).origin;
+                report.change(
+                    origin,
+                    Some(id),
+                    "`allOf` of one schema merged into the node",
+                );
             }
         });
     }
 }
 
-/// `$ref` next to other keywords (OpenAI: "$ref cannot have keywords {'description'}"): the
-/// target is inlined and the siblings merged over it. A `$ref` to the root (`#`) cannot be
-/// inlined; its annotation siblings are dropped (reported). Repeats until no such node is left,
-/// a bounded number of rounds (recursive definitions reached through siblings fail).
+/// `$ref` next to other keywords (OpenAI: "$ref cannot have keywords {'description'}"): a copy
+/// of the target is inlined and the siblings merged over it (`properties` and `required`
+/// united, descriptions joined, any other keyword the sibling's). A `$ref` to the root (`#`)
+/// cannot be inlined; its annotation siblings are dropped (reported). Repeats until no such
+/// node is left, in at most 16 rounds (definitions that reach each other through siblings are
+/// recursion: refused).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ResolveRefSiblings;
 
-const ROUNDS: usize = 16;
-
-/// A node to rewrite: its pointer, its `$ref`, and the target when it can be inlined.
-type Planned = (String, String, Option<Map<String, Value>>);
+/// The siblings of `$ref: "#"` that can be dropped.
 const ANNOTATIONS: &[&str] = &["description", "title", "$comment", "examples", "deprecated"];
+
+/// A node to rewrite in one round: where it stands, its reference, and a copy of the target
+/// when it can be inlined.
+struct Planned {
+    node: NodeId,
+    at: String,
+    reference: String,
+    copy: Option<NodeId>,
+}
 
 impl Rule for ResolveRefSiblings {
     fn name(&self) -> &'static str {
         "resolve-ref-siblings"
     }
 
-    fn wanted(&self, held: &Held<'_>) -> bool {
-        held.may_hold("$ref")
-    }
-
-    fn adds(&self, held: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::moves_and_adds(held, &["description"], add)
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        // Most documents have no `$ref` with siblings: found without building a walk.
-        let mut any = false;
-        crate::adapt::visit::visit_ref(schema, &mut |node, _| {
-            any |= node
-                .as_object()
-                .is_some_and(|m| m.len() > 1 && matches!(m.key("$ref"), Some(Value::String(_))));
-        });
-        if !any {
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let with_siblings = |tree: &Tree, id: NodeId| {
+            tree.entries(id).len() > 1
+                && matches!(tree.value(id, Keyword::Ref), Some(Value::String(_)))
+        };
+        if !tree.holds(Keyword::Ref) {
             return;
         }
-        // The first round's node count (one walk per round: it also counts the nodes).
         let mut initial = None;
-        for _ in 0..ROUNDS {
-            // Plan on the immutable document, then apply.
-            let mut plan: Vec<Planned> = Vec::new();
-            {
-                let walk = Walk::new(schema);
-                let initial = *initial.get_or_insert(walk.nodes.len());
-                // Definitions that reach each other through references with siblings grow the
-                // document each round: past a bound, that is recursion.
-                if walk.nodes.len() > initial.saturating_mul(16).max(4096) {
-                    report.fail("", "references with sibling keywords keep growing the schema when inlined (mutually recursive definitions)");
+        for _ in 0..16 {
+            let list = tree.breadth_first();
+            let initial = *initial.get_or_insert(list.len());
+            if list.len() > initial.saturating_mul(16).max(4096) {
+                report.fail(Refused::root(), "references with sibling keywords keep growing the schema when inlined (mutually recursive definitions)");
+                return;
+            }
+            let mut plan = Vec::new();
+            for (index, r) in list.iter().enumerate() {
+                if !with_siblings(tree, r.id) {
+                    continue;
+                }
+                let reference = str_of(tree, r.id, Keyword::Ref)
+                    .unwrap_or_default()
+                    .to_owned();
+                let at = Tree::pointer_of(&list, index);
+                // A definition that reaches itself through a `$ref` with siblings would be
+                // copied into itself on every round: recursion has no inlined form.
+                let inside_target = (reference.strip_prefix('#'))
+                    .filter(|t| !t.is_empty())
+                    .is_some_and(|t| at == t || at.starts_with(&format!("{t}/")));
+                if inside_target {
+                    report.fail(
+                        tree.refused(&list, index),
+                        format!("`$ref: {reference}` with sibling keywords inside the definition it names: a recursive definition cannot be inlined"),
+                    );
                     return;
                 }
-                for (index, (node, _)) in walk.nodes.iter().enumerate() {
-                    let Some(map) = node.as_object() else {
-                        continue;
-                    };
-                    let Some(Value::String(r)) = map.key("$ref") else {
-                        continue;
-                    };
-                    if map.len() == 1 {
-                        continue;
-                    }
-                    let at = pointer(&walk.steps(index));
-                    // A definition that reaches itself through a `$ref` with siblings would be
-                    // copied into itself on every round: recursion has no inlined form.
-                    let inside_target = r
-                        .strip_prefix('#')
-                        .filter(|t| !t.is_empty()) // `#`, the root: handled below
-                        .is_some_and(|t| at == t || at.starts_with(&format!("{t}/")));
-                    if inside_target {
-                        report.fail(
-                            &at,
-                            format!("`$ref: {r}` with sibling keywords inside the definition it names: a recursive definition cannot be inlined"),
-                        );
-                        return;
-                    }
-                    let target = if r == "#" {
-                        None
-                    } else {
-                        resolve_local(schema, r).and_then(Value::as_object).cloned()
-                    };
-                    plan.push((at, r.clone(), target));
-                }
+                plan.push((r.id, at, reference));
             }
             if plan.is_empty() {
                 return;
             }
-            // Deepest first, so that replacing a node never moves a planned one.
-            plan.sort_by_key(|(at, _, _)| std::cmp::Reverse(at.matches('/').count()));
-            for (at, reference, target) in plan {
-                let Some(Value::Object(node)) = schema.pointer_mut(&at) else {
-                    continue;
-                };
-                node.take_key("$ref");
-                match target {
-                    Some(mut target) => {
-                        // Definitions stay where they are; only the node is inlined.
-                        target.take_key("$defs");
-                        target.take_key("definitions");
-                        let target_at = reference.trim_start_matches('#').to_owned();
-                        merge_siblings(&mut target, std::mem::take(node), &target_at, report);
-                        *node = target;
-                        report.change(&at, format!("`$ref: {reference}` with siblings inlined"));
+            // The targets copied as they are before the round rewrites anything.
+            let mut plan: Vec<Planned> = (plan.into_iter())
+                .map(|(node, at, reference)| {
+                    let target = (reference != "#")
+                        .then(|| tree.resolve(&reference))
+                        .flatten()
+                        .filter(|t| tree.is_object(*t));
+                    let copy = target.map(|t| tree.copy(t));
+                    Planned {
+                        node,
+                        at,
+                        reference,
+                        copy,
                     }
-                    None => {
-                        let siblings: Vec<String> = node.keys().cloned().collect();
-                        let droppable = siblings.iter().all(|k| ANNOTATIONS.contains(&k.as_str()));
-                        if reference == "#" && droppable {
-                            for k in siblings {
-                                let v = node.shift_remove(&k).expect("listed");
-                                report.loss(format!("{at}/{k}"), &k, LossKind::Dropped, format!("`{k}: {v}` beside `$ref: #` (the provider rejects `$ref` siblings, and the root cannot be inlined)"));
-                            }
-                            node.insert("$ref".into(), Value::String(reference));
-                        } else {
-                            node.insert("$ref".into(), Value::String(reference.clone()));
-                            report.fail(
-                                &at,
-                                format!(
-                                    "`$ref: {reference}` has sibling keywords and cannot be inlined"
-                                ),
-                            );
-                            return;
-                        }
-                    }
+                })
+                .collect();
+            // Deepest first (the order in which the entries are recorded).
+            plan.sort_by_key(|p| std::cmp::Reverse(p.at.matches('/').count()));
+            for p in plan {
+                if !inline(tree, p, report) {
+                    return;
                 }
             }
         }
-        report.fail("", "references with sibling keywords keep reappearing after inlining (recursive definitions)");
+        report.fail(Refused::root(), "references with sibling keywords keep reappearing after inlining (recursive definitions)");
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn single_allof_then_ref_siblings() {
-        let mut v = json!({
-            "type": "object",
-            "properties": {
-                "a": {"allOf": [{"$ref": "#/$defs/A"}], "description": "the a"},
-                "self": {"$ref": "#", "description": "again"}
-            },
-            "$defs": {"A": {"type": "object", "description": "an A", "properties": {"x": {"type": "string"}}}}
-        });
-        let mut r = RuleReport::default();
-        MergeSingleAllOf.apply(&mut v, &mut r);
-        ResolveRefSiblings.apply(&mut v, &mut r);
-        assert_eq!(
-            v["properties"]["a"],
-            json!({"type": "object", "description": "the a\n\nan A", "properties": {"x": {"type": "string"}}})
+/// Inlines one planned reference; false when it is refused.
+fn inline(tree: &mut Tree, p: Planned, report: &mut Report) -> bool {
+    let Planned {
+        node,
+        reference,
+        copy,
+        ..
+    } = p;
+    let Some(reference_entry) = tree.take(node, Keyword::Ref) else {
+        return true;
+    };
+    let Some(copy) = copy else {
+        let droppable = (tree.entries(node).iter()).all(|e| ANNOTATIONS.contains(&e.key.as_str()));
+        if reference == "#" && droppable {
+            for e in tree
+                .entries_mut(node)
+                .map(std::mem::take)
+                .unwrap_or_default()
+            {
+                let k = e.key.as_str().to_owned();
+                let detail = format!(
+                    "`{k}: {}` beside `$ref: #` (the provider rejects `$ref` siblings, and the root cannot be inlined)",
+                    tree.slot_value(&e.value)
+                );
+                report.loss(e.origin, None, k, LossKind::Dropped, detail);
+            }
+            tree.set(node, reference_entry);
+            return true;
+        }
+        tree.set(node, reference_entry);
+        report.fail(
+            tree.refused_node(node),
+            format!("`$ref: {reference}` has sibling keywords and cannot be inlined"),
         );
-        assert_eq!(v["properties"]["self"], json!({"$ref": "#"}));
-        assert!(r.failure.is_none());
-        assert_eq!(r.losses.len(), 1);
+        return false;
+    };
+    // Definitions stay where they are; only the node is inlined.
+    tree.take(copy, Keyword::Defs);
+    tree.take(copy, Keyword::Definitions);
+    let siblings = tree
+        .entries_mut(node)
+        .map(std::mem::take)
+        .unwrap_or_default();
+    let target = tree
+        .entries_mut(copy)
+        .map(std::mem::take)
+        .unwrap_or_default();
+    *tree.entries_mut(node).expect("an object") = target;
+    // The copy's entries are the referring node's now.
+    tree.node_mut(copy).merged_into = Some(node);
+    for sibling in siblings {
+        merge_sibling(tree, node, sibling, report);
     }
+    let origin = tree.node(node).origin;
+    report.change(
+        origin,
+        Some(node),
+        format!("`$ref: {reference}` with siblings inlined"),
+    );
+    true
+}
 
-    /// Found by the fuzz suite: the definition was copied into itself on every round until the
-    /// stack overflowed.
-    #[test]
-    fn a_definition_reaching_itself_with_siblings_fails_at_once() {
-        let mut v = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/D"}},
-            "$defs": {"D": {"type": "array", "prefixItems": [{"$ref": "#/$defs/D", "description": "again"}]}}});
-        let mut r = RuleReport::default();
-        ResolveRefSiblings.apply(&mut v, &mut r);
-        let failure = r.failure.expect("recursion has no inlined form");
-        assert_eq!(failure.pointer, "/$defs/D/prefixItems/0");
+/// One sibling keyword of an inlined reference over the target's entries at `node`.
+pub(crate) fn merge_sibling(tree: &mut Tree, node: NodeId, sibling: Entry, report: &mut Report) {
+    let key = sibling.key.clone();
+    if key == Keyword::Description {
+        let own = tree.value(node, Keyword::Description);
+        if let Some(joined) = joined_description(sibling.value.as_value(), own) {
+            tree.set(
+                node,
+                Entry {
+                    value: Slot::Value(joined),
+                    ..sibling
+                },
+            );
+        }
+        return;
     }
-
-    /// Two definitions that reach each other through references with siblings: neither node is
-    /// inside the definition it names at first, but the first round copies each into the other,
-    /// and the second finds the copy naming its own definition.
-    #[test]
-    fn mutually_recursive_definitions_with_siblings_fail_in_the_second_round() {
-        let mut v = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}},
-        "$defs": {
-            "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B", "description": "to B"}}},
-            "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A", "description": "to A"}}}
-        }});
-        let mut r = RuleReport::default();
-        ResolveRefSiblings.apply(&mut v, &mut r);
-        let failure = r.failure.expect("mutual recursion has no inlined form");
-        assert_eq!(failure.pointer, "/$defs/A/properties/b/properties/a");
+    // Both apply (a `$ref` and its siblings hold together): an internally tagged variant's tag
+    // property next to the referenced struct's fields keeps both.
+    let own = tree.get(node, Keyword::Properties).map(|e| &e.value);
+    if let (true, Some(Slot::Map(_)), Slot::Map(more)) =
+        (key == Keyword::Properties, own, &sibling.value)
+    {
+        let more = more.clone();
+        if let Some(Slot::Map(own)) = tree.slot_mut(node, Keyword::Properties) {
+            for (name, schema) in more {
+                match own.iter_mut().find(|(n, _)| *n == name) {
+                    Some(slot) => slot.1 = schema,
+                    None => own.push((name, schema)),
+                }
+            }
+        }
+        return;
     }
-
-    #[test]
-    fn unresolvable_ref_with_siblings_fails() {
-        let mut v = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope", "description": "x"}}});
-        let mut r = RuleReport::default();
-        ResolveRefSiblings.apply(&mut v, &mut r);
-        assert!(r.failure.is_some());
+    if let (true, Some(Value::Array(_)), Some(Value::Array(more))) = (
+        key == Keyword::Required,
+        tree.value(node, Keyword::Required),
+        sibling.value.as_value(),
+    ) {
+        let more = more.clone();
+        if let Some(Value::Array(own)) = tree.value_mut(node, Keyword::Required) {
+            crate::adapt::rules::push_each_once(own, more);
+        }
+        return;
     }
+    if let Some(old) = tree.entries(node).iter().find(|e| e.key == key) {
+        if !tree.same_slot(&old.value, &sibling.value) {
+            let k = key.as_str().to_owned();
+            let detail = format!(
+                "`{k}: {}` of the definition is replaced by the referring node's `{k}: {}` where it is inlined",
+                json_text(&tree.slot_value(&old.value)),
+                json_text(&tree.slot_value(&sibling.value))
+            );
+            report.loss(old.origin, Some(node), k, LossKind::Dropped, detail);
+        }
+    }
+    tree.set(node, sibling);
 }

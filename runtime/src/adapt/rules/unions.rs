@@ -1,21 +1,23 @@
-//! Union forms strict providers accept: `anyOf` only, without nested pure unions.
+//! `oneOf` read as `anyOf` (strict modes and Responses take `anyOf` only), and nested pure
+//! unions spliced into their parent.
 
-use serde_json::{Map, Value};
+use std::collections::HashSet;
 
-use super::{Held, Rule, RuleReport, is_pure_any_of};
+use serde_json::Value;
+
 use crate::adapt::report::LossKind;
-use crate::adapt::visit::{Order, visit};
-use crate::keys::Keys;
+use crate::adapt::tree::{Body, Entry, Keyword, NodeId, Report, Rule, Slot, Tree};
 
-/// `oneOf` → `anyOf` (OpenAI strict supports only `anyOf`). When the branches are provably
-/// exclusive (disjoint types, disjoint enums, or a shared required tag with disjoint values)
-/// nothing changes in meaning; otherwise a value matching two branches is now accepted, which
-/// is reported as widened.
+/// Rewrites `oneOf` as `anyOf` (beside an `anyOf` the node has, inside an `allOf`). Where the
+/// branches are provably exclusive (disjoint types, disjoint `const`/`enum` values, or a
+/// required property whose values are disjoint) nothing is lost: a change. Otherwise a value
+/// matching several branches is no longer rejected: a `widened` loss.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OneOfToAnyOf;
 
-fn type_set(m: &Map<String, Value>) -> Option<Vec<String>> {
-    let mut ts: Vec<String> = match m.key("type")? {
+/// The types a node accepts (`integer` with `number`), when it says.
+fn type_set(tree: &Tree, id: NodeId) -> Option<Vec<String>> {
+    let mut ts: Vec<String> = match tree.value(id, Keyword::Type)? {
         Value::String(t) => vec![t.clone()],
         Value::Array(ts) => ts
             .iter()
@@ -29,65 +31,94 @@ fn type_set(m: &Map<String, Value>) -> Option<Vec<String>> {
     Some(ts)
 }
 
-fn values_of(s: &Value) -> Option<Vec<&Value>> {
-    if let Some(c) = s.key("const") {
+/// The values a node's `const` or `enum` allows.
+fn values_of<'v>(map: &[(&str, &'v Value)]) -> Option<Vec<&'v Value>> {
+    if let Some((_, c)) = map.iter().find(|(k, _)| *k == "const") {
         return Some(vec![c]);
     }
-    s.key("enum")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().collect())
+    let (_, values) = map.iter().find(|(k, _)| *k == "enum")?;
+    values.as_array().map(|a| a.iter().collect())
+}
+
+/// A node's own plain values, by key.
+fn own_values(tree: &Tree, id: NodeId) -> Vec<(&str, &Value)> {
+    (tree.entries(id).iter())
+        .filter_map(|e| e.value.as_value().map(|v| (e.key.as_str(), v)))
+        .collect()
+}
+
+/// The values property `name` of node `id` allows by its `const` or `enum`.
+fn property_values<'t>(tree: &'t Tree, id: NodeId, name: &str) -> Option<Vec<&'t Value>> {
+    match &tree.get(id, Keyword::Properties)?.value {
+        Slot::Map(members) => {
+            let (_, p) = members.iter().find(|(n, _)| n == name)?;
+            values_of(&own_values(tree, *p))
+        }
+        Slot::Value(Value::Object(members)) => {
+            let p = members.get(name)?.as_object()?;
+            let own: Vec<(&str, &Value)> = p.iter().map(|(k, v)| (k.as_str(), v)).collect();
+            values_of(&own)
+        }
+        _ => None,
+    }
 }
 
 fn disjoint(a: &[&Value], b: &[&Value]) -> bool {
     a.iter().all(|x| !b.contains(x))
 }
 
-fn resolve<'a>(root: &'a Value, v: &'a Value) -> &'a Value {
-    match v.key("$ref").and_then(Value::as_str) {
-        Some(r) => crate::walk::resolve_local(root, r).unwrap_or(v),
-        None => v,
-    }
-}
-
-/// Whether no value can match both schemas, as far as a cheap look can tell.
-fn exclusive(a: &Value, b: &Value) -> bool {
-    let (Some(ma), Some(mb)) = (a.as_object(), b.as_object()) else {
+/// Whether no value can match both `a` and `b`, as far as their own keywords tell.
+fn exclusive(tree: &Tree, a: NodeId, b: NodeId) -> bool {
+    if !tree.is_object(a) || !tree.is_object(b) {
         return false;
-    };
-    if let (Some(ta), Some(tb)) = (type_set(ma), type_set(mb)) {
+    }
+    if let (Some(ta), Some(tb)) = (type_set(tree, a), type_set(tree, b)) {
         if ta.iter().all(|t| !tb.contains(t)) {
             return true;
         }
     }
-    if let (Some(va), Some(vb)) = (values_of(a), values_of(b)) {
+    if let (Some(va), Some(vb)) = (
+        values_of(&own_values(tree, a)),
+        values_of(&own_values(tree, b)),
+    ) {
         if disjoint(&va, &vb) {
             return true;
         }
     }
-    // A tag: a property required by both whose values are disjoint.
-    let required = |m: &Map<String, Value>| -> Vec<String> {
-        m.key("required")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(|x| x.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let (ra, rb) = (required(ma), required(mb));
-    // The names both require, found in a set (linear however long the lists).
-    let in_b: std::collections::HashSet<&str> = rb.iter().map(String::as_str).collect();
-    for name in ra.iter().filter(|n| in_b.contains(n.as_str())) {
-        let pa = ma.key("properties").and_then(|p| p.key(name));
-        let pb = mb.key("properties").and_then(|p| p.key(name));
-        if let (Some(pa), Some(pb)) = (pa.and_then(values_of), pb.and_then(values_of)) {
-            if disjoint(&pa, &pb) {
-                return true;
-            }
+    let required = |id| super::strings(tree.value(id, Keyword::Required));
+    let (ra, rb) = (required(a), required(b));
+    let in_b: HashSet<&str> = rb.iter().map(String::as_str).collect();
+    ra.iter().filter(|n| in_b.contains(n.as_str())).any(|name| {
+        match (
+            property_values(tree, a, name),
+            property_values(tree, b, name),
+        ) {
+            (Some(pa), Some(pb)) => disjoint(&pa, &pb),
+            _ => false,
         }
-    }
-    false
+    })
+}
+
+/// Whether the `oneOf` of node `id` has exclusive branches (a branch's local `$ref` is judged
+/// by its target).
+fn all_exclusive(tree: &Tree, id: NodeId) -> bool {
+    let branches: Vec<NodeId> = match tree.get(id, Keyword::OneOf).map(|e| &e.value) {
+        Some(Slot::Schemas(ids)) => ids.clone(),
+        _ => return false,
+    };
+    let has_ref = branches.iter().any(|b| tree.has(*b, Keyword::Ref));
+    let resolved: Vec<NodeId> = if has_ref {
+        (branches.iter())
+            .map(|&b| {
+                let target = tree.value(b, Keyword::Ref).and_then(Value::as_str);
+                target.and_then(|r| tree.resolve(r)).unwrap_or(b)
+            })
+            .collect()
+    } else {
+        branches
+    };
+    (0..resolved.len())
+        .all(|i| (i + 1..resolved.len()).all(|j| exclusive(tree, resolved[i], resolved[j])))
 }
 
 impl Rule for OneOfToAnyOf {
@@ -95,180 +126,129 @@ impl Rule for OneOfToAnyOf {
         "oneof-to-anyof"
     }
 
-    fn wanted(&self, held: &Held<'_>) -> bool {
-        held.may_hold("oneOf")
-    }
-
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::adds_these(&["anyOf", "allOf"], add)
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        // Exclusivity is judged on the document before the rewrite. Branches that are `$ref`s
-        // need the whole document: those unions are decided first, on the immutable document,
-        // by position; the others (the common case) where they stand, before they change.
-        let has_ref = |branches: &[Value]| branches.iter().any(|b| b.key("$ref").is_some());
-        let all_exclusive = |resolved: &[&Value]| {
-            (0..resolved.len())
-                .all(|i| (i + 1..resolved.len()).all(|j| exclusive(resolved[i], resolved[j])))
-        };
-        // Most documents have no `oneOf`: found without building the walk's node list.
-        let mut any = false;
-        crate::adapt::visit::visit_ref(schema, &mut |node, _| {
-            any |= matches!(node.key("oneOf"), Some(Value::Array(_)));
-        });
-        if !any {
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        if !tree.holds(Keyword::OneOf) {
             return;
         }
-        let mut exclusive_at: std::collections::HashMap<String, bool> =
-            std::collections::HashMap::new();
-        {
-            let walk = crate::walk::Walk::new(schema);
-            for (index, (node, _)) in walk.nodes.iter().enumerate() {
-                let Some(Value::Array(branches)) = node.key("oneOf") else {
-                    continue;
-                };
-                if has_ref(branches) {
-                    let resolved: Vec<&Value> =
-                        branches.iter().map(|b| resolve(schema, b)).collect();
-                    exclusive_at.insert(
-                        crate::walk::pointer(&walk.steps(index)),
-                        all_exclusive(&resolved),
-                    );
+        // Judged on the document before any `oneOf` is renamed (a `$ref` may name a place
+        // inside one).
+        let unions: Vec<(NodeId, bool)> = (tree.placed().into_iter())
+            .filter(|&(id, ..)| {
+                matches!(
+                    tree.get(id, Keyword::OneOf).map(|e| &e.value),
+                    Some(Slot::Schemas(_))
+                )
+            })
+            .map(|(id, ..)| (id, all_exclusive(tree, id)))
+            .collect();
+        for (id, exclusive) in unions {
+            let origin = tree.node(id).origin;
+            let one_of = tree.take(id, Keyword::OneOf).expect("found above");
+            if tree.has(id, Keyword::AnyOf) {
+                // Both apply: the `oneOf`'s union goes into an `allOf` beside the node's own.
+                let wrapper = tree.add(
+                    origin,
+                    Body::Object(vec![Entry {
+                        key: Keyword::AnyOf.into(),
+                        ..one_of.clone()
+                    }]),
+                );
+                if !tree.has(id, Keyword::AllOf) {
+                    let all = Entry {
+                        key: Keyword::AllOf.into(),
+                        value: Slot::Schemas(Vec::new()),
+                        origin,
+                    };
+                    tree.set(id, all);
                 }
+                if let Some(Slot::Schemas(all)) = tree.slot_mut(id, Keyword::AllOf) {
+                    all.push(wrapper);
+                }
+            } else {
+                tree.set(
+                    id,
+                    Entry {
+                        key: Keyword::AnyOf.into(),
+                        ..one_of
+                    },
+                );
+            }
+            if exclusive {
+                report.change(
+                    origin,
+                    Some(id),
+                    "`oneOf` → `anyOf` (the branches are exclusive)",
+                );
+            } else {
+                report.loss(origin, Some(id), "oneOf", LossKind::Widened, "`oneOf` → `anyOf`: the branches may overlap, and a value matching several is no longer rejected");
             }
         }
-        visit(schema, Order::Pre, &mut |node, path| {
-            let Value::Object(map) = node else { return };
-            // A non-array `oneOf` is not a schema keyword use we understand: left as it is.
-            let Some(Value::Array(branches)) = map.key("oneOf") else {
-                return;
-            };
-            let at = path.pointer();
-            let all_exclusive = if has_ref(branches) {
-                exclusive_at.get(&path.text()).copied().unwrap_or(false)
-            } else {
-                all_exclusive(&branches.iter().collect::<Vec<_>>())
-            };
-            let Some(Value::Array(branches)) = map.take_key("oneOf") else {
-                unreachable!("checked above")
-            };
-            match map.key_mut("anyOf") {
-                // Both present: a value must match the `anyOf` and the former `oneOf`, so the
-                // latter becomes an `anyOf` inside an `allOf` (which strict checks then judge).
-                Some(_) => {
-                    let all = map
-                        .entry("allOf")
-                        .or_insert_with(|| Value::Array(Vec::new()));
-                    if let Value::Array(all) = all {
-                        let mut inner = Map::new();
-                        inner.insert("anyOf".into(), Value::Array(branches));
-                        all.push(Value::Object(inner));
-                    }
-                }
-                None => {
-                    map.insert("anyOf".into(), Value::Array(branches));
-                }
-            }
-            if all_exclusive {
-                report.change(&at, "`oneOf` → `anyOf` (the branches are exclusive)");
-            } else {
-                report.loss(&at, "oneOf", LossKind::Widened, "`oneOf` → `anyOf`: the branches may overlap, and a value matching several is no longer rejected");
-            }
-        });
     }
 }
 
-/// A pure `anyOf` branch of an `anyOf` is spliced into its parent (`(A ∨ B) ∨ C` → `A ∨ B ∨ C`);
-/// its description moves up when the parent has none. Same meaning; a change.
+/// Splices `anyOf` branches that are themselves only an `anyOf` (and a description) into the
+/// parent union: the same values, one level less. A change.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SpliceNestedAnyOf;
+
+/// A node that is only an `anyOf` of schemas (and optionally a `description`).
+fn is_pure_any_of(tree: &Tree, id: NodeId) -> bool {
+    matches!(
+        tree.get(id, Keyword::AnyOf).map(|e| &e.value),
+        Some(Slot::Schemas(_))
+    ) && (tree.entries(id).iter()).all(|e| e.key == Keyword::AnyOf || e.key == Keyword::Description)
+}
 
 impl Rule for SpliceNestedAnyOf {
     fn name(&self) -> &'static str {
         "splice-nested-anyof"
     }
 
-    /// A union with a branch that is a pure `anyOf` has an `anyOf` in an `anyOf` branch.
-    fn wanted(&self, held: &Held<'_>) -> bool {
-        held.may_hold(crate::adapt::holds::ANY_OF_IN_ANY_OF)
-    }
-
-    fn adds(&self, _: &Held<'_>, add: &mut dyn FnMut(&str)) -> bool {
-        super::adds_these(&[], add)
-    }
-
-    fn apply(&mut self, schema: &mut Value, report: &mut RuleReport) {
-        visit(schema, Order::Post, &mut |node, path| {
-            let Value::Object(map) = node else { return };
-            let Some(Value::Array(branches)) = map.key_mut("anyOf") else {
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        if !tree.holds(Keyword::AnyOf) {
+            return;
+        }
+        tree.walk_children_first(|tree, id| {
+            let Some(Slot::Schemas(branches)) = tree.get(id, Keyword::AnyOf).map(|e| &e.value)
+            else {
                 return;
             };
-            if !branches.iter().any(is_pure_any_of) {
+            if !branches.iter().any(|b| is_pure_any_of(tree, *b)) {
                 return;
             }
+            let branches = branches.clone();
             let mut hoisted = None;
             let mut out = Vec::with_capacity(branches.len());
-            // Where each branch was: its index, and its index in the union it was spliced from.
-            let mut from = Vec::with_capacity(branches.len());
-            for (i, b) in std::mem::take(branches).into_iter().enumerate() {
-                if is_pure_any_of(&b) {
-                    let Value::Object(mut inner) = b else {
-                        unreachable!()
-                    };
-                    if let Some(d) = inner.take_key("description") {
-                        hoisted.get_or_insert(d);
-                    }
-                    if let Some(Value::Array(nested)) = inner.take_key("anyOf") {
-                        from.extend((0..nested.len()).map(|k| (i, Some(k))));
-                        out.extend(nested);
-                    }
-                } else {
-                    from.push((i, None));
+            for b in branches {
+                if !is_pure_any_of(tree, b) {
                     out.push(b);
+                    continue;
+                }
+                if let Some(d) = tree.take(b, Keyword::Description) {
+                    hoisted.get_or_insert(d);
+                }
+                if let Some(Entry {
+                    value: Slot::Schemas(nested),
+                    ..
+                }) = tree.take(b, Keyword::AnyOf)
+                {
+                    out.extend(nested);
+                }
+                tree.node_mut(b).merged_into = Some(id);
+            }
+            if let Some(Slot::Schemas(branches)) = tree.slot_mut(id, Keyword::AnyOf) {
+                *branches = out;
+            }
+            if let Some(d) = hoisted {
+                if !tree.has(id, Keyword::Description) {
+                    tree.set(id, d);
                 }
             }
-            *branches = out;
-            if let Some(d) = hoisted {
-                map.entry("description").or_insert(d);
-            }
-            report.change(path.pointer(), "nested `anyOf` spliced into its parent");
-            report.spliced(path.pointer(), from);
+            report.change(
+                tree.node(id).origin,
+                Some(id),
+                "nested `anyOf` spliced into its parent",
+            );
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn one_of_exclusivity() {
-        let mut v = json!({"type": "object", "properties": {
-            "tagged": {"oneOf": [
-                {"type": "object", "properties": {"kind": {"const": "a"}}, "required": ["kind"]},
-                {"type": "object", "properties": {"kind": {"const": "b"}}, "required": ["kind"]}
-            ]},
-            "types": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
-            "overlap": {"oneOf": [{"type": "number"}, {"type": "integer"}]}
-        }});
-        let mut r = RuleReport::default();
-        OneOfToAnyOf.apply(&mut v, &mut r);
-        assert!(v["properties"]["tagged"].key("anyOf").is_some());
-        assert_eq!(r.losses.len(), 1);
-        assert_eq!(r.losses[0].pointer, "/properties/overlap");
-        assert_eq!(r.losses[0].kind, LossKind::Widened);
-        assert_eq!(r.changes.len(), 2);
-    }
-
-    #[test]
-    fn splices_pure_unions() {
-        let mut v = json!({"anyOf": [{"anyOf": [{"type": "string"}, {"anyOf": [{"type": "integer"}], "description": "inner"}]}, {"type": "null"}]});
-        SpliceNestedAnyOf.apply(&mut v, &mut RuleReport::default());
-        assert_eq!(
-            v,
-            json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}], "description": "inner"})
-        );
     }
 }

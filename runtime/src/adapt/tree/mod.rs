@@ -7,16 +7,13 @@
 //! - An entry's value is a [`Slot`]: a subschema, a list or map of subschemas, or a plain JSON
 //!   value. Which keywords hold subschemas is decided once, when the input is read.
 //! - A node no longer reachable from the root is simply not written.
-//!
-//! Public but hidden while the targets move over from the old engine (issue 46): rules ported
-//! ahead of their targets are checked against the old ones by this module's tests.
 
-mod engine;
+#[cfg(test)]
+pub(crate) mod corpus;
 mod io;
 mod keyword;
 mod ops;
 pub(crate) mod report;
-pub mod rules;
 
 use std::collections::HashMap;
 
@@ -25,7 +22,6 @@ use serde_json::Value;
 use crate::adapt::report::Pointer;
 pub use crate::walk::Step as WalkStep;
 
-pub(crate) use engine::adapt;
 pub(crate) use keyword::{Holds, is_schema};
 pub use keyword::{Key, KeySet, Keyword};
 pub use report::Report;
@@ -181,7 +177,7 @@ impl Slot {
 /// One adaptation's schema.
 #[derive(Clone, Debug)]
 pub struct Tree {
-    nodes: Vec<Node>,
+    pub(crate) nodes: Vec<Node>,
     /// The root node.
     pub root: NodeId,
     /// The input places: each a parent place and a step.

@@ -210,7 +210,6 @@ pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Chang
                 kind: n.kind,
                 detail: n.detail.into_owned(),
                 rule: n.rule,
-                epoch: 0,
             }
         })
         .collect();
@@ -224,7 +223,6 @@ pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Chang
                 at,
                 rule: n.rule,
                 detail: n.detail,
-                epoch: 0,
             }
         })
         .collect();

@@ -6,7 +6,6 @@ use super::google_values::drop_stale_required;
 use super::keywords::spill;
 use super::{append_description, json_text};
 use crate::adapt::report::LossKind;
-use crate::adapt::rules::{OPENAPI_SCHEMA_FIELDS, openapi_format_ok};
 use crate::adapt::tree::{Entry, Key, Keyword, NodeId, Report, Rule, Slot, Tree};
 
 /// Only the `Schema` message's fields (<https://ai.google.dev/api/caching#Schema>): `oneOf` is
@@ -107,7 +106,7 @@ fn schema_fields(tree: &mut Tree, id: NodeId, report: &mut Report) {
             continue;
         }
         let value = tree.slot_value(&entry.value);
-        if crate::adapt::rules::keywords::HUMAN_READABLE.contains(&key.as_str()) {
+        if crate::adapt::rules::HUMAN_READABLE.contains(&key.as_str()) {
             let detail = format!(
                 "`{key}: {}` is not a `Schema` field; it is in the description",
                 json_text(&value)
@@ -135,4 +134,40 @@ fn schema_fields(tree: &mut Tree, id: NodeId, report: &mut Report) {
         spill(tree, id, &spilled);
     }
     drop_stale_required(tree, id, report);
+}
+
+/// The `Schema` message's fields (<https://ai.google.dev/api/caching#Schema>).
+pub const OPENAPI_SCHEMA_FIELDS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "maxItems",
+    "minItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "example",
+    "anyOf",
+    "propertyOrdering",
+    "default",
+    "items",
+    "minimum",
+    "maximum",
+];
+
+/// `format` values the `Schema` message documents, per type.
+pub fn openapi_format_ok(ty: Option<&str>, format: &str) -> bool {
+    matches!(
+        (ty, format),
+        (Some("number"), "float" | "double")
+            | (Some("integer"), "int32" | "int64")
+            | (Some("string"), "enum" | "date-time")
+    )
 }

@@ -222,8 +222,8 @@ pub(crate) fn collapse(tree: &mut Tree, node: NodeId, report: &mut Report) {
     }
 }
 
-/// The notes for the descriptions of the branches a collapse drops (see the rule of the same
-/// name on JSON values, which reads every description in the dropped subtrees).
+/// The notes for the descriptions of the branches a collapse drops ([`notes_of_dropped`],
+/// which reads every description in the dropped subtrees).
 fn dropped_descriptions(
     tree: &mut Tree,
     node: NodeId,
@@ -259,7 +259,7 @@ fn dropped_descriptions(
             }
         })
         .collect();
-    crate::adapt::rules::cca::dropped_descriptions(&values, types, pick, same_type)
+    notes_of_dropped(&values, types, pick, same_type)
 }
 
 /// Merges object branches into `node`: properties united (a name in several branches gets
@@ -438,4 +438,62 @@ pub(crate) fn merge_objects(
         let req = Value::Array(req.into_iter().map(Value::String).collect());
         tree.set_value(node, Keyword::Required, req);
     }
+}
+
+/// Notes for the descriptions of the branches a collapse drops (where earlier rules spilled those
+/// branches' constraints) stay readable on the node, marked as no longer accepted, so that what a
+/// report says is "in the description" is. Each note with the index of its branch.
+fn notes_of_dropped(
+    branches: &[Value],
+    types: &[String],
+    pick: usize,
+    same_type: bool,
+) -> Vec<(usize, String)> {
+    let mut notes = Vec::new();
+    for (i, branch) in branches.iter().enumerate() {
+        if i == pick {
+            continue;
+        }
+        // Every description in the dropped subtree: spilled constraints sit where they applied.
+        let mut texts: Vec<&str> = Vec::new();
+        let mut stack = vec![branch];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::String(d)) = m.get("description") {
+                        if !d.is_empty() {
+                            texts.push(d.as_str());
+                        }
+                    }
+                    stack.extend(m.values().rev());
+                }
+                Value::Array(a) => stack.extend(a.iter().rev()),
+                _ => {}
+            }
+        }
+        if !texts.is_empty() {
+            // "(another `T` form, no longer enforced: a; b)" or "(values of type `T`, no longer
+            // accepted here: a; b)", written without the formatter.
+            let (before, after) = if same_type {
+                ("(another `", "` form, no longer enforced: ")
+            } else {
+                ("(values of type `", "`, no longer accepted here: ")
+            };
+            let texts_len: usize = texts.iter().map(|t| t.len() + 2).sum();
+            let mut note =
+                String::with_capacity(before.len() + types[i].len() + after.len() + texts_len);
+            for part in [before, &types[i], after] {
+                note.push_str(part);
+            }
+            for (k, text) in texts.iter().enumerate() {
+                if k > 0 {
+                    note.push_str("; ");
+                }
+                note.push_str(text);
+            }
+            note.push(')');
+            notes.push((i, note));
+        }
+    }
+    notes
 }

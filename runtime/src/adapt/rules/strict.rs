@@ -374,7 +374,7 @@ impl Rule for AnthropicStrictCheck {
                 return;
             }
         }
-        if let Some(cycle) = crate::adapt::rules::find_cycle(&edges) {
+        if let Some(cycle) = find_cycle(&edges) {
             report.fail(
                 Refused::root(),
                 format!("recursive schemas are not supported in strict mode (`{cycle}` refers back to itself)"),
@@ -410,4 +410,38 @@ fn anthropic_refusal(tree: &Tree, r: &Reached<'_>, own: &Own<'_>) -> Option<&'st
         .step
         .is_some_and(|s| !matches!(s, WalkStep::Keyword("not")));
     (!typed && slot).then_some("an untyped node has no strict form")
+}
+
+pub(crate) fn find_cycle(edges: &HashMap<String, Vec<String>>) -> Option<String> {
+    // Iterative depth-first search with colours.
+    let mut state: HashMap<&str, u8> = HashMap::new();
+    let mut keys: Vec<&String> = edges.keys().collect();
+    keys.sort();
+    for start in keys {
+        if state.contains_key(start.as_str()) {
+            continue;
+        }
+        let mut stack: Vec<(&str, usize)> = vec![(start.as_str(), 0)];
+        state.insert(start, 1);
+        while let Some((node, i)) = stack.pop() {
+            let next = edges.get(node).and_then(|e| e.get(i));
+            match next {
+                Some(n) => {
+                    stack.push((node, i + 1));
+                    match state.get(n.as_str()) {
+                        Some(1) => return Some(n.clone()),
+                        Some(_) => {}
+                        None => {
+                            state.insert(n, 1);
+                            stack.push((n.as_str(), 0));
+                        }
+                    }
+                }
+                None => {
+                    state.insert(node, 2);
+                }
+            }
+        }
+    }
+    None
 }

@@ -272,7 +272,7 @@ mod tests {
     #[test]
     fn one_document_accepts_what_the_meta_schema_accepts() {
         let mut docs: Vec<Value> = Vec::new();
-        for mut doc in crate::adapt::holds::tests::documents() {
+        for mut doc in crate::adapt::tree::corpus::documents() {
             if let Some(map) = doc.as_object_mut() {
                 map.remove("$schema");
             }

@@ -6,28 +6,25 @@ use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
-use super::report::{Report, finish};
-use super::{Rule, Tree};
-use crate::adapt::report::{Loss, LossKind, Pointer, Unrepresentable};
-use crate::adapt::settings::{AdaptSettings, TreeRules};
-use crate::adapt::{Adapted, SHALLOW, json_depth, nests_deeper_than, stack_for_depth};
+use super::report::{Loss, LossKind, Pointer, Unrepresentable};
+use super::rules::Rule;
+use super::settings::AdaptSettings;
+use super::tree::report::finish;
+use super::tree::{Report, Tree};
+use super::{Adapted, SHALLOW, json_depth, nests_deeper_than, stack_for_depth};
 
 /// Adapts `input` with the settings' tree rules. A document nested deeper than the caller's
 /// stack may hold (serde_json clones and drops recursively) is adapted on a stack sized for it.
-pub(crate) fn adapt<'a>(
-    settings: &AdaptSettings,
-    rules: &TreeRules,
-    input: Cow<'a, Value>,
-) -> Adapted<'a> {
+pub(crate) fn adapt<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
     if nests_deeper_than(&input, SHALLOW) {
         let size = stack_for_depth(json_depth(&input));
-        return stacker::grow(size, || adapt_here(settings, rules, input));
+        return stacker::grow(size, || adapt_here(settings, input));
     }
-    adapt_here(settings, rules, input)
+    adapt_here(settings, input)
 }
 
 /// Runs `rules` in order until one finds the schema unrepresentable.
-fn run(rules: &mut [Box<dyn Rule>], tree: &mut Tree, report: &mut Report) {
+pub(crate) fn run(rules: &mut [Box<dyn Rule>], tree: &mut Tree, report: &mut Report) {
     for rule in rules {
         if report.failed() {
             return;
@@ -37,25 +34,25 @@ fn run(rules: &mut [Box<dyn Rule>], tree: &mut Tree, report: &mut Report) {
     }
 }
 
-fn adapt_here<'a>(
-    settings: &AdaptSettings,
-    rules: &TreeRules,
-    input: Cow<'a, Value>,
-) -> Adapted<'a> {
+fn adapt_here<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
     let target = settings.target;
     let shared = |tree: &mut Tree| {
         let mut report = Report::default();
-        run(&mut (rules.shared)(settings), tree, &mut report);
+        run(
+            &mut settings.build(settings.shared, false),
+            tree,
+            &mut report,
+        );
         report
     };
     let mut tree = Tree::read(&input);
     let mut report = shared(&mut tree);
     let mut bypass = None;
-    if let (Some(strict), false) = (rules.strict, report.failed()) {
+    if let (Some(strict), false) = (settings.strict, report.failed()) {
         if crate::adapt::no_strict() {
             bypass = Some("strict mode disabled by TOOLSCHEMA_NO_STRICT".to_owned());
         } else {
-            run(&mut strict(settings), &mut tree, &mut report);
+            run(&mut settings.build(strict, true), &mut tree, &mut report);
             match report.take_failure(&tree) {
                 None => {
                     let (schema, losses, changes) = finish(tree, report);
@@ -81,7 +78,11 @@ fn adapt_here<'a>(
         }
     }
     if !report.failed() {
-        run(&mut (rules.relaxed)(settings), &mut tree, &mut report);
+        run(
+            &mut settings.build(settings.relaxed, true),
+            &mut tree,
+            &mut report,
+        );
     }
     if let Some(why) = bypass {
         report.first_loss(tree.root, "strict", why, "fail-open");
@@ -93,7 +94,7 @@ fn adapt_here<'a>(
     let mut written = None;
     if failure.is_none() {
         let (schema, losses, changes) = finish(tree, report);
-        if rules.meta_validate {
+        if settings.meta_validate {
             // An output place that is not in the input is named by the root.
             failure = meta_failure(&schema).map(|why| {
                 let pointer = Pointer::parse(&why.pointer);
@@ -115,7 +116,6 @@ fn adapt_here<'a>(
         // point of the adaptation.
         let empty = adapt_here(
             settings,
-            rules,
             Cow::Owned(json!({"type": "object", "properties": {}})),
         );
         return Adapted {
@@ -130,7 +130,6 @@ fn adapt_here<'a>(
                 kind: LossKind::Fallback,
                 detail: format!("the schema was replaced by the empty object: {reason}"),
                 rule: "fallback",
-                epoch: 0,
             }],
             changes: Vec::new(),
             input,
@@ -159,7 +158,7 @@ fn meta_failure(schema: &Value) -> Option<Unrepresentable> {
         let valid = if schema.get("$schema").is_some() {
             jsonschema::meta::is_valid(schema)
         } else {
-            crate::adapt::rules::meta::is_valid(schema)
+            crate::adapt::meta::is_valid(schema)
         };
         if valid {
             return None;
