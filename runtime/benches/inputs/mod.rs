@@ -7,8 +7,53 @@ use std::path::PathBuf;
 use serde_json::{Map, Value, json};
 use toolschema::catalog::Catalog;
 
-/// Every tool schema of the bundled real catalogs (`tests/fixtures/tools`), in file order.
+/// Every tool schema of the bundled real catalogs (`tests/fixtures/tools`), in file order, and
+/// [`unused_recursive_definitions`] last.
 pub fn corpus() -> Vec<Value> {
+    let mut tools = real_tools();
+    tools.push(unused_recursive_definitions());
+    tools
+}
+
+/// A small tool beside nine mutually recursive definitions that nothing references (the shape
+/// of a published server whose every tool carries its crate's whole `$defs`): its cost must
+/// follow what reaches the output, not the definitions.
+pub fn unused_recursive_definitions() -> Value {
+    let mut defs = Map::new();
+    for i in 0..9 {
+        let next = format!("#/$defs/Node{}", (i + 1) % 9);
+        let own = format!("#/$defs/Node{i}");
+        defs.insert(
+            format!("Node{i}"),
+            json!({
+                "type": "object",
+                "description": format!("Node {i} of a recursive family nothing here uses."),
+                "properties": {
+                    "id": {"type": "string", "format": "uuid"},
+                    "label": {"type": ["string", "null"], "maxLength": 80},
+                    "next": {"anyOf": [{"$ref": next}, {"type": "null"}]},
+                    "children": {"type": "array", "items": {"$ref": own}, "default": []}
+                },
+                "required": ["id"]
+            }),
+        );
+    }
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "ReadFileArgs",
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "The file to read, relative to the workspace root."},
+            "offset": {"type": ["integer", "null"], "format": "uint64", "minimum": 0, "description": "First line to read."},
+            "limit": {"type": ["integer", "null"], "format": "uint64", "minimum": 1, "description": "How many lines."}
+        },
+        "required": ["path"],
+        "$defs": defs
+    })
+}
+
+/// Every tool schema of the bundled real catalogs (`tests/fixtures/tools`), in file order.
+pub fn real_tools() -> Vec<Value> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/tools");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .expect("tests/fixtures/tools")

@@ -23,15 +23,19 @@ pub(crate) fn adapt<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adap
     adapt_here(settings, input)
 }
 
-/// Runs `rules` in order until one finds the schema unrepresentable.
-pub(crate) fn run(rules: &mut [Box<dyn Rule>], tree: &mut Tree, report: &mut Report) {
+/// Runs `rules` in order until one finds the schema unrepresentable; whether a rule that may
+/// change the tree ran ([`Rule::reads_only`]).
+pub(crate) fn run(rules: &mut [Box<dyn Rule>], tree: &mut Tree, report: &mut Report) -> bool {
+    let mut changed = false;
     for rule in rules {
         if report.failed() {
-            return;
+            break;
         }
+        changed |= !rule.reads_only();
         report.rule = rule.name();
         rule.apply(tree, report);
     }
+    changed
 }
 
 fn adapt_here<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a> {
@@ -52,7 +56,7 @@ fn adapt_here<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a
         if crate::adapt::no_strict() {
             bypass = Some("strict mode disabled by TOOLSCHEMA_NO_STRICT".to_owned());
         } else {
-            run(&mut settings.build(strict, true), &mut tree, &mut report);
+            let changed = run(&mut settings.build(strict, true), &mut tree, &mut report);
             match report.take_failure(&tree) {
                 None => {
                     let (schema, losses, changes) = finish(tree, report);
@@ -70,9 +74,12 @@ fn adapt_here<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a
                     bypass = Some(format!(
                         "strict mode cannot represent this schema ({why}); sent non-strict"
                     ));
-                    // The relaxed form starts from the input again.
-                    tree = Tree::read(&input);
-                    report = shared(&mut tree);
+                    // Refused by a check before anything was rewritten, the relaxed form goes
+                    // on from the shared rules' tree; else it starts from the input again.
+                    if changed {
+                        tree = Tree::read(&input);
+                        report = shared(&mut tree);
+                    }
                 }
             }
         }

@@ -70,7 +70,11 @@ pub(crate) fn type_names(tree: &Tree, id: NodeId) -> Vec<&str> {
 
 /// Whether node `id`'s `type` is `name` or a list holding it.
 pub(crate) fn has_type(tree: &Tree, id: NodeId, name: &str) -> bool {
-    type_names(tree, id).contains(&name)
+    match tree.value(id, Keyword::Type) {
+        Some(Value::String(t)) => t == name,
+        Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(name)),
+        _ => false,
+    }
 }
 
 /// The keywords that say what a node accepts: without any of them it accepts any value.

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::adapt::tree::{Keyword, NodeId, Report, Rule, Slot, Tree};
+use crate::adapt::tree::{Entry, Key, Keyword, NodeId, Report, Rule, Slot, Tree};
 use crate::contract::{BranchKind, direct_branch_kind, flatten_branches};
 
 /// In an `anyOf`/`oneOf` with exactly one structured (object- or array-typed) branch, moves that
@@ -26,7 +26,13 @@ impl Rule for StructuredFirst {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
-        if !tree.holds_any(&[Keyword::AnyOf, Keyword::OneOf]) {
+        // Nothing to do unless a union has a branch after its first that is not the null schema
+        // (one flat scan of the arena).
+        let unions = |e: &Entry| {
+            matches!(e.key, Key::Kw(Keyword::AnyOf | Keyword::OneOf))
+                && matches!(&e.value, Slot::Schemas(bs) if !bs.iter().skip(1).all(|b| is_bare_null(tree, *b)))
+        };
+        if !tree.any_entry(unions) {
             return;
         }
         // Per union to reorder: the change's sort key (deepest pointer first, then by level,

@@ -104,6 +104,10 @@ impl Rule for StrictPrecheck {
         "strict-precheck"
     }
 
+    fn reads_only(&self) -> bool {
+        true
+    }
+
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
         let list = tree.breadth_first();
         let mut limits = Limits::new(false, list.len());
@@ -164,6 +168,10 @@ pub struct TypedWithinLimits;
 impl Rule for TypedWithinLimits {
     fn name(&self) -> &'static str {
         "typed, openai-limits"
+    }
+
+    fn reads_only(&self) -> bool {
+        true
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
@@ -328,6 +336,10 @@ pub struct AnthropicStrictCheck;
 impl Rule for AnthropicStrictCheck {
     fn name(&self) -> &'static str {
         "anthropic-strict-check"
+    }
+
+    fn reads_only(&self) -> bool {
+        true
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {

@@ -1,7 +1,6 @@
 //! Reading JSON into a [`Tree`] and writing it back: the two ends of an adaptation.
 
 use std::cell::OnceCell;
-use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
@@ -13,10 +12,13 @@ impl Tree {
     /// Reads a schema document, giving every node and entry its place in `input`. A loop over
     /// the document, not recursion.
     pub fn read(input: &Value) -> Tree {
+        // Room for a typical tool's nodes and places, so that reading one grows no list.
+        let mut places = Vec::with_capacity(128);
+        places.push((Origin::ROOT, Step::Root));
         let mut tree = Tree {
-            nodes: Vec::new(),
+            nodes: Vec::with_capacity(64),
             root: NodeId(0),
-            places: vec![(Origin::ROOT, Step::Root)],
+            places,
         };
         tree.root = build(&mut tree, input, Origin::ROOT, true);
         tree
@@ -29,17 +31,30 @@ impl Tree {
     }
 
     /// Writes the document reachable from the root, taking the values out of the tree, and the
-    /// output JSON Pointer of each node `wanted` says yes to (where it was written), with its
-    /// rank among them in document order.
-    pub fn write(
-        mut self,
-        wanted: &dyn Fn(NodeId) -> bool,
-    ) -> (Value, HashMap<NodeId, (usize, Pointer)>) {
-        let mut at = HashMap::new();
+    /// output JSON Pointer of each node `wanted` marks (by node index; where it was first
+    /// written), with its rank among them in document order.
+    pub fn write(mut self, wanted: &[bool]) -> (Value, Written) {
+        let mut at = Written {
+            at: vec![None; self.nodes.len()],
+            count: 0,
+        };
         let root = self.root;
         let top = Place::root();
         let value = write_node(&mut self, root, &top, wanted, &mut at);
         (value, at)
+    }
+}
+
+/// Where [`Tree::write`] wrote the nodes it was asked about.
+pub struct Written {
+    at: Vec<Option<(usize, Pointer)>>,
+    count: usize,
+}
+
+impl Written {
+    /// Node `id`'s rank among the wanted nodes in document order, and its output pointer.
+    pub fn get(&self, id: NodeId) -> Option<&(usize, Pointer)> {
+        self.at.get(id.index())?.as_ref()
     }
 }
 
@@ -205,11 +220,12 @@ fn write_node(
     tree: &mut Tree,
     id: NodeId,
     here: &Place<'_>,
-    wanted: &dyn Fn(NodeId) -> bool,
-    at: &mut HashMap<NodeId, (usize, Pointer)>,
+    wanted: &[bool],
+    at: &mut Written,
 ) -> Value {
-    if wanted(id) && !at.contains_key(&id) {
-        at.insert(id, (at.len(), here.pointer()));
+    if wanted.get(id.index()) == Some(&true) && at.at[id.index()].is_none() {
+        at.at[id.index()] = Some((at.count, here.pointer()));
+        at.count += 1;
     }
     let entries = match &mut tree.node_mut(id).body {
         Body::Bool(b) => return Value::Bool(*b),

@@ -15,8 +15,6 @@ mod keyword;
 mod ops;
 pub(crate) mod report;
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use crate::adapt::report::Pointer;
@@ -24,6 +22,7 @@ pub use crate::walk::Step as WalkStep;
 
 pub(crate) use keyword::{Holds, is_schema};
 pub use keyword::{Key, KeySet, Keyword};
+
 pub use report::Report;
 
 /// One provider rule: `apply` rewrites the whole tree (the root, with its `$defs`) and records
@@ -33,6 +32,12 @@ pub trait Rule {
     fn name(&self) -> &'static str;
     /// Applies the rule.
     fn apply(&mut self, tree: &mut Tree, report: &mut Report);
+    /// Whether the rule only reads the tree and records nothing but a refusal (a check): a
+    /// strict attempt refused before any other rule ran goes on to the relaxed form with the
+    /// tree as the shared rules left it, instead of reading the input again. The default: no.
+    fn reads_only(&self) -> bool {
+        false
+    }
 }
 
 /// A node as [`Tree::breadth_first`] reaches it.
@@ -322,6 +327,18 @@ impl Tree {
         self.entries(id).iter().flat_map(|e| e.value.nodes())
     }
 
+    /// [`Tree::children`] appended to `out` (the walks' loop, without an iterator chain).
+    fn push_children(&self, id: NodeId, out: &mut Vec<NodeId>) {
+        for e in self.entries(id) {
+            match &e.value {
+                Slot::Schema(c) => out.push(*c),
+                Slot::Schemas(cs) => out.extend_from_slice(cs),
+                Slot::Map(members) => out.extend(members.iter().map(|(_, c)| *c)),
+                Slot::Value(_) => {}
+            }
+        }
+    }
+
     /// Whether any node of the arena (reachable or not) has an entry `key`: one flat scan, no
     /// walk. A rule with nothing to do on a document returns after it.
     pub fn holds(&self, key: Keyword) -> bool {
@@ -350,14 +367,15 @@ impl Tree {
     /// `f` may change the node it is given, and the walk goes on into the node's children as
     /// `f` left them. A loop, not recursion: any depth.
     pub fn walk(&mut self, mut f: impl FnMut(&mut Tree, NodeId)) {
-        let mut stack = vec![self.root];
-        let mut children = Vec::new();
+        let mut stack = Vec::with_capacity(32);
+        stack.push(self.root);
+        let mut children = Vec::with_capacity(32);
         while let Some(id) = stack.pop() {
             if let Body::NotSchema(_) = self.node(id).body {
                 continue;
             }
             f(self, id);
-            children.extend(self.children(id));
+            self.push_children(id, &mut children);
             stack.extend(children.drain(..).rev());
         }
     }
@@ -365,8 +383,9 @@ impl Tree {
     /// Every node reachable from the root, children first, in document order (post-order):
     /// `f` may change the node it is given, whose children it has seen already. A loop.
     pub fn walk_children_first(&mut self, mut f: impl FnMut(&mut Tree, NodeId)) {
-        let mut stack = vec![(self.root, false)];
-        let mut children = Vec::new();
+        let mut stack = Vec::with_capacity(32);
+        stack.push((self.root, false));
+        let mut children = Vec::with_capacity(32);
         while let Some((id, expanded)) = stack.pop() {
             if expanded {
                 f(self, id);
@@ -376,7 +395,7 @@ impl Tree {
                 continue;
             }
             stack.push((id, true));
-            children.extend(self.children(id));
+            self.push_children(id, &mut children);
             stack.extend(children.drain(..).rev().map(|c| (c, false)));
         }
     }
@@ -409,11 +428,12 @@ impl Tree {
     /// its first refusal: the shallowest), each with its parent's index in the list and the
     /// step from it (the root: `usize::MAX`, no step).
     pub fn breadth_first<'a>(&'a self) -> Vec<Reached<'a>> {
-        let mut out = vec![Reached {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        out.push(Reached {
             id: self.root,
             parent: usize::MAX,
             step: None,
-        }];
+        });
         let mut next = 0;
         while next < out.len() {
             let id = out[next].id;
@@ -484,14 +504,17 @@ impl Tree {
 
     /// The input place `origin` as a JSON Pointer, `memo` keeping the places rendered so far
     /// (a pointer shares its parent's: rendering every place of a deep document is linear).
-    pub(crate) fn pointer(&self, origin: Origin, memo: &mut HashMap<Origin, Pointer>) -> Pointer {
+    pub(crate) fn pointer(&self, origin: Origin, memo: &mut Vec<Option<Pointer>>) -> Pointer {
+        if memo.len() < self.places.len() {
+            memo.resize(self.places.len(), None);
+        }
         let mut chain = Vec::new();
         let mut at = origin;
         let mut pointer = loop {
             if at == Origin::ROOT {
                 break Pointer::root();
             }
-            if let Some(known) = memo.get(&at) {
+            if let Some(known) = &memo[at.0 as usize] {
                 break known.clone();
             }
             chain.push(at);
@@ -504,7 +527,7 @@ impl Tree {
                 Step::Name(name) => pointer.child(name),
                 Step::Item(i) => pointer.index(*i as usize),
             };
-            memo.insert(place, pointer.clone());
+            memo[place.0 as usize] = Some(pointer.clone());
         }
         pointer
     }

@@ -81,6 +81,12 @@ impl Report {
         self.losses.len()
     }
 
+    /// How many losses and changes are recorded (for tests).
+    #[cfg(test)]
+    pub(crate) fn entries(&self) -> (usize, usize) {
+        (self.losses.len(), self.changes.len())
+    }
+
     /// Whether a rule has failed.
     pub fn failed(&self) -> bool {
         self.failure.is_some()
@@ -90,7 +96,7 @@ impl Report {
     /// in the input.
     pub(crate) fn take_failure(&mut self, tree: &Tree) -> Option<(Unrepresentable, Pointer)> {
         let (place, reason) = self.failure.take()?;
-        let input = tree.pointer(place.origin, &mut HashMap::new());
+        let input = tree.pointer(place.origin, &mut Vec::new());
         Some((
             Unrepresentable {
                 pointer: place.at,
@@ -124,7 +130,7 @@ impl Report {
 
 /// Writes the tree and the report's entries with their pointers and output places.
 pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Change>) {
-    let mut memo = HashMap::new();
+    let mut memo = Vec::new();
     let pointers: Vec<Pointer> = (report.losses.iter().chain(&report.changes))
         .map(|n| tree.pointer(n.origin, &mut memo))
         .collect();
@@ -138,7 +144,9 @@ pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Chang
     let report_nodes: Vec<Option<NodeId>> = (report.losses.iter().chain(&report.changes))
         .map(|n| n.node.map(written))
         .collect();
-    let named: std::collections::HashSet<NodeId> = report_nodes.iter().flatten().copied().collect();
+    let mut named: Vec<NodeId> = report_nodes.iter().flatten().copied().collect();
+    named.sort_unstable();
+    named.dedup();
     // The copies of each node (inlined definitions, split type branches), made from the arena
     // once and only where a named node has copies.
     let mut copies: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
@@ -148,7 +156,10 @@ pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Chang
         }
     }
     // Every copy (of a copy, ...) of a named node, as written (a merged copy: its node).
-    let mut wanted = named.clone();
+    let mut wanted = vec![false; tree.nodes.len()];
+    for n in &named {
+        wanted[n.index()] = true;
+    }
     let mut copies_of: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
     if !copies.is_empty() {
         for &n in &named {
@@ -158,7 +169,9 @@ pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Chang
                 found.push(written(c));
                 work.extend(copies.get(&c).into_iter().flatten());
             }
-            wanted.extend(found.iter().copied());
+            for c in &found {
+                wanted[c.index()] = true;
+            }
             if !found.is_empty() {
                 copies_of.insert(n, found);
             }
@@ -180,14 +193,14 @@ pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Chang
         })
         .collect();
     let mut spelled = spelled.into_iter();
-    let (value, at) = tree.write(&|id| wanted.contains(&id));
+    let (value, at) = tree.write(&wanted);
     // Where a node is written, else where its first written copy is.
     let at_of = |id: NodeId| -> Option<Pointer> {
-        if let Some((_, p)) = at.get(&id) {
+        if let Some((_, p)) = at.get(id) {
             return Some(p.clone());
         }
         (copies_of.get(&id)?.iter())
-            .filter_map(|c| at.get(c))
+            .filter_map(|c| at.get(*c))
             .min_by_key(|(rank, _)| *rank)
             .map(|(_, p)| p.clone())
     };

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::adapt::{Adapted, LossKind, Target};
+use crate::adapt::{AdaptSettings, Adapted, LossKind, Target};
 
 /// Every test document: generated, fuzz regressions, real tools, reference-vector inputs.
 pub(crate) fn corpus() -> Vec<Value> {
@@ -98,14 +98,14 @@ fn read_then_write_is_the_identity() {
         let mut origins = Vec::new();
         let mut t = tree.clone();
         t.walk(|t, id| origins.push((id, t.node(id).origin)));
-        let (out, at) = tree.clone().write(&|_| true);
+        let (out, at) = tree.clone().write(&vec![true; tree.nodes.len()]);
         assert_eq!(out, doc);
         for (id, origin) in origins {
             // Nothing moved: a node is written where it stood.
-            let mut memo = std::collections::HashMap::new();
+            let mut memo = Vec::new();
             assert_eq!(
                 tree.pointer(origin, &mut memo).as_str(),
-                at[&id].1.as_str(),
+                at.get(id).expect("written").1.as_str(),
                 "{doc}"
             );
         }
@@ -332,4 +332,45 @@ fn names_spelled_like_indices_or_keywords_keep_their_places_through_moves() {
         }
     }
     assert!(spilled > 20, "{spilled}");
+}
+
+/// A rule that says it only reads ([`Rule::reads_only`]: the engine then keeps its tree when it
+/// refuses a strict attempt) leaves the tree as it was and records nothing but a refusal, run
+/// where each target's lists put it, on every test document.
+#[test]
+fn checks_change_nothing() {
+    let docs = corpus();
+    let mut checked = 0;
+    stacker::grow(256 << 20, || {
+        for target in Target::ALL {
+            let settings = target.settings();
+            type List = fn(&AdaptSettings) -> Vec<Box<dyn Rule>>;
+            let lists: [List; 2] = [AdaptSettings::rules, AdaptSettings::relaxed_rules];
+            for list in lists {
+                if !list(&settings).iter().any(|r| r.reads_only()) {
+                    continue;
+                }
+                for doc in &docs {
+                    let mut tree = Tree::read(doc);
+                    let mut report = Report::default();
+                    for mut rule in list(&settings) {
+                        if report.failed() {
+                            break;
+                        }
+                        report.rule = rule.name();
+                        if !rule.reads_only() {
+                            rule.apply(&mut tree, &mut report);
+                            continue;
+                        }
+                        let before = (tree.to_value(tree.root), report.entries());
+                        rule.apply(&mut tree, &mut report);
+                        let after = (tree.to_value(tree.root), report.entries());
+                        assert_eq!(before, after, "{target} {}: {doc}", rule.name());
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    });
+    assert!(checked > 10_000, "{checked}");
 }
