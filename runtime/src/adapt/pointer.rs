@@ -1,19 +1,16 @@
-//! [`Pointer`]: a report position that costs O(1) to record and is rendered as a JSON Pointer
-//! string only when read, so that an adaptation stays linear in its input even when every node
-//! records a change.
+//! [`Pointer`]: a report position, rendered as a JSON Pointer string only when read. The places
+//! of one document are one shared table ([`Places`]: each a parent place and a token), so that
+//! recording a position costs no allocation and rendering every place of a deep document is
+//! linear.
 
 use std::fmt;
 use std::ops::Deref;
 use std::sync::{Arc, OnceLock};
 
-use arrayvec::ArrayString;
-
 use serde::{Serialize, Serializer};
 
-/// A JSON Pointer (RFC 6901) into a schema: a link to its parent and its last token. Making a
-/// child costs one small allocation whatever the depth; the text (`/properties/a~1b`) is built
-/// on first read ([`Pointer::as_str`], `Display`, `Serialize`, or through `Deref<Target = str>`)
-/// and kept.
+/// A JSON Pointer (RFC 6901) into a schema. The text (`/properties/a~1b`) is made on first read
+/// ([`Pointer::as_str`], `Display`, `Serialize`, or through `Deref<Target = str>`) and kept.
 ///
 /// ```
 /// use toolschema::adapt::Pointer;
@@ -31,19 +28,120 @@ enum Repr {
     /// `""`.
     #[default]
     Root,
-    /// A token below a parent pointer.
-    Node(Arc<Node>),
-    /// A whole pointer given as text (`/a/b`), kept as it is, whatever its depth (behind one
-    /// thin pointer: a `Pointer` is two words, and the reports hold many).
-    Text(Arc<String>),
+    /// A pointer given as text (`/a/b`), kept as it is.
+    Text(Arc<str>),
+    /// Place `index` of a table (never 0, the root).
+    At(Arc<Places>, u32),
 }
 
-struct Node {
-    parent: Pointer,
-    /// The last token, escaped (`~0`, `~1`).
-    escaped: Token,
-    /// The rendered pointer, once read.
-    text: OnceLock<Box<str>>,
+/// One step below a place.
+#[derive(Clone, Debug)]
+pub(crate) enum Token {
+    /// The root's own place (place 0).
+    Root,
+    /// A keyword of the vocabulary.
+    Key(&'static str),
+    /// A property or definition name, or any other key (unescaped).
+    Name(Box<str>),
+    /// An array index.
+    Index(u32),
+}
+
+/// The places of one document: place 0 is the root, every other a parent place and a token.
+#[derive(Debug)]
+pub(crate) struct Places {
+    steps: Vec<(u32, Token)>,
+    /// Each place's text, made when first read (the list itself too).
+    text: OnceLock<Box<[OnceLock<Box<str>>]>>,
+}
+
+impl Clone for Places {
+    fn clone(&self) -> Self {
+        Places {
+            steps: self.steps.clone(),
+            text: OnceLock::new(),
+        }
+    }
+}
+
+impl Places {
+    /// A table holding the root alone, with room for `capacity` places.
+    pub(crate) fn with_capacity(capacity: usize) -> Places {
+        let mut steps = Vec::with_capacity(capacity);
+        steps.push((0, Token::Root));
+        Places {
+            steps,
+            text: OnceLock::new(),
+        }
+    }
+
+    /// A new place below `parent`.
+    pub(crate) fn push(&mut self, parent: u32, token: Token) -> u32 {
+        let index = u32::try_from(self.steps.len()).expect("fewer than 2^32 places");
+        self.steps.push((parent, token));
+        index
+    }
+
+    /// Place `index`'s token.
+    pub(crate) fn token(&self, index: u32) -> &Token {
+        &self.steps[index as usize].1
+    }
+
+    /// The pointer of place `index` of `places`.
+    pub(crate) fn pointer(places: &Arc<Places>, index: u32) -> Pointer {
+        match index {
+            0 => Pointer::root(),
+            i => Pointer(Repr::At(places.clone(), i)),
+        }
+    }
+
+    /// Place `index` as text, made once (the tokens up to the root, gathered in a loop: any
+    /// depth; only the place read keeps its text).
+    fn text(&self, index: u32) -> &str {
+        if index == 0 {
+            return "";
+        }
+        let texts = self.text.get_or_init(|| {
+            (0..self.steps.len())
+                .map(|_| OnceLock::new())
+                .collect::<Vec<_>>()
+                .into_boxed_slice()
+        });
+        texts[index as usize].get_or_init(|| self.render(index).into_boxed_str())
+    }
+
+    /// Place `index` as a new string: the tokens up to the root, gathered in a loop.
+    pub(crate) fn render(&self, index: u32) -> String {
+        let mut chain = Vec::new();
+        let mut at = index;
+        while at != 0 {
+            chain.push(at);
+            at = self.steps[at as usize].0;
+        }
+        let mut text = String::new();
+        for place in chain.into_iter().rev() {
+            match &self.steps[place as usize].1 {
+                Token::Root => {}
+                Token::Key(k) => push_escaped(&mut text, k),
+                Token::Name(name) => push_escaped(&mut text, name),
+                Token::Index(i) => {
+                    text.push('/');
+                    text.push_str(&i.to_string());
+                }
+            }
+        }
+        text
+    }
+}
+
+/// `/` and `token` escaped (`~` as `~0`, `/` as `~1`).
+fn push_escaped(text: &mut String, token: &str) {
+    text.push('/');
+    if token.contains(['~', '/']) {
+        text.push_str(&token.replace('~', "~0").replace('/', "~1"));
+    } else {
+        text.push_str(token);
+    }
 }
 
 impl Pointer {
@@ -54,30 +152,14 @@ impl Pointer {
 
     /// The pointer of `token` below this one (`token` unescaped, as the key or index reads).
     pub fn child(&self, token: &str) -> Self {
-        if token.contains(['~', '/']) {
-            let escaped = token.replace('~', "~0").replace('/', "~1").into_boxed_str();
-            return self.child_escaped(escaped);
-        }
-        // A JSON Schema keyword (most tokens but property names) is referred to, not copied;
-        // a short name is kept in the link itself.
-        self.below(Token::from(token))
+        let mut text = self.as_str().to_owned();
+        push_escaped(&mut text, token);
+        Pointer(Repr::Text(text.into()))
     }
 
     /// The pointer of item `index` below this one.
     pub fn index(&self, index: usize) -> Self {
-        self.below(Token::index(index))
-    }
-
-    fn child_escaped(&self, escaped: Box<str>) -> Self {
-        self.below(Token::Owned(escaped))
-    }
-
-    fn below(&self, escaped: Token) -> Self {
-        Pointer(Repr::Node(Arc::new(Node {
-            parent: self.clone(),
-            escaped,
-            text: OnceLock::new(),
-        })))
+        Pointer(Repr::Text(format!("{}/{index}", self.as_str()).into()))
     }
 
     /// Reads a JSON Pointer string (`""` is the root). A string that does not start with `/` is
@@ -85,8 +167,8 @@ impl Pointer {
     pub fn parse(text: &str) -> Self {
         match text {
             "" => Pointer::root(),
-            t if t.starts_with('/') => Pointer(Repr::Text(Arc::new(t.to_owned()))),
-            t => Pointer(Repr::Text(Arc::new(format!("/{t}")))),
+            t if t.starts_with('/') => Pointer(Repr::Text(t.into())),
+            t => Pointer(Repr::Text(format!("/{t}").into())),
         }
     }
 
@@ -94,7 +176,7 @@ impl Pointer {
     pub fn parent(&self) -> Option<Pointer> {
         match &self.0 {
             Repr::Root => None,
-            Repr::Node(n) => Some(n.parent.clone()),
+            Repr::At(places, i) => Some(Places::pointer(places, places.steps[*i as usize].0)),
             Repr::Text(t) => Some(Pointer::parse(&t[..t.rfind('/').unwrap_or(0)])),
         }
     }
@@ -109,7 +191,10 @@ impl Pointer {
     pub(crate) fn last_escaped(&self) -> Option<&str> {
         match &self.0 {
             Repr::Root => None,
-            Repr::Node(n) => Some(&n.escaped),
+            Repr::At(places, i) => match places.token(*i) {
+                Token::Key(k) => Some(k),
+                _ => self.as_str().rsplit('/').next(),
+            },
             Repr::Text(t) => t.rsplit('/').next(),
         }
     }
@@ -136,116 +221,7 @@ impl Pointer {
         match &self.0 {
             Repr::Root => "",
             Repr::Text(t) => t,
-            Repr::Node(node) => node.text.get_or_init(|| {
-                // The tokens up to the nearest ancestor that is not a token link.
-                let mut parts: Vec<&str> = Vec::new();
-                let mut at = self;
-                let base = loop {
-                    match &at.0 {
-                        Repr::Node(n) => {
-                            parts.push(&n.escaped);
-                            at = &n.parent;
-                        }
-                        Repr::Text(t) => break t.as_str(),
-                        Repr::Root => break "",
-                    }
-                };
-                let mut text = String::with_capacity(
-                    base.len() + parts.iter().map(|p| p.len() + 1).sum::<usize>(),
-                );
-                text.push_str(base);
-                for part in parts.iter().rev() {
-                    text.push('/');
-                    text.push_str(part);
-                }
-                text.into_boxed_str()
-            }),
-        }
-    }
-
-    /// An identity for this position's node (the same for clones of one pointer).
-    pub(crate) fn id(&self) -> usize {
-        match &self.0 {
-            Repr::Root => 0,
-            Repr::Node(n) => Arc::as_ptr(n) as usize,
-            Repr::Text(t) => Arc::as_ptr(t) as usize,
-        }
-    }
-}
-
-/// A token as a pointer keeps it: a keyword of the vocabulary by reference, a short one (most
-/// property names, every index) in the link itself, a longer one owned. In the link it costs no
-/// allocation of its own, and the link is no larger in memory than its allocation was before
-/// (`links_stay_small`). The tree of positions keeps its tokens the same way.
-#[derive(Clone)]
-pub(crate) enum Token {
-    Static(&'static str),
-    Inline(ArrayString<INLINE>),
-    Owned(Box<str>),
-}
-
-impl Token {
-    /// An array index, in the link itself.
-    pub(crate) fn index(index: usize) -> Self {
-        use std::fmt::Write as _;
-        let mut digits = ArrayString::new();
-        // At most 20 digits: they always fit.
-        match write!(digits, "{index}") {
-            Ok(()) => Token::Inline(digits),
-            Err(_) => Token::Owned(index.to_string().into_boxed_str()),
-        }
-    }
-}
-
-impl Default for Token {
-    fn default() -> Self {
-        Token::Static("")
-    }
-}
-
-impl From<&str> for Token {
-    /// A keyword by reference, else [`Token::of`].
-    fn from(token: &str) -> Self {
-        match super::tree::Keyword::parse(token).map(super::tree::Keyword::as_str) {
-            Some(word) => Token::Static(word),
-            None => Token::of(token),
-        }
-    }
-}
-
-/// The longest token kept in the link, in bytes.
-const INLINE: usize = 23;
-
-impl Token {
-    /// `token` (escaped already) in the link when it is short enough, else owned.
-    fn of(token: &str) -> Token {
-        match ArrayString::from(token) {
-            Ok(inline) => Token::Inline(inline),
-            Err(_) => Token::Owned(token.into()),
-        }
-    }
-}
-
-impl Deref for Token {
-    type Target = str;
-    fn deref(&self) -> &str {
-        match self {
-            Token::Static(s) => s,
-            Token::Inline(s) => s,
-            Token::Owned(s) => s,
-        }
-    }
-}
-
-impl Drop for Node {
-    // A deep chain is dropped link by link, not recursively (nesting depth is unbounded).
-    fn drop(&mut self) {
-        let mut next = std::mem::take(&mut self.parent.0);
-        while let Repr::Node(node) = next {
-            match Arc::try_unwrap(node) {
-                Ok(mut node) => next = std::mem::take(&mut node.parent.0),
-                Err(_) => break,
-            }
+            Repr::At(places, i) => places.text(*i),
         }
     }
 }
@@ -283,7 +259,10 @@ impl Serialize for Pointer {
 
 impl PartialEq for Pointer {
     fn eq(&self, other: &Pointer) -> bool {
-        (self.id() == other.id() && !self.is_root()) || self.as_str() == other.as_str()
+        match (&self.0, &other.0) {
+            (Repr::At(a, i), Repr::At(b, j)) if Arc::ptr_eq(a, b) && i == j => true,
+            _ => self.as_str() == other.as_str(),
+        }
     }
 }
 
@@ -369,81 +348,45 @@ mod tests {
         assert_eq!(p.last_token(), Some("3"));
     }
 
-    /// A keyword token is referred to and a name copied; both read as written, and a name
-    /// that shares a keyword's length and first and last eight bytes is not taken for it.
+    /// A table's places read as the text pointers of the same tokens, whatever the order they
+    /// are read in; parents and last tokens too.
     #[test]
-    fn keywords_and_names_read_as_written() {
-        for token in [
-            "properties",
-            "additionalProperties",
-            "additionXYZWoperties",
-            "$ref:#/definitions/",
-            "type:array",
-            "",
-            "x",
-        ] {
-            let p = Pointer::root().child("anyOf").child(token);
-            assert_eq!(
-                p.last_token(),
-                Some(token).filter(|t| !t.contains(['~', '/']))
-            );
-            assert_eq!(p.tokens(), ["anyOf", token]);
-            assert_eq!(Pointer::parse(p.as_str()), p);
-        }
+    fn places_read_as_their_text() {
+        let mut places = Places::with_capacity(4);
+        let props = places.push(0, Token::Key("properties"));
+        let name = places.push(props, Token::Name("a/b~c".into()));
+        let any = places.push(name, Token::Key("anyOf"));
+        let item = places.push(any, Token::Index(12));
+        let places = Arc::new(places);
+        let at = |i| Places::pointer(&places, i);
+        assert_eq!(at(item), "/properties/a~1b~0c/anyOf/12");
+        assert_eq!(at(name), "/properties/a~1b~0c");
+        assert_eq!(at(item).parent(), Some(at(any)));
+        assert_eq!(at(any).last_token(), Some("anyOf"));
+        assert_eq!(at(name).last_token(), None);
+        assert_eq!(at(item).last_token(), Some("12"));
+        assert_eq!(at(props).parent(), Some(Pointer::root()));
+        let text = Pointer::root()
+            .child("properties")
+            .child("a/b~c")
+            .child("anyOf");
+        assert_eq!(at(any), text);
+        assert_eq!(text, at(any));
     }
 
-    /// Names up to the inline length and past it, multi-byte characters, indices from 0 to the
-    /// largest: each reads back as written.
+    /// A million-deep chain of places renders without recursion.
     #[test]
-    fn short_and_long_tokens_read_as_written() {
-        let names = [
-            "a".repeat(INLINE - 1),
-            "a".repeat(INLINE),
-            "a".repeat(INLINE + 1),
-            "é".repeat(INLINE / 2),
-            "é".repeat(INLINE / 2 + 1),
-            "日本語のプロパティ名".to_owned(),
-            "a~b/c".repeat(5),
-        ];
-        for name in &names {
-            let p = Pointer::root().child("properties").child(name);
-            assert_eq!(p.tokens(), ["properties", name.as_str()]);
-            assert_eq!(Pointer::parse(p.as_str()), p);
-        }
-        for index in [0, 7, 10, 12_345, usize::MAX] {
-            let p = Pointer::root().child("anyOf").index(index);
-            assert_eq!(p.as_str(), format!("/anyOf/{index}"));
-            assert_eq!(p.last_token(), Some(index.to_string().as_str()));
-        }
-    }
-
-    /// A token kept in the link does not make the link larger than a reference does by more
-    /// than a word (the allocation's size class stays the same).
-    #[test]
-    fn links_stay_small() {
-        assert!(
-            std::mem::size_of::<Token>() <= 32,
-            "{}",
-            std::mem::size_of::<Token>()
-        );
-        assert!(
-            std::mem::size_of::<Node>() <= 72,
-            "{}",
-            std::mem::size_of::<Node>()
-        );
-        // Two words: a report holds two per entry.
-        assert_eq!(std::mem::size_of::<Pointer>(), 16);
-        assert_eq!(std::mem::size_of::<Option<Pointer>>(), 16);
-    }
-
-    #[test]
-    fn a_very_deep_chain_drops_without_recursion() {
-        let mut p = Pointer::root();
+    fn a_very_deep_place_renders_in_a_loop() {
+        let mut places = Places::with_capacity(1_000_001);
+        let mut at = 0;
         for _ in 0..1_000_000 {
-            p = p.child("x");
+            at = places.push(at, Token::Key("items"));
         }
-        let copy = p.clone();
-        drop(p);
-        assert_eq!(copy.tokens().len(), 1_000_000);
+        let places = Arc::new(places);
+        let p = Places::pointer(&places, at);
+        assert_eq!(p.len(), 6 * 1_000_000);
+        assert_eq!(p.parent().unwrap().len(), 6 * 999_999);
+        drop(places);
+        assert_eq!(p.tokens().len(), 1_000_000);
     }
 }

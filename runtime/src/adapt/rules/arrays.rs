@@ -25,7 +25,12 @@ impl Rule for TupleItems {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
-        if !self.untyped_fails && !tree.holds(Keyword::PrefixItems) {
+        let itemless = |tree: &Tree, id: NodeId| {
+            super::has_type(tree, id, "array")
+                && !matches!(tree.get(id, Keyword::Items).map(|e| &e.value),
+                    Some(Slot::Schema(c)) if tree.is_object(*c))
+        };
+        if !(tree.holds(Keyword::PrefixItems) || self.untyped_fails && tree.any_node(itemless)) {
             return;
         }
         // Each subtree's fingerprint, kept: children first, a node is final once visited.

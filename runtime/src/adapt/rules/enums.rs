@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::append_description;
 use crate::adapt::rules::{HeldStrings, homogeneous_type};
-use crate::adapt::tree::{Entry, Keyword, Report, Rule, Slot, Tree};
+use crate::adapt::tree::{Entry, Keyword, NodeId, Report, Rule, Slot, Tree};
 
 /// `const: x` → `enum: [x]` (an `enum` beside it keeps only `x`, if it has it): for strict
 /// modes that take no `const`. A change.
@@ -151,7 +151,7 @@ impl Rule for InferType {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
-        tree.walk(|tree, id| {
+        let untyped = |tree: &Tree, id: NodeId| {
             let typed = [
                 Keyword::Type,
                 Keyword::AnyOf,
@@ -159,7 +159,13 @@ impl Rule for InferType {
                 Keyword::AllOf,
                 Keyword::Ref,
             ];
-            if !tree.is_object(id) || typed.iter().any(|k| tree.has(id, *k)) {
+            tree.is_object(id) && !typed.iter().any(|k| tree.has(id, *k))
+        };
+        if !tree.any_node(untyped) {
+            return;
+        }
+        tree.walk(|tree, id| {
+            if !untyped(tree, id) {
                 return;
             }
             let origin = tree.node(id).origin;

@@ -208,13 +208,21 @@ fn entry(key: Keyword, value: Slot, origin: crate::adapt::tree::Origin) -> Entry
     }
 }
 
-/// Makes property schema `id` accept `null` too: a `null` branch appended to a pure `anyOf`
-/// (nothing beside it but a description), anything else wrapped in `anyOf: [it, null]` that
+/// Makes property schema `id` accept `null` too: one plain scalar type `T` becomes
+/// `type: [T, "null"]`, a `null` branch is appended to a pure `anyOf` (nothing beside it but a
+/// description), anything else is wrapped in `anyOf: [it, null]` that
 /// takes its description. The wrapper is node `id` (what was recorded of the property is at
 /// the property's place, where its description now is); its keywords move into a new first
 /// branch.
 fn nullable(tree: &mut Tree, id: NodeId) {
     let origin = tree.node(id).origin;
+    if plain_scalar(tree, id) {
+        if let Some(ty) = tree.value_mut(id, Keyword::Type) {
+            let t = std::mem::take(ty);
+            *ty = Value::Array(vec![t, Value::String("null".into())]);
+        }
+        return;
+    }
     let Body::Object(entries) = &tree.node(id).body else {
         return;
     };
@@ -361,4 +369,53 @@ pub enum Optional {
     NullableRequired,
     /// Anthropic: optional properties stay optional.
     Keep,
+}
+
+/// A node of one plain scalar type (`string`, `number`, `integer` or `boolean`, no `enum`,
+/// `const`, union or reference): OpenAI strict makes it nullable as `type: [T, "null"]`, the
+/// form OpenAI documents for optional fields.
+fn plain_scalar(tree: &Tree, id: NodeId) -> bool {
+    let scalar = |t: &Value| {
+        matches!(
+            t.as_str(),
+            Some("string" | "number" | "integer" | "boolean")
+        )
+    };
+    scalar_node(tree, id, |t| match t {
+        Value::String(_) => scalar(t),
+        _ => false,
+    })
+}
+
+/// A node whose `type` is `[T, "null"]` of one plain scalar type `T` (no `enum`, `const`,
+/// union or reference): the form [`plain_scalar`] nodes are made nullable in.
+pub(crate) fn nullable_scalar(tree: &Tree, id: NodeId) -> bool {
+    scalar_node(tree, id, |t| match t {
+        Value::Array(ts) => {
+            ts.len() == 2
+                && matches!(
+                    ts[0].as_str(),
+                    Some("string" | "number" | "integer" | "boolean")
+                )
+                && ts[1] == "null"
+        }
+        _ => false,
+    })
+}
+
+fn scalar_node(tree: &Tree, id: NodeId, typed: impl Fn(&Value) -> bool) -> bool {
+    tree.value(id, Keyword::Type).is_some_and(typed)
+        && !tree.entries(id).iter().any(|e| {
+            matches!(
+                e.key,
+                Key::Kw(
+                    Keyword::Enum
+                        | Keyword::Const
+                        | Keyword::AnyOf
+                        | Keyword::OneOf
+                        | Keyword::AllOf
+                        | Keyword::Ref
+                )
+            )
+        })
 }

@@ -7,7 +7,8 @@ use crate::adapt::tree::{Body, Entry, Keyword, NodeId, Origin, Report, Rule, Slo
 /// `type: [A, B]` → `anyOf: [{type: A, …}, {type: B, …}]`, each branch keeping the keywords
 /// that apply to its type (an `enum` its values of that type; a type none of whose values
 /// fits is left out), the description kept on the union. One type left is the node itself. A
-/// change.
+/// change. `type: [T, "null"]` of one plain scalar type stays (the form OpenAI documents for
+/// optional fields, and the one close-objects writes).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SplitTypeArrays;
 
@@ -23,7 +24,7 @@ impl Rule for SplitTypeArrays {
             return;
         }
         tree.walk(|tree, id| {
-            if tree.entries(id).iter().any(listed) {
+            if tree.entries(id).iter().any(listed) && !super::objects::nullable_scalar(tree, id) {
                 split(tree, id, report);
             }
         });

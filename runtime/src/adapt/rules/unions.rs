@@ -205,7 +205,11 @@ impl Rule for SpliceNestedAnyOf {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
-        if !tree.holds(Keyword::AnyOf) {
+        let nested = |tree: &Tree, id: NodeId| {
+            matches!(tree.get(id, Keyword::AnyOf).map(|e| &e.value),
+                Some(Slot::Schemas(branches)) if branches.iter().any(|b| is_pure_any_of(tree, *b)))
+        };
+        if !tree.holds(Keyword::AnyOf) || !tree.any_node(nested) {
             return;
         }
         tree.walk_children_first(|tree, id| {

@@ -4,69 +4,83 @@ use std::cell::OnceCell;
 
 use serde_json::{Map, Value};
 
+use std::sync::Arc;
+
+use crate::adapt::pointer::{Places, Token as Step};
 use crate::adapt::report::Pointer;
 
-use super::{Body, Entry, Holds, Key, NodeId, Origin, Slot, Step, Tree, is_schema};
+use super::{Body, Entry, Holds, Key, Keyword, NodeId, Origin, Slot, Tree, is_schema};
 
 impl Tree {
     /// Reads a schema document, giving every node and entry its place in `input`. A loop over
     /// the document, not recursion.
     pub fn read(input: &Value) -> Tree {
         // Room for a typical tool's nodes and places, so that reading one grows no list.
-        let mut places = Vec::with_capacity(128);
-        places.push((Origin::ROOT, Step::Root));
         let mut tree = Tree {
             nodes: Vec::with_capacity(64),
             root: NodeId(0),
-            places,
+            places: Places::with_capacity(128),
         };
         tree.root = build(&mut tree, input, Origin::ROOT, true);
         tree
     }
 
     fn place(&mut self, parent: Origin, step: Step) -> Origin {
-        let origin = Origin(u32::try_from(self.places.len()).expect("fewer than 2^32 places"));
-        self.places.push((parent, step));
-        origin
+        Origin(self.places.push(parent.0, step))
     }
 
     /// Writes the document reachable from the root, taking the values out of the tree, and the
     /// output JSON Pointer of each node `wanted` marks (by node index; where it was first
     /// written), with its rank among them in document order.
     pub fn write(mut self, wanted: &[bool]) -> (Value, Written) {
-        let mut at = Written {
+        let mut at = Writing {
             at: vec![None; self.nodes.len()],
             count: 0,
+            places: Places::with_capacity(8),
         };
         let root = self.root;
         let top = Place::root();
         let value = write_node(&mut self, root, &top, wanted, &mut at);
-        (value, at)
+        let written = Written {
+            at: at.at,
+            places: Arc::new(at.places),
+        };
+        (value, written)
     }
+}
+
+/// What [`Tree::write`] notes as it writes: where each wanted node went (its rank and output
+/// place), and the output places made for them.
+struct Writing {
+    at: Vec<Option<(usize, u32)>>,
+    count: usize,
+    places: Places,
 }
 
 /// Where [`Tree::write`] wrote the nodes it was asked about.
 pub struct Written {
-    at: Vec<Option<(usize, Pointer)>>,
-    count: usize,
+    at: Vec<Option<(usize, u32)>>,
+    places: Arc<Places>,
 }
 
 impl Written {
     /// Node `id`'s rank among the wanted nodes in document order, and its output pointer.
-    pub fn get(&self, id: NodeId) -> Option<&(usize, Pointer)> {
-        self.at.get(id.index())?.as_ref()
+    pub fn get(&self, id: NodeId) -> Option<(usize, Pointer)> {
+        let (rank, place) = (*self.at.get(id.index())?)?;
+        Some((rank, Places::pointer(&self.places, place)))
     }
 }
 
-/// A place in the output, its pointer made only when a node there is wanted (then once).
+/// A place in the output, entered in the output places only when a node there is wanted (then
+/// once).
 struct Place<'a> {
     parent: Option<&'a Place<'a>>,
-    token: Token<'a>,
-    pointer: OnceCell<Pointer>,
+    token: Out<'a>,
+    index: OnceCell<u32>,
 }
 
 #[derive(Clone, Copy)]
-enum Token<'a> {
+enum Out<'a> {
     Root,
     Key(&'a str),
     Index(usize),
@@ -76,37 +90,44 @@ impl<'a> Place<'a> {
     fn root() -> Place<'static> {
         Place {
             parent: None,
-            token: Token::Root,
-            pointer: OnceCell::new(),
+            token: Out::Root,
+            index: OnceCell::new(),
         }
     }
 
-    fn below(&'a self, token: Token<'a>) -> Place<'a> {
+    fn below(&'a self, token: Out<'a>) -> Place<'a> {
         Place {
             parent: Some(self),
             token,
-            pointer: OnceCell::new(),
+            index: OnceCell::new(),
         }
     }
 
-    /// The place's pointer, its ancestors' made first (a loop: any depth).
-    fn pointer(&self) -> Pointer {
+    /// The place's index in `places`, its ancestors' entered first (a loop: any depth).
+    fn index(&self, places: &mut Places) -> u32 {
         let mut chain = vec![self];
         while let Some(parent) = chain.last().and_then(|p| p.parent) {
-            if parent.pointer.get().is_some() {
+            if parent.index.get().is_some() {
                 break;
             }
             chain.push(parent);
         }
         for place in chain.into_iter().rev() {
-            let made = match (place.token, place.parent) {
-                (Token::Key(k), Some(parent)) => parent.pointer.get().expect("made").child(k),
-                (Token::Index(i), Some(parent)) => parent.pointer.get().expect("made").index(i),
-                _ => Pointer::root(),
+            let parent = place.parent.and_then(|p| p.index.get().copied());
+            let made = match (place.token, parent) {
+                (Out::Key(k), Some(parent)) => {
+                    let token = match Keyword::parse(k) {
+                        Some(k) => Step::Key(k.as_str()),
+                        None => Step::Name(k.into()),
+                    };
+                    places.push(parent, token)
+                }
+                (Out::Index(i), Some(parent)) => places.push(parent, Step::Index(i as u32)),
+                _ => 0,
             };
-            let _ = place.pointer.set(made);
+            let _ = place.index.set(made);
         }
-        self.pointer.get().expect("made").clone()
+        *self.index.get().expect("made")
     }
 }
 
@@ -129,7 +150,7 @@ fn build(tree: &mut Tree, value: &Value, origin: Origin, fresh: bool) -> NodeId 
             let key = Key::of(k);
             let origin = if fresh {
                 let step = match &key {
-                    Key::Kw(k) => Step::Key(*k),
+                    Key::Kw(k) => Step::Key(k.as_str()),
                     Key::Other(name) => Step::Name(name.clone()),
                 };
                 tree.place(node_origin, step)
@@ -152,7 +173,7 @@ fn build(tree: &mut Tree, value: &Value, origin: Origin, fresh: bool) -> NodeId 
                 }
                 (Holds::List | Holds::OneOrList, Value::Array(items)) => {
                     let ids = (items.iter().enumerate())
-                        .map(|(k, v)| child(tree, Step::Item(k as u32), v))
+                        .map(|(k, v)| child(tree, Step::Index(k as u32), v))
                         .collect();
                     Slot::Schemas(ids)
                 }
@@ -185,7 +206,7 @@ impl Tree {
             (Holds::List | Holds::OneOrList, Value::Array(items)) => {
                 let ids = (items.iter().enumerate())
                     .map(|(k, v)| {
-                        let place = self.place(origin, Step::Item(k as u32));
+                        let place = self.place(origin, Step::Index(k as u32));
                         build(self, v, place, true)
                     })
                     .collect();
@@ -221,10 +242,10 @@ fn write_node(
     id: NodeId,
     here: &Place<'_>,
     wanted: &[bool],
-    at: &mut Written,
+    at: &mut Writing,
 ) -> Value {
     if wanted.get(id.index()) == Some(&true) && at.at[id.index()].is_none() {
-        at.at[id.index()] = Some((at.count, here.pointer()));
+        at.at[id.index()] = Some((at.count, here.index(&mut at.places)));
         at.count += 1;
     }
     let entries = match &mut tree.node_mut(id).body {
@@ -236,22 +257,21 @@ fn write_node(
         let mut map = Map::with_capacity(entries.len());
         for entry in entries {
             let key = entry.key.as_str();
-            let place = here.below(Token::Key(key));
+            let place = here.below(Out::Key(key));
             let value = match entry.value {
                 Slot::Value(v) => v,
                 Slot::Schema(child) => write_node(tree, child, &place, wanted, at),
                 Slot::Schemas(ids) => Value::Array(
                     (ids.into_iter().enumerate())
                         .map(|(k, child)| {
-                            write_node(tree, child, &place.below(Token::Index(k)), wanted, at)
+                            write_node(tree, child, &place.below(Out::Index(k)), wanted, at)
                         })
                         .collect(),
                 ),
                 Slot::Map(members) => {
                     let mut out = Map::with_capacity(members.len());
                     for (name, child) in members {
-                        let v =
-                            write_node(tree, child, &place.below(Token::Key(&name)), wanted, at);
+                        let v = write_node(tree, child, &place.below(Out::Key(&name)), wanted, at);
                         out.insert(name, v);
                     }
                     Value::Object(out)

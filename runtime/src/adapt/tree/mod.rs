@@ -17,6 +17,7 @@ pub(crate) mod report;
 
 use serde_json::Value;
 
+use crate::adapt::pointer::{Places, Token};
 use crate::adapt::report::Pointer;
 pub use crate::walk::Step as WalkStep;
 
@@ -89,16 +90,6 @@ pub struct Origin(u32);
 impl Origin {
     /// The input's root.
     pub const ROOT: Origin = Origin(0);
-}
-
-/// One step from an input place to the next: a keyword, a name (a key outside the vocabulary,
-/// or a member of a map keyword), an item of a list.
-#[derive(Clone, Debug)]
-enum Step {
-    Root,
-    Key(Keyword),
-    Name(Box<str>),
-    Item(u32),
 }
 
 /// A schema: an object's entries, or a boolean schema.
@@ -186,7 +177,7 @@ pub struct Tree {
     /// The root node.
     pub root: NodeId,
     /// The input places: each a parent place and a step.
-    places: Vec<(Origin, Step)>,
+    places: Places,
 }
 
 impl Tree {
@@ -353,6 +344,12 @@ impl Tree {
         })
     }
 
+    /// Whether `f` says yes to any node of the arena (reachable or not): one flat scan, no walk
+    /// ([`Tree::holds`]).
+    pub fn any_node(&self, f: impl Fn(&Tree, NodeId) -> bool) -> bool {
+        (0..self.nodes.len()).any(|i| f(self, NodeId(i as u32)))
+    }
+
     /// Whether any node of the arena has an entry of one of `keys` ([`Tree::holds`]).
     pub fn holds_any(&self, keys: &[Keyword]) -> bool {
         self.nodes.iter().any(|n| match &n.body {
@@ -496,40 +493,24 @@ impl Tree {
     /// The keyword `origin` names in the input, when it is a keyword's place (a rule that
     /// renames a keyword reports it as the input spelled it).
     pub fn keyword_at(&self, origin: Origin) -> Option<Keyword> {
-        match self.places.get(origin.0 as usize) {
-            Some((_, Step::Key(k))) => Some(*k),
+        match self.places.token(origin.0) {
+            Token::Key(k) => Keyword::parse(k),
             _ => None,
         }
     }
 
-    /// The input place `origin` as a JSON Pointer, `memo` keeping the places rendered so far
-    /// (a pointer shares its parent's: rendering every place of a deep document is linear).
-    pub(crate) fn pointer(&self, origin: Origin, memo: &mut Vec<Option<Pointer>>) -> Pointer {
-        if memo.len() < self.places.len() {
-            memo.resize(self.places.len(), None);
-        }
-        let mut chain = Vec::new();
-        let mut at = origin;
-        let mut pointer = loop {
-            if at == Origin::ROOT {
-                break Pointer::root();
-            }
-            if let Some(known) = &memo[at.0 as usize] {
-                break known.clone();
-            }
-            chain.push(at);
-            at = self.places[at.0 as usize].0;
-        };
-        for place in chain.into_iter().rev() {
-            pointer = match &self.places[place.0 as usize].1 {
-                Step::Root => pointer,
-                Step::Key(k) => pointer.child(k.as_str()),
-                Step::Name(name) => pointer.child(name),
-                Step::Item(i) => pointer.index(*i as usize),
-            };
-            memo[place.0 as usize] = Some(pointer.clone());
-        }
-        pointer
+    /// The input place `origin` as a JSON Pointer (made now; [`Tree::take_places`] shares
+    /// them without rendering).
+    pub(crate) fn pointer(&self, origin: Origin) -> Pointer {
+        Pointer::parse(&self.places.render(origin.0))
+    }
+
+    /// The input places, shared by the pointers made of them (the tree keeps none).
+    pub(crate) fn take_places(&mut self) -> std::sync::Arc<Places> {
+        std::sync::Arc::new(std::mem::replace(
+            &mut self.places,
+            Places::with_capacity(0),
+        ))
     }
 
     /// The subtree at `id` as JSON (for a rule that needs to compare or print a subschema).

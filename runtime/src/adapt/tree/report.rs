@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{Keyword, NodeId, Origin, Refused, Tree};
+use crate::adapt::pointer::Places;
 use crate::adapt::report::{Change, Loss, LossKind, Pointer, Unrepresentable};
 
 /// One rule's (or a whole list's) record.
@@ -96,7 +97,7 @@ impl Report {
     /// in the input.
     pub(crate) fn take_failure(&mut self, tree: &Tree) -> Option<(Unrepresentable, Pointer)> {
         let (place, reason) = self.failure.take()?;
-        let input = tree.pointer(place.origin, &mut Vec::new());
+        let input = tree.pointer(place.origin);
         Some((
             Unrepresentable {
                 pointer: place.at,
@@ -129,10 +130,25 @@ impl Report {
 }
 
 /// Writes the tree and the report's entries with their pointers and output places.
-pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Change>) {
-    let mut memo = Vec::new();
+pub(crate) fn finish(mut tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Change>) {
+    // A loss is named as the input spelled it where its pointer names a keyword a rule renamed
+    // (`const` made `enum`, draft-07 `items` made `prefixItems`).
+    const RENAMED: [(Keyword, &str); 3] = [
+        (Keyword::Const, "enum"),
+        (Keyword::Items, "prefixItems"),
+        (Keyword::Definitions, "$defs"),
+    ];
+    let spelled: Vec<Option<&'static str>> = (report.losses.iter())
+        .map(|n| {
+            let input = tree.keyword_at(n.origin)?;
+            (RENAMED.iter())
+                .any(|(from, to)| *from == input && *to == n.keyword)
+                .then_some(input.as_str())
+        })
+        .collect();
+    let places = tree.take_places();
     let pointers: Vec<Pointer> = (report.losses.iter().chain(&report.changes))
-        .map(|n| tree.pointer(n.origin, &mut memo))
+        .map(|n| Places::pointer(&places, n.origin.0))
         .collect();
     // A node merged into another is where that one is written.
     let written = |mut id: NodeId| {
@@ -177,32 +193,17 @@ pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Chang
             }
         }
     }
-    // A loss is named as the input spelled it where its pointer names a keyword a rule renamed
-    // (`const` made `enum`, draft-07 `items` made `prefixItems`).
-    const RENAMED: [(Keyword, &str); 3] = [
-        (Keyword::Const, "enum"),
-        (Keyword::Items, "prefixItems"),
-        (Keyword::Definitions, "$defs"),
-    ];
-    let spelled: Vec<Option<&'static str>> = (report.losses.iter())
-        .map(|n| {
-            let input = tree.keyword_at(n.origin)?;
-            (RENAMED.iter())
-                .any(|(from, to)| *from == input && *to == n.keyword)
-                .then_some(input.as_str())
-        })
-        .collect();
     let mut spelled = spelled.into_iter();
     let (value, at) = tree.write(&wanted);
     // Where a node is written, else where its first written copy is.
     let at_of = |id: NodeId| -> Option<Pointer> {
         if let Some((_, p)) = at.get(id) {
-            return Some(p.clone());
+            return Some(p);
         }
         (copies_of.get(&id)?.iter())
             .filter_map(|c| at.get(*c))
             .min_by_key(|(rank, _)| *rank)
-            .map(|(_, p)| p.clone())
+            .map(|(_, p)| p)
     };
     let mut places = pointers.into_iter().zip(report_nodes);
     let mut place = || {
