@@ -65,26 +65,34 @@ impl Clone for Places {
 }
 
 impl Places {
-    /// A table holding the root alone, with room for `capacity` places.
+    /// A table holding the root alone (place 0, not stored), with room for `capacity` more.
     pub(crate) fn with_capacity(capacity: usize) -> Places {
-        let mut steps = Vec::with_capacity(capacity);
-        steps.push((0, Token::Root));
         Places {
-            steps,
+            steps: Vec::with_capacity(capacity),
             text: OnceLock::new(),
         }
     }
 
     /// A new place below `parent`.
     pub(crate) fn push(&mut self, parent: u32, token: Token) -> u32 {
-        let index = u32::try_from(self.steps.len()).expect("fewer than 2^32 places");
         self.steps.push((parent, token));
-        index
+        u32::try_from(self.steps.len()).expect("fewer than 2^32 places")
+    }
+
+    /// Place `index`'s parent and token (the root's: itself, [`Token::Root`]).
+    fn step(&self, index: u32) -> (u32, &Token) {
+        match index {
+            0 => (0, &Token::Root),
+            i => {
+                let (parent, token) = &self.steps[i as usize - 1];
+                (*parent, token)
+            }
+        }
     }
 
     /// Place `index`'s token.
     pub(crate) fn token(&self, index: u32) -> &Token {
-        &self.steps[index as usize].1
+        self.step(index).1
     }
 
     /// The pointer of place `index` of `places`.
@@ -107,7 +115,7 @@ impl Places {
                 .collect::<Vec<_>>()
                 .into_boxed_slice()
         });
-        texts[index as usize].get_or_init(|| self.render(index).into_boxed_str())
+        texts[index as usize - 1].get_or_init(|| self.render(index).into_boxed_str())
     }
 
     /// Place `index` as a new string: the tokens up to the root, gathered in a loop.
@@ -116,11 +124,11 @@ impl Places {
         let mut at = index;
         while at != 0 {
             chain.push(at);
-            at = self.steps[at as usize].0;
+            at = self.step(at).0;
         }
         let mut text = String::new();
         for place in chain.into_iter().rev() {
-            match &self.steps[place as usize].1 {
+            match self.step(place).1 {
                 Token::Root => {}
                 Token::Key(k) => push_escaped(&mut text, k),
                 Token::Name(name) => push_escaped(&mut text, name),
@@ -176,7 +184,7 @@ impl Pointer {
     pub fn parent(&self) -> Option<Pointer> {
         match &self.0 {
             Repr::Root => None,
-            Repr::At(places, i) => Some(Places::pointer(places, places.steps[*i as usize].0)),
+            Repr::At(places, i) => Some(Places::pointer(places, places.step(*i).0)),
             Repr::Text(t) => Some(Pointer::parse(&t[..t.rfind('/').unwrap_or(0)])),
         }
     }

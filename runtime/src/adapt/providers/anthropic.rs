@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::super::rules::{self as r, Rule};
+use super::super::rules::{self as r, KeySet, Rule};
 use super::super::settings::{AdaptSettings, NameRule, StrictBudget, Wire};
 use super::super::{AdaptOptions, Target};
 use super::{json_schema_prefix, strip_keywords};
@@ -83,7 +83,7 @@ fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
 }
 
 /// Anthropic strict tool use: what its grammar does not support (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/strict-tool-use>).
-const ANTHROPIC_STRICT_STRIP: &[&str] = &[
+const ANTHROPIC_STRICT_STRIP: KeySet = KeySet::of(&[
     "minimum",
     "maximum",
     "exclusiveMinimum",
@@ -113,7 +113,7 @@ const ANTHROPIC_STRICT_STRIP: &[&str] = &[
     "contentEncoding",
     "contentMediaType",
     "contentSchema",
-];
+]);
 
 const ANTHROPIC_FORMATS: &[&str] = &[
     "date-time",

@@ -2,7 +2,7 @@
 //! (the OpenAPI 3.0 `Schema` message)
 //! (<https://ai.google.dev/api/caching#FunctionDeclaration>, <https://ai.google.dev/api/caching#Schema>).
 
-use super::super::rules::{self as r, Rule, keep_none};
+use super::super::rules::{self as r, KeySet, Rule, keep_none};
 use super::super::settings::{AdaptSettings, NameRule, Wire};
 use super::super::{AdaptOptions, Target};
 use super::{json_schema_prefix, strip_keywords};
@@ -119,7 +119,7 @@ fn google_suffix() -> Vec<Box<dyn Rule>> {
 /// Google strips these (the reference implementation's `UNSUPPORTED_SCHEMA_FIELDS`). `$ref` and `$defs`
 /// are in that list too; here they are inlined instead, after the per-node rules have run on the
 /// definitions, so that every loss is reported at its place in the input.
-const GOOGLE_STRIP: &[&str] = &[
+const GOOGLE_STRIP: KeySet = KeySet::of(&[
     "$schema",
     "$dynamicRef",
     "$dynamicAnchor",
@@ -149,4 +149,4 @@ const GOOGLE_STRIP: &[&str] = &[
     "readOnly",
     "writeOnly",
     "$comment",
-];
+]);

@@ -9,7 +9,7 @@ mod openai;
 
 use serde_json::Value;
 
-use super::rules::{self, Rule, StripKeywords};
+use super::rules::{self, KeySet, Rule, StripKeywords};
 use super::settings::AdaptSettings;
 
 /// The list of targets: each line gives the [`Target`] variant, its name (the CLI's, the
@@ -82,7 +82,7 @@ fn json_schema_prefix() -> Vec<Box<dyn Rule>> {
 fn strip_keywords(
     settings: &AdaptSettings,
     name: &'static str,
-    keywords: &'static [&'static str],
+    keywords: KeySet,
     why: &'static str,
     keep: fn(&str, &Value) -> bool,
 ) -> StripKeywords {

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::super::rules::{self as r, Rule, keep_none};
+use super::super::rules::{self as r, KeySet, Rule, keep_none};
 use super::super::settings::{AdaptSettings, NameRule, Wire};
 use super::super::{AdaptOptions, Target};
 use super::{json_schema_prefix, strip_keywords};
@@ -108,7 +108,7 @@ fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
 
 /// OpenAI strict strips the keywords that are not structural; `default` is handled by
 /// [`DefaultToDescription`], `nullable` by the draft upgrade.
-const OPENAI_STRICT_STRIP: &[&str] = &[
+const OPENAI_STRICT_STRIP: KeySet = KeySet::of(&[
     "format",
     "pattern",
     "minLength",
@@ -147,7 +147,7 @@ const OPENAI_STRICT_STRIP: &[&str] = &[
     "maxProperties",
     "$dynamicRef",
     "$dynamicAnchor",
-];
+]);
 
 /// The string formats OpenAI strict mode accepts (Structured Outputs guide, "Supported
 /// properties").

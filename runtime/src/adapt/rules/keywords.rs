@@ -15,8 +15,8 @@ use crate::adapt::tree::{Entry, KeySet, Keyword, NodeId, Report, Rule, Tree};
 pub struct StripKeywords {
     /// The rule's name in reports.
     pub name: &'static str,
-    /// The keywords removed.
-    pub keywords: &'static [&'static str],
+    /// The keywords removed (`KeySet::of(&[..])` in a `const`).
+    pub keywords: KeySet,
     /// Of those, the ones written into the description.
     pub spill: &'static [&'static str],
     /// Why, in the losses' words.
@@ -33,7 +33,7 @@ impl Rule for StripKeywords {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
-        let table = KeySet::of(self.keywords);
+        let table = self.keywords;
         if !tree.any_entry(|e: &Entry| table.contains(&e.key)) {
             return;
         }

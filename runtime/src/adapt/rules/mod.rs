@@ -276,3 +276,58 @@ pub(crate) fn run(
     let (out, losses, changes) = crate::adapt::tree::report::finish(tree, report);
     (out, losses, changes, failure)
 }
+
+/// The rule of docs/adapt-engine.md's walkthrough "add a rule that moves subschemas", as it is
+/// written there: the walkthrough must compile and do what it says.
+#[cfg(test)]
+mod walkthrough {
+    use super::*;
+
+    struct OneBranchAnyOf;
+
+    #[rustfmt::skip]
+    impl Rule for OneBranchAnyOf {
+        fn name(&self) -> &'static str { "one-branch-any-of" }
+        fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+            if !tree.holds(Keyword::AnyOf) { return; }
+            tree.walk_children_first(|tree, id| {
+                let Some(Slot::Schemas(branches)) = tree.slot_mut(id, Keyword::AnyOf) else { return };
+                if branches.len() != 1 { return; }
+                let branch = branches[0];
+                let entry = tree.take(id, Keyword::AnyOf).expect("held");
+                absorb(tree, id, branch, report); // the branch's entries move into the node
+                report.change(entry.origin, Some(id), "`anyOf` of one branch → the branch");
+            });
+        }
+    }
+
+    /// The branch's keywords keep their input places through the move: a later rule's loss on
+    /// one points where it stood, and is at the node.
+    #[test]
+    fn moved_entries_point_where_they_stood() {
+        let doc = serde_json::json!({"type": "object", "properties": {
+            "a": {"description": "A", "anyOf": [{"type": "string", "format": "date"}]}
+        }});
+        let mut rules: Vec<Box<dyn Rule>> = vec![
+            Box::new(OneBranchAnyOf),
+            Box::new(StripKeywords {
+                name: "strip",
+                keywords: KeySet::of(&["format"]),
+                spill: &[],
+                why: "test",
+                keep: keep_none,
+                also_keep: Vec::new(),
+            }),
+        ];
+        let applied = apply(&mut rules, &doc);
+        assert_eq!(
+            applied.schema["properties"]["a"],
+            serde_json::json!({"description": "A", "type": "string"})
+        );
+        assert_eq!(applied.changes[0].pointer, "/properties/a/anyOf");
+        assert_eq!(applied.changes[0].at.as_deref(), Some("/properties/a"));
+        let loss = &applied.losses[0];
+        assert_eq!(loss.pointer, "/properties/a/anyOf/0/format");
+        assert_eq!(loss.at.as_deref(), Some("/properties/a"));
+    }
+}

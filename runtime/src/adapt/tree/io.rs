@@ -15,11 +15,10 @@ impl Tree {
     /// Reads a schema document, giving every node and entry its place in `input`. A loop over
     /// the document, not recursion.
     pub fn read(input: &Value) -> Tree {
-        // Room for a typical tool's nodes and places, so that reading one grows no list.
         let mut tree = Tree {
-            nodes: Vec::with_capacity(64),
+            nodes: Vec::with_capacity(8),
             root: NodeId(0),
-            places: Places::with_capacity(128),
+            places: Places::with_capacity(16),
         };
         tree.root = build(&mut tree, input, Origin::ROOT, true);
         tree
@@ -33,10 +32,16 @@ impl Tree {
     /// output JSON Pointer of each node `wanted` marks (by node index; where it was first
     /// written), with its rank among them in document order.
     pub fn write(mut self, wanted: &[bool]) -> (Value, Written) {
+        // Nothing to note where nothing is wanted (the lists stay empty).
+        let any = wanted.contains(&true);
         let mut at = Writing {
-            at: vec![None; self.nodes.len()],
+            at: if any {
+                vec![None; self.nodes.len()]
+            } else {
+                Vec::new()
+            },
             count: 0,
-            places: Places::with_capacity(8),
+            places: Places::with_capacity(if any { 8 } else { 0 }),
         };
         let root = self.root;
         let top = Place::root();

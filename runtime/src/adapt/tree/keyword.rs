@@ -41,6 +41,9 @@ macro_rules! vocabulary {
             pub(crate) fn holds(self) -> Holds {
                 match self { $(Keyword::$variant => Holds::$holds,)+ }
             }
+
+            /// Every keyword with its spelling.
+            const ALL: &'static [(Keyword, &'static str)] = &[$((Keyword::$variant, $text),)+];
         }
     };
 }
@@ -158,34 +161,56 @@ impl PartialEq<Keyword> for Key {
     }
 }
 
-/// A set of keys given as text (a provider's keyword table): the vocabulary's as bits, any other
-/// name as text. Asking whether an entry's key is in it compares an integer.
-#[derive(Clone, Debug, Default)]
+/// A set of keys given as text (a provider's keyword table): the vocabulary's as bits, made
+/// when the program is compiled (`const`); a key outside the vocabulary is compared as text.
+/// Asking whether an entry's key is in it compares an integer.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct KeySet {
     keywords: u128,
-    others: Vec<&'static str>,
+    keys: &'static [&'static str],
 }
 
 impl KeySet {
-    /// The set of `keys`.
-    pub fn of(keys: &[&'static str]) -> KeySet {
-        let mut set = KeySet::default();
-        for key in keys {
-            match Keyword::parse(key) {
-                Some(k) => set.keywords |= 1 << k as u32,
-                None => set.others.push(key),
+    /// The set of `keys` (in a `const`, made at compile time).
+    pub const fn of(keys: &'static [&'static str]) -> KeySet {
+        let mut keywords = 0u128;
+        let mut k = 0;
+        while k < keys.len() {
+            let mut w = 0;
+            while w < Keyword::ALL.len() {
+                if same(keys[k], Keyword::ALL[w].1) {
+                    keywords |= 1 << Keyword::ALL[w].0 as u32;
+                }
+                w += 1;
             }
+            k += 1;
         }
-        set
+        KeySet { keywords, keys }
     }
 
     /// Whether `key` is in the set.
     pub fn contains(&self, key: &Key) -> bool {
         match key {
             Key::Kw(k) => self.keywords & (1 << *k as u32) != 0,
-            Key::Other(s) => self.others.iter().any(|o| **o == **s),
+            Key::Other(s) => self.keys.iter().any(|o| **o == **s),
         }
     }
+}
+
+/// `a == b`, in a `const fn`.
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// A JSON Schema is an object or a boolean.

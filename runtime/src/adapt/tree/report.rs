@@ -172,7 +172,15 @@ pub(crate) fn finish(mut tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<C
         }
     }
     // Every copy (of a copy, ...) of a named node, as written (a merged copy: its node).
-    let mut wanted = vec![false; tree.nodes.len()];
+    // Which nodes' output places to note (none when no entry names a node).
+    let mut wanted = vec![
+        false;
+        if named.is_empty() {
+            0
+        } else {
+            tree.nodes.len()
+        }
+    ];
     for n in &named {
         wanted[n.index()] = true;
     }
