@@ -76,19 +76,7 @@ impl StripKeywords {
                 );
                 spilled.push((key, value));
             } else {
-                let shown = match &value {
-                    Value::Bool(b) => b.to_string(),
-                    other => {
-                        let shown = json_text(other);
-                        if shown.len() > 80 {
-                            let end = shown.char_indices().nth(80).map_or(shown.len(), |(i, _)| i);
-                            format!("{}…", &shown[..end])
-                        } else {
-                            shown
-                        }
-                    }
-                };
-                let detail = format!("`{key}: {shown}` removed ({})", self.why);
+                let detail = format!("`{key}: {}` removed ({})", super::shown(&value), self.why);
                 report.loss(entry.origin, Some(id), key, LossKind::Dropped, detail);
             }
         }

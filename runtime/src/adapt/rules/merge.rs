@@ -376,20 +376,7 @@ pub(crate) fn merge_objects(
         tree.node_mut(b).merged_into = Some(node);
         if let Some(d) = tree.get(b, Keyword::Description).cloned() {
             // Alternatives merged: each branch's description is kept, joined after the node's.
-            let own = tree.value(node, Keyword::Description);
-            if let Some(joined) = super::joined_description(own, d.value.as_value()) {
-                let origin = tree
-                    .get(node, Keyword::Description)
-                    .map_or(d.origin, |e| e.origin);
-                tree.set(
-                    node,
-                    Entry {
-                        key: d.key,
-                        value: Slot::Value(joined),
-                        origin,
-                    },
-                );
-            }
+            super::join_description(tree, node, &d);
         }
     }
     if defined_again {

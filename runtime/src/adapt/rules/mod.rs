@@ -104,6 +104,34 @@ pub(crate) fn append_description(tree: &mut Tree, id: NodeId, text: &str, separa
     }
 }
 
+/// Joins a `description` entry of another node after node `node`'s own description (each text
+/// once); the joined entry keeps the node's place when it had one.
+pub(crate) fn join_description(tree: &mut Tree, node: NodeId, description: &Entry) {
+    let own = tree.value(node, Keyword::Description);
+    if let Some(joined) = joined_description(own, description.value.as_value()) {
+        let origin = tree
+            .get(node, Keyword::Description)
+            .map_or(description.origin, |e| e.origin);
+        tree.set(
+            node,
+            Entry {
+                key: description.key.clone(),
+                value: Slot::Value(joined),
+                origin,
+            },
+        );
+    }
+}
+
+/// A value's JSON text for a report, cut after 80 characters (with `…`).
+pub(crate) fn shown(value: &Value) -> String {
+    let text = json_text(value);
+    match text.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text,
+    }
+}
+
 /// Takes a branch's (or a reference target's) entries into a node that keeps its own: the
 /// node's entries win, and the two descriptions are joined (the node's first), so that nothing
 /// a rule spilled into the branch's description is lost. A branch entry the node's own value
@@ -117,20 +145,7 @@ pub(crate) fn absorb(tree: &mut Tree, node: NodeId, branch: NodeId, report: &mut
     tree.node_mut(branch).merged_into = Some(node);
     for entry in entries {
         if entry.key == Keyword::Description {
-            let own = tree.value(node, Keyword::Description);
-            if let Some(joined) = joined_description(own, entry.value.as_value()) {
-                let origin = tree
-                    .get(node, Keyword::Description)
-                    .map_or(entry.origin, |e| e.origin);
-                tree.set(
-                    node,
-                    Entry {
-                        key: entry.key,
-                        value: Slot::Value(joined),
-                        origin,
-                    },
-                );
-            }
+            join_description(tree, node, &entry);
             continue;
         }
         let Some(own) = tree.entries(node).iter().find(|e| e.key == entry.key) else {

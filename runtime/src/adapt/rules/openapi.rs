@@ -120,12 +120,7 @@ fn schema_fields(tree: &mut Tree, id: NodeId, report: &mut Report) {
             );
             spilled.push((key, value));
         } else {
-            let text = json_text(&value);
-            let shown = match text.char_indices().nth(80) {
-                Some((i, _)) => format!("{}…", &text[..i]),
-                None => text,
-            };
-            let detail = format!("`{key}: {shown}` is not a `Schema` field");
+            let detail = format!("`{key}: {}` is not a `Schema` field", super::shown(&value));
             report.loss(entry.origin, Some(id), key, LossKind::Dropped, detail);
         }
     }
