@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-use crate::adapt::tree::{Body, Entry, Key, Keyword, Report, Rule, Slot, Tree};
+use crate::adapt::tree::{Body, Entry, Key, Keyword, NodeId, Report, Rule, Slot, Tree};
 
 /// The snake-case spellings some servers publish (`any_of`, `additional_properties`, ...) as the
 /// keywords they mean. A change.
@@ -69,26 +69,23 @@ impl Rule for BoolSchemas {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let boolean = |id: NodeId| matches!(tree.node(id).body, Body::Bool(_));
+        let schema_slot = |e: &Entry| !keyword_value(e) && e.value.nodes().any(boolean);
+        if !boolean(tree.root) && !tree.any_entry(schema_slot) {
+            return;
+        }
         // Breadth-first, each node with whether a keyword holds it as its value.
         let mut found = Vec::new();
         let mut queue = VecDeque::from([(tree.root, false)]);
-        while let Some((id, keyword_value)) = queue.pop_front() {
+        while let Some((id, held)) = queue.pop_front() {
             if let Body::Bool(b) = tree.node(id).body {
-                if !keyword_value {
+                if !held {
                     found.push((id, b));
                 }
             }
             for e in tree.entries(id) {
-                let held = matches!(
-                    e.key,
-                    Key::Kw(
-                        Keyword::AdditionalProperties
-                            | Keyword::UnevaluatedProperties
-                            | Keyword::Items
-                            | Keyword::UnevaluatedItems
-                    )
-                ) && matches!(e.value, Slot::Schema(_));
-                queue.extend(e.value.nodes().map(|c| (c, held)));
+                let value = keyword_value(e);
+                queue.extend(e.value.nodes().map(|c| (c, value)));
             }
         }
         for (id, b) in found {
@@ -111,6 +108,20 @@ impl Rule for BoolSchemas {
             );
         }
     }
+}
+
+/// Whether the entry holds a boolean as a keyword's value (`additionalProperties: false`), not as
+/// a subschema.
+fn keyword_value(e: &Entry) -> bool {
+    matches!(
+        e.key,
+        Key::Kw(
+            Keyword::AdditionalProperties
+                | Keyword::UnevaluatedProperties
+                | Keyword::Items
+                | Keyword::UnevaluatedItems
+        )
+    ) && matches!(e.value, Slot::Schema(_))
 }
 
 /// Whether node's `properties` is an object.

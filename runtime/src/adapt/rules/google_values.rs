@@ -193,12 +193,11 @@ impl Rule for StringEnumsOnly {
             let Some(entry) = tree.get(id, Keyword::Enum) else {
                 return;
             };
-            let values = tree.slot_value(&entry.value);
-            if !bad_enum(&values) {
+            if entry.value.as_value().is_some_and(|v| !bad_enum(v)) {
                 return;
             }
             let entry = tree.take(id, Keyword::Enum).expect("present");
-            let text = json_text(&values);
+            let text = json_text(&tree.slot_value(&entry.value));
             append_description(tree, id, &format!("{{enum: {text}}}"), "\n\n");
             let detail = format!(
                 "`enum: {text}`: Google accepts only string enums; the values are in the description"
@@ -277,14 +276,21 @@ impl Rule for RequiredAreProperties {
 
 /// Removes the `required` names of node `id` that are not its properties, with one loss.
 pub(crate) fn drop_stale_required(tree: &mut Tree, id: NodeId, report: &mut Report) {
-    let names: std::collections::HashSet<&str> =
-        match tree.get(id, Keyword::Properties).map(|e| &e.value) {
-            Some(Slot::Map(members)) => members.iter().map(|(n, _)| n.as_str()).collect(),
-            _ => Default::default(),
-        };
-    let is_property = |r: &Value| r.as_str().is_some_and(|r| names.contains(r));
     let Some(Value::Array(required)) = tree.value(id, Keyword::Required) else {
         return;
+    };
+    let members: &[(String, NodeId)] = match tree.get(id, Keyword::Properties).map(|e| &e.value) {
+        Some(Slot::Map(members)) => members,
+        _ => &[],
+    };
+    // A long list is looked up in a set of the names (linear), a short one scanned.
+    let names: Option<std::collections::HashSet<&str>> =
+        (required.len() > 8).then(|| members.iter().map(|(n, _)| n.as_str()).collect());
+    let is_property = |r: &Value| {
+        r.as_str().is_some_and(|r| match &names {
+            Some(names) => names.contains(r),
+            None => members.iter().any(|(n, _)| n == r),
+        })
     };
     if required.iter().all(is_property) {
         return;

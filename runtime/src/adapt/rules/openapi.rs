@@ -6,7 +6,7 @@ use super::google_values::drop_stale_required;
 use super::keywords::spill;
 use super::{append_description, json_text};
 use crate::adapt::report::LossKind;
-use crate::adapt::tree::{Entry, Key, Keyword, NodeId, Report, Rule, Slot, Tree};
+use crate::adapt::tree::{Entry, Key, KeySet, Keyword, NodeId, Report, Rule, Slot, Tree};
 
 /// Only the `Schema` message's fields (<https://ai.google.dev/api/caching#Schema>): `oneOf` is
 /// sent as `anyOf` (widened), the first of `examples` as `example`, a `format` the message does
@@ -57,10 +57,14 @@ fn schema_fields(tree: &mut Tree, id: NodeId, report: &mut Report) {
             }
         }
     }
-    let ty = tree
-        .value(id, Keyword::Type)
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    // The node's type, read where a format or an enum needs it.
+    let ty = if tree.has(id, Keyword::Format) || tree.has(id, Keyword::Enum) {
+        tree.value(id, Keyword::Type)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    } else {
+        None
+    };
     if let Some(Value::String(f)) = tree.value(id, Keyword::Format) {
         if !openapi_format_ok(ty.as_deref(), f) {
             let f = f.clone();
@@ -91,8 +95,9 @@ fn schema_fields(tree: &mut Tree, id: NodeId, report: &mut Report) {
         report.loss(entry.origin, Some(id), "enum", LossKind::Spilled, detail);
     }
     // `$ref`/`$defs` are inlined by a later rule.
-    let extra = |k: &str| !OPENAPI_SCHEMA_FIELDS.contains(&k) && k != "$ref" && k != "$defs";
-    if !tree.entries(id).iter().any(|e| extra(e.key.as_str())) {
+    const FIELDS: KeySet = KeySet::of(OPENAPI_SCHEMA_FIELDS);
+    let extra = |k: &Key| !FIELDS.contains(k) && *k != Keyword::Ref && *k != Keyword::Defs;
+    if !tree.entries(id).iter().any(|e| extra(&e.key)) {
         drop_stale_required(tree, id, report);
         return;
     }
@@ -101,7 +106,7 @@ fn schema_fields(tree: &mut Tree, id: NodeId, report: &mut Report) {
     let mut spilled: Vec<(String, Value)> = Vec::new();
     for entry in entries {
         let key = entry.key.as_str().to_owned();
-        if !extra(&key) {
+        if !extra(&entry.key) {
             kept.push(entry);
             continue;
         }
