@@ -180,6 +180,18 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
     let inside = |place: &str, definition: &str| {
         place == definition || place.starts_with(&format!("{definition}/"))
     };
+    // Every definition a use may stand in: each referenced place and each of the root's
+    // definitions (one nothing references is never reached, so a use inside it keeps nothing).
+    let mut containers: Vec<String> = uses.iter().map(|(d, _)| d.clone()).collect();
+    for defs in ["$defs", "definitions"] {
+        if let Some(Value::Object(members)) = input.get(defs) {
+            containers.extend(
+                members
+                    .keys()
+                    .map(|name| format!("/{defs}/{}", name.replace('~', "~0").replace('/', "~1"))),
+            );
+        }
+    }
     let mut reached: Vec<&str> = Vec::new();
     loop {
         let before = reached.len();
@@ -189,10 +201,10 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
             }
             let live = |p: &String| {
                 !covers(p)
-                    && uses
+                    && containers
                         .iter()
-                        .filter(|(d, _)| inside(p, d))
-                        .all(|(d, _)| reached.contains(&d.as_str()))
+                        .filter(|d| inside(p, d))
+                        .all(|d| reached.contains(&d.as_str()))
             };
             if places.iter().any(live) {
                 reached.push(definition);
@@ -461,6 +473,38 @@ mod tests {
             problems
                 .iter()
                 .any(|p| p == "`title` at `/$defs/D0` vanished without a loss entry"),
+            "{problems:?}"
+        );
+    }
+
+    /// A definition used only inside a definition nothing references and inside a union branch
+    /// a collapse dropped (a fuzz finding, seed 0x70015c4e, cca-claude): it is lost with them.
+    #[test]
+    fn a_use_inside_an_unreferenced_definition_keeps_nothing() {
+        let input = json!({
+            "type": "object",
+            "properties": {"id": {"anyOf": [
+                {"type": "array"},
+                {"properties": {"id": {"$ref": "#/$defs/D1"}}}
+            ]}},
+            "$defs": {
+                "D0": {"properties": {}, "additionalProperties": {"$ref": "#/$defs/D1"}},
+                "D1": {"type": "array", "items": {"type": "string"}, "uniqueItems": true}
+            }
+        });
+        let adapted = Target::CcaClaude.adapt(&input);
+        assert_eq!(
+            report_problems(&input, &adapted, Positions::Resolve),
+            Vec::<String>::new()
+        );
+        // Without the collapse's entry, D1's keywords are unaccounted.
+        let mut unreported = adapted.clone();
+        unreported.losses.retain(|l| l.keyword != "anyOf");
+        let problems = report_problems(&input, &unreported, Positions::Resolve);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p == "`uniqueItems` at `/$defs/D1` vanished without a loss entry"),
             "{problems:?}"
         );
     }
