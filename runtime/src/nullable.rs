@@ -6,23 +6,23 @@
 //! refuse it. A reference that cannot be followed (dangling, external, or too deep a chain) says
 //! nothing, so it does not refuse `null`.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use crate::keys::Keys;
-use crate::walk::resolve_local;
 
 /// How deep a chain of references is followed.
+#[cfg(feature = "validate")]
 const MAX_REF_DEPTH: usize = 64;
 
-/// Whether `schema`, a node of the document `root`, accepts `null`.
+/// Whether `schema`, a node of the document `root`, accepts `null` (for restoring arguments;
+/// the adapters answer on their tree).
+#[cfg(feature = "validate")]
 pub(crate) fn accepts_null(schema: &Value, root: &Value) -> bool {
     /// References being answered (a cycle says nothing) and those answered (each once: a
     /// definition that refers to itself twice must not double the work per level).
     struct Seen {
         open: Vec<String>,
-        done: HashMap<String, bool>,
+        done: std::collections::HashMap<String, bool>,
     }
     fn go(schema: &Value, root: &Value, seen: &std::cell::RefCell<Seen>) -> bool {
         accepts_null_by(schema, &|reference| {
@@ -35,7 +35,7 @@ pub(crate) fn accepts_null(schema: &Value, root: &Value) -> bool {
                     return None;
                 }
             }
-            let target = resolve_local(root, reference)?;
+            let target = crate::walk::resolve_local(root, reference)?;
             seen.borrow_mut().open.push(reference.to_owned());
             let answer = go(target, root, seen);
             let mut s = seen.borrow_mut();
@@ -46,12 +46,13 @@ pub(crate) fn accepts_null(schema: &Value, root: &Value) -> bool {
     }
     let seen = std::cell::RefCell::new(Seen {
         open: Vec::new(),
-        done: HashMap::new(),
+        done: std::collections::HashMap::new(),
     });
     go(schema, root, &seen)
 }
 
 /// [`accepts_null`] with references answered by `reference` (`None`: unknown, does not refuse).
+#[cfg(feature = "validate")]
 fn accepts_null_by(schema: &Value, reference: &dyn Fn(&str) -> Option<bool>) -> bool {
     let m = match schema {
         Value::Bool(b) => return *b,
@@ -125,6 +126,7 @@ pub(crate) fn is_null_branch(v: &Value) -> bool {
 #[cfg(test)]
 mod tests {
 
+    #[cfg(feature = "validate")]
     #[test]
     fn self_references_are_answered_once() {
         // 40 self-references per level: following each would never end.
@@ -143,6 +145,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    #[cfg(feature = "validate")]
     #[test]
     fn one_table_for_every_form() {
         let root = json!({"$defs": {
