@@ -155,6 +155,8 @@ impl AdaptSettings {
     pub fn with_rule<R: Rule + Clone + Send + Sync + 'static>(mut self, rule: R) -> Self {
         let name = rule.name();
         self.added.retain(|r| r.name != name);
+        // A rule taken out by `without_rule` and added again runs (where the target had it).
+        self.removed.retain(|r| *r != name);
         self.added.push(AddedRule {
             name,
             make: Arc::new(move || Box::new(rule.clone())),

@@ -724,6 +724,15 @@ fn a_rule_is_taken_out_replaced_or_added_by_name() {
     let adapted = added.adapt(&schema);
     assert_eq!(adapted.strict, Some(true));
     assert_eq!(adapted.schema["description"], "tail");
+    // Taken out, then added again: the caller's rule stands where the target's stood.
+    let back = AdaptSettings::openai()
+        .without_rule("structured-first")
+        .with_rule(Mark("structured-first"));
+    assert_eq!(names(back.rules()), names(plain.rules()));
+    assert_eq!(
+        back.adapt(&schema).schema["description"],
+        "structured-first"
+    );
     // Added once: a second rule of the same name replaces the first.
     let twice = AdaptSettings::openai()
         .with_rule(Mark("tail"))
