@@ -346,3 +346,53 @@ mod walkthrough {
         assert_eq!(loss.at.as_deref(), Some("/properties/a"));
     }
 }
+
+/// [`Logged`] as schemars runs it: the rule rewrites the generated schema and keeps its report.
+#[cfg(test)]
+mod logged {
+    use super::*;
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Search {
+        /// What to find.
+        query: String,
+        mode: Mode,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    enum Mode {
+        /// Quick.
+        Fast,
+        /// Thorough.
+        Deep,
+    }
+
+    #[test]
+    fn a_rule_runs_as_a_schemars_transform() {
+        let mut logged = Logged::new(OneOfToAnyOf);
+        let mut schema = schemars::SchemaGenerator::default().into_root_schema_for::<Search>();
+        let before = schema.as_value().to_string();
+        assert!(before.contains("oneOf"), "{before}");
+        logged.transform(&mut schema);
+        let after = schema.as_value().to_string();
+        assert!(
+            !after.contains("oneOf") && after.contains("anyOf"),
+            "{after}"
+        );
+        assert!(logged.failures.is_empty());
+        assert_eq!(
+            logged.changes.len() + logged.losses.len(),
+            1,
+            "{:?}",
+            logged.changes
+        );
+        let entry = logged
+            .changes
+            .first()
+            .map(|c| &c.pointer)
+            .or(logged.losses.first().map(|l| &l.pointer));
+        assert_eq!(entry.map(|p| p.as_str()), Some("/$defs/Mode"));
+    }
+}
