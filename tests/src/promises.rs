@@ -5,9 +5,9 @@
 //! says is "in the description" is there.
 
 use serde_json::Value;
-use toolschema::Adapted;
 use toolschema::adapt::LossKind;
 use toolschema::walk::{Walk, pointer};
+use toolschema::{Adapted, Target};
 
 use crate::validators::validate;
 
@@ -161,6 +161,43 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
             .any(|l| l.kind == LossKind::Fallback && l.keyword == "strict")
     {
         out.push("strict refused without a `strict` fallback entry".to_owned());
+    }
+    // A structural union sent to a target whose clients may flatten it or keep one branch is
+    // reported where it is sent (whoever allowed it sees what it costs there).
+    let unions: Vec<String> = toolschema::contract::check(&adapted.schema)
+        .into_iter()
+        .filter(|v| v.kind == toolschema::contract::Kind::StructuralUnion)
+        .map(|v| v.pointer)
+        .collect();
+    for l in adapted.losses.iter() {
+        if l.rule == "structural-union-kept"
+            && !l
+                .at
+                .as_ref()
+                .is_some_and(|at| unions.iter().any(|u| *at == *u))
+        {
+            out.push(format!(
+                "a kept structural union is reported at {:?}, where the output has none",
+                l.at
+            ));
+        }
+    }
+    if matches!(
+        target,
+        Target::Gemini | Target::GeminiOpenApi | Target::CcaClaude | Target::Mcp
+    ) {
+        for v in &unions {
+            let reported = adapted.losses.iter().any(|l| {
+                l.kind == LossKind::Collapsed
+                    && l.rule == "structural-union-kept"
+                    && l.at.as_ref().is_some_and(|at| at == v)
+            });
+            if !reported {
+                out.push(format!(
+                    "the structural union at {v} is sent without a loss"
+                ));
+            }
+        }
     }
     // Nothing is lost without an entry.
     let output = occurrences(&adapted.schema);

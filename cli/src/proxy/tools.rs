@@ -111,8 +111,17 @@ impl Published {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        // Counted among the losses too, and named: whoever allowed a union sees it here.
+        let unions = (entries.iter().flat_map(|t| &t.losses))
+            .filter(|l| l.rule == "structural-union-kept")
+            .count();
+        let unions = match unions {
+            0 => String::new(),
+            1 => "; 1 structural union kept (the client may flatten it)".to_owned(),
+            n => format!("; {n} structural unions kept (the client may flatten them)"),
+        };
         format!(
-            "{} tools, {strict} strict, {fallback} fallback, {renamed} renamed; losses: {losses}",
+            "{} tools, {strict} strict, {fallback} fallback, {renamed} renamed; losses: {losses}{unions}",
             entries.len()
         )
     }
@@ -236,6 +245,25 @@ mod tests {
         let published = Published::new(tools, &Target::Mcp.settings()).unwrap();
         let arguments = json!({"p": "x"}).as_object().cloned();
         assert!(matches!(published.call("t", arguments), Call::Forward(name, _) if name == "t"));
+    }
+
+    #[test]
+    fn the_summary_names_the_structural_unions_a_client_may_flatten() {
+        let union = json!({"anyOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}},
+            {"type": "object", "properties": {"b": {"type": "string"}}}
+        ]});
+        let tools = vec![
+            serde_json::from_value(json!({"name": "one", "inputSchema": {
+                "type": "object", "properties": {"change": union}
+            }}))
+            .unwrap(),
+        ];
+        let published = Published::new(tools, &Target::Gemini.settings()).unwrap();
+        assert_eq!(
+            published.summary(),
+            "1 tools, 0 strict, 0 fallback, 0 renamed; losses: 1 collapsed; 1 structural union kept (the client may flatten it)"
+        );
     }
 
     #[test]

@@ -156,19 +156,7 @@ pub fn check_tool(tool: Option<&str>, schema: &Value) -> Vec<Violation> {
     check_root(schema, &mut |kind, message| push(&[], kind, message));
 
     let walk = Walk::new(schema);
-    // Unions that are inline branches of another union are judged as part of it.
-    let mut nested: HashSet<*const Value> = HashSet::new();
-    for (node, _) in &walk.nodes {
-        for keyword in ["anyOf", "oneOf"] {
-            if let Some(Value::Array(branches)) = node.get(keyword) {
-                for b in branches {
-                    if branch::union_only(b).is_some() {
-                        nested.insert(b as *const Value);
-                    }
-                }
-            }
-        }
-    }
+    let nested = nested_unions(&walk);
     for (index, (node, _)) in walk.nodes.iter().enumerate() {
         let Value::Object(map) = node else { continue };
         if let Some(Value::String(reference)) = map.key("$ref") {
@@ -205,6 +193,67 @@ pub fn check_tool(tool: Option<&str>, schema: &Value) -> Vec<Violation> {
         }
     }
     out
+}
+
+/// The unions that are inline branches of another union: they are judged as part of it.
+fn nested_unions(walk: &Walk<'_>) -> HashSet<*const Value> {
+    let mut nested = HashSet::new();
+    for (node, _) in &walk.nodes {
+        for keyword in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = node.get(keyword) {
+                for b in branches {
+                    if branch::union_only(b).is_some() {
+                        nested.insert(b as *const Value);
+                    }
+                }
+            }
+        }
+    }
+    nested
+}
+
+/// The structural unions of `schema`, as [`check`] reports them: each one's JSON Pointer, keyword
+/// and number of structured branches (for the adapters that report a union a client may
+/// flatten).
+pub(crate) fn structural_unions(schema: &Value) -> Vec<(String, &'static str, usize)> {
+    let walk = Walk::new(schema);
+    let nested = nested_unions(&walk);
+    let mut out = Vec::new();
+    for (index, (node, _)) in walk.nodes.iter().enumerate() {
+        if nested.contains(&(*node as *const Value)) {
+            continue;
+        }
+        for keyword in ["anyOf", "oneOf"] {
+            let Some(Value::Array(branches)) = node.get(keyword) else {
+                continue;
+            };
+            let flat = branch::flatten(schema, node, keyword, branches, &nested);
+            let count = structural(&flat).map_or(0, |s| s.len());
+            if count > 1 {
+                out.push((pointer(&walk.steps(index)), keyword, count));
+            }
+        }
+    }
+    out
+}
+
+/// A union's structured branches (`flat`: its branches flattened), `None` when it is reported
+/// elsewhere: every structured branch comes from one referenced union, which is reported where
+/// it is defined (`Option<Union>` is still that one union, reported once). Branches of two
+/// different referenced unions (even under one inline branch) are reported here.
+fn structural(flat: &[Branch]) -> Option<Vec<&Branch>> {
+    let structured: Vec<&Branch> = flat
+        .iter()
+        .filter(|b| matches!(b.kind, BranchKind::Structured(_)))
+        .collect();
+    let one_nested_origin = structured.first().is_some_and(|first| {
+        structured.iter().all(|b| {
+            b.reported_elsewhere
+                && b.origin == first.origin
+                && b.elsewhere_union == first.elsewhere_union
+        })
+    });
+    (!one_nested_origin).then_some(structured)
 }
 
 fn check_root(schema: &Value, report: &mut dyn FnMut(Kind, String)) {
@@ -275,22 +324,13 @@ fn check_union(
     nested: &HashSet<*const Value>,
 ) -> Vec<(Kind, String)> {
     let flat = branch::flatten(root, owner, keyword, branches, nested);
+    let reported_here = structural(&flat);
     let structured: Vec<&Branch> = flat
         .iter()
         .filter(|b| matches!(b.kind, BranchKind::Structured(_)))
         .collect();
     let mut out = Vec::new();
-    // When every structured branch comes from one referenced union, that union is reported
-    // where it is defined: `Option<Union>` is still that one union, reported once. Branches of
-    // two different referenced unions (even under one inline branch) are reported here.
-    let one_nested_origin = structured.first().is_some_and(|first| {
-        structured.iter().all(|b| {
-            b.reported_elsewhere
-                && b.origin == first.origin
-                && b.elsewhere_union == first.elsewhere_union
-        })
-    });
-    if structured.len() > 1 && !one_nested_origin {
+    if let Some(structured) = reported_here.filter(|s| s.len() > 1) {
         let names: Vec<String> = structured
             .iter()
             .map(|b| match b.kind {

@@ -78,17 +78,24 @@ pub fn check(schema: &Value, target: Target) -> Result<(), String> {
             again.schema
         ));
     }
-    // A schema strict mode cannot represent is refused again, for the same reason: that entry
-    // is the same answer, not a new loss.
+    // A schema strict mode cannot represent is refused again, for the same reason, and a kept
+    // structural union is reported again where it was: those entries are the same answer, not
+    // a new loss.
     let refused_before = adapted
         .losses
         .iter()
         .any(|l| l.kind == LossKind::Fallback && l.keyword == "strict");
-    if let Some(l) = again
-        .losses
-        .iter()
-        .find(|l| !(refused_before && l.kind == LossKind::Fallback && l.keyword == "strict"))
-    {
+    let kept_before = |again: &toolschema::adapt::Loss| {
+        again.rule == "structural-union-kept"
+            && adapted
+                .losses
+                .iter()
+                .any(|l| l.rule == again.rule && l.at == again.at && l.detail == again.detail)
+    };
+    let same_answer = |l: &toolschema::adapt::Loss| {
+        (refused_before && l.kind == LossKind::Fallback && l.keyword == "strict") || kept_before(l)
+    };
+    if let Some(l) = again.losses.iter().find(|l| !same_answer(l)) {
         return Err(format!(
             "not idempotent: adapting the output again loses {l:?}"
         ));

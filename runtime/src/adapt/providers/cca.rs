@@ -51,6 +51,7 @@ fn rules(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(r::RequiredAreProperties),
         Box::new(r::EnsureProperties),
         Box::new(r::ResidualGate),
+        Box::new(r::StructuralUnionKept::CCA),
     ]);
     rules
 }

@@ -106,13 +106,15 @@ pub(super) fn google_values(mark_nullable: bool) -> Vec<Box<dyn Rule>> {
     ]
 }
 
-/// The end of Gemini's lists: objects completed and ordered, the structured branch first.
+/// The end of Gemini's lists: objects completed and ordered, the structured branch first, and
+/// each structural union Gemini may flatten reported.
 fn google_suffix() -> Vec<Box<dyn Rule>> {
     vec![
         Box::new(r::OneBranchUnions),
         Box::new(r::EnsureProperties),
         Box::new(r::PropertyOrdering),
         Box::new(r::StructuredFirst),
+        Box::new(r::StructuralUnionKept::GEMINI),
     ]
 }
 

@@ -8,7 +8,7 @@ use super::super::{AdaptOptions, Target};
 impl AdaptSettings {
     /// MCP `inputSchema`: only `$schema` and patterns that do not compile removed, an object root,
     /// and union branches ordered structured-first (clients that keep one branch keep the
-    /// structured one).
+    /// structured one); a structural union is reported, since clients may flatten it.
     pub fn mcp() -> Self {
         AdaptSettings {
             target: Target::Mcp,
@@ -34,5 +34,6 @@ fn rules(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(r::ObjectRoot),
         Box::new(r::PatternsCompile),
         Box::new(r::StructuredFirst),
+        Box::new(r::StructuralUnionKept::MCP),
     ]
 }

@@ -5,6 +5,7 @@
 
 mod arrays;
 mod cca;
+mod degrade;
 mod draft;
 mod enums;
 mod google;
@@ -26,6 +27,7 @@ mod values;
 
 pub use arrays::TupleItems;
 pub use cca::{NullablePropertiesOptional, ResidualGate};
+pub use degrade::StructuralUnionKept;
 pub use draft::UpgradeDraft07;
 pub use enums::{AllConstToEnum, ConstToEnum, InferType};
 pub use google::{BoolSchemas, EnsureProperties, PropertyOrdering, SnakeCaseKeywords};
