@@ -847,3 +847,57 @@ fn http_parse_errors_and_session_deletes_are_answered_as_clients_expect() {
     let (status, head, _) = http_exchange(&url, "DELETE", &[("Mcp-Session-Id", &session)], "");
     assert!(status == 204 || status == 200, "{head}");
 }
+
+/// A structural union the server's author allowed still costs something on Gemini: the proxy's
+/// start-up line counts it (issue 49), and the client receives the union as sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_allowed_union_is_counted_in_the_start_up_line() {
+    use tokio::io::AsyncReadExt;
+    let server = server_bin();
+    let mut process = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolschema"))
+        .args(["proxy", "--for", "gemini", "--server", "--"])
+        .arg(&server)
+        .arg("--allowed-union")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the proxy starts");
+    let transport = (
+        process.stdout.take().unwrap(),
+        process.stdin.take().unwrap(),
+    );
+    let client = Seen::default()
+        .serve(transport)
+        .await
+        .expect("it initializes");
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let edit = tools
+        .iter()
+        .find(|t| t.name == "edit_task")
+        .expect("listed");
+    let change = &edit.input_schema["properties"]["change"];
+    assert_eq!(
+        change["anyOf"].as_array().map(Vec::len),
+        Some(2),
+        "{change}"
+    );
+    drop(client);
+    let _ = process.kill().await;
+    let mut stderr = String::new();
+    process
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .await
+        .unwrap();
+    let line = (stderr.lines())
+        .find(|l| l.starts_with("toolschema proxy (gemini):"))
+        .unwrap_or_else(|| panic!("no start-up line in:\n{stderr}"));
+    assert!(
+        line.ends_with("; 1 structural union kept (the client may flatten it)"),
+        "{line}"
+    );
+}

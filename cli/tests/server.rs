@@ -290,3 +290,89 @@ fn the_child_process_is_reaped() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The newcomer's server of issue 49: `edit_task` takes an untagged two-object enum allowed with
+/// `#[tool_schema(allow_union = …)]`. The derive's allow-list reaches `lint` through the tool's
+/// `_meta`; the union is still reported where a provider may flatten it.
+#[test]
+fn a_union_the_derive_allowed_is_allowed_by_lint_and_reported_for_gemini() {
+    let server = server_bin();
+    let server = server.to_str().unwrap();
+    let out = toolschema(&["lint", "--server", "--", server, "--allowed-union"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout)
+            .contains("ok: 0 error(s), 0 warning(s), 0 stale allow-list entries in 2 tool(s)"),
+        "{}",
+        text(&out.stdout)
+    );
+    // The same tools as a catalog file, without the `_meta` marker: the union fails, and an
+    // allow-list file reaches it by JSON Pointer (the form reports print) or dotted path.
+    let out = toolschema(&[
+        "convert",
+        "--to",
+        "mcp",
+        "--server",
+        "--",
+        server,
+        "--allowed-union",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let dir = std::env::temp_dir().join(format!("toolschema-allowed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let catalog = dir.join("tools.json");
+    std::fs::write(&catalog, &out.stdout).unwrap();
+    let catalog = catalog.to_str().unwrap();
+    let out = toolschema(&["lint", catalog]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("edit_task: $defs.Change: `anyOf` has 2 structured branches"),
+        "{}",
+        text(&out.stdout)
+    );
+    for path in ["/$defs/Change", "$defs.Change"] {
+        let allow = dir.join("allow.json");
+        let entry = serde_json::json!([{"tool": "edit_task", "path": path,
+            "reason": "old clients send both", "issue": "#12"}]);
+        std::fs::write(&allow, entry.to_string()).unwrap();
+        let out = toolschema(&["lint", "--allow", allow.to_str().unwrap(), catalog]);
+        assert_eq!(out.status.code(), Some(0), "{path}: {}", text(&out.stdout));
+    }
+    // An entry that never matched names the union it may have meant.
+    let allow = dir.join("allow.json");
+    let entry = serde_json::json!([{"tool": "edit_task", "path": "/$defs/Changes",
+        "reason": "old clients send both", "issue": "#12"}]);
+    std::fs::write(&allow, entry.to_string()).unwrap();
+    let out = toolschema(&["lint", "--allow", allow.to_str().unwrap(), catalog]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains(
+            "edit_task: /$defs/Changes: the allow-list entry (#12) matches no structural union; nearest: `/$defs/Change`"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+    // Gemini may flatten the union: the report says so, at its place.
+    let out = toolschema(&[
+        "convert",
+        "--to",
+        "gemini",
+        "--report",
+        "--server",
+        "--",
+        server,
+        "--allowed-union",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let converted: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let edit = (converted["report"]["tools"].as_array().unwrap().iter())
+        .find(|t| t["tool"] == "edit_task")
+        .expect("edit_task is reported");
+    let union = (edit["losses"].as_array().unwrap().iter())
+        .find(|l| l["rule"] == "structural-union-kept")
+        .expect("the kept union is a loss");
+    assert_eq!(union["pointer"], "/$defs/Change/anyOf");
+    assert_eq!(union["at"], "/properties/change");
+    assert_eq!(union["kind"], "collapsed");
+    let _ = std::fs::remove_dir_all(&dir);
+}

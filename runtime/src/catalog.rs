@@ -19,6 +19,9 @@ pub struct Tool {
     pub description: Option<String>,
     /// The published parameter schema (`inputSchema`).
     pub schema: Value,
+    /// The structural unions the tool's author allowed, as the tool publishes them in its MCP
+    /// `_meta` ([`contract::ALLOWED_UNIONS_META`]): [`Catalog::check`] allows them for this tool.
+    pub allowed_unions: Vec<contract::AllowEntry>,
 }
 
 /// How the input was laid out.
@@ -116,10 +119,16 @@ fn tool_from(value: Value, pointer: String) -> Result<Tool, CatalogError> {
             ),
         });
     }
+    let name = name.unwrap_or_else(|| UNNAMED.to_owned());
+    let allowed_unions = map
+        .get("_meta")
+        .map(|meta| AllowList::from_published(Some(&name), meta))
+        .unwrap_or_default();
     Ok(Tool {
-        name: Some(name.unwrap_or_else(|| UNNAMED.to_owned())),
+        name: Some(name),
         description,
         schema,
+        allowed_unions,
     })
 }
 
@@ -190,6 +199,7 @@ impl Catalog {
                         name: None,
                         description: None,
                         schema: Value::Object(map),
+                        allowed_unions: Vec::new(),
                     }],
                 })
             }
@@ -199,6 +209,7 @@ impl Catalog {
                     name: None,
                     description: None,
                     schema: Value::Bool(b),
+                    allowed_unions: Vec::new(),
                 }],
             }),
             other => Err(CatalogError {
@@ -211,14 +222,16 @@ impl Catalog {
         }
     }
 
-    /// Checks every tool against the contract, then applies the allow-list to the whole catalog
-    /// (so an entry for a tool that is not there, or no longer violates, is stale).
+    /// Checks every tool against the contract, then applies the allow-list, with the unions
+    /// each tool publishes as allowed ([`Tool::allowed_unions`]), to the whole catalog (so an
+    /// entry for a tool that is not there, or no longer violates, is stale).
     pub fn check(&self, allow: &AllowList) -> ContractReport {
         let mut violations = Vec::new();
         for tool in &self.tools {
             violations.extend(contract::check_tool(tool.name.as_deref(), &tool.schema));
         }
-        allow.apply(violations)
+        let published = self.tools.iter().flat_map(|t| t.allowed_unions.clone());
+        allow.clone().with_entries(published).apply(violations)
     }
 }
 

@@ -32,7 +32,7 @@
 //! ```
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rmcp::handler::server::common::FromContextPart;
 use rmcp::handler::server::tool::ToolCallContext;
@@ -40,6 +40,7 @@ use rmcp::model::JsonObject;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::Value;
 
+use crate::contract::{ALLOWED_UNIONS_META, AllowList};
 use crate::{Target, ToolParams};
 
 /// Tool parameters for rmcp: the adapted schema out, restored and validated arguments in.
@@ -67,13 +68,34 @@ impl<T: ToolParams + 'static> JsonSchema for Parameters<T> {
 /// `title` and `description`. rmcp removes those two from every `#[tool]` input schema (the Rust
 /// type's name and doc are not the tool's); both publishing paths here agree with it.
 fn published<T: ToolParams + 'static>() -> JsonObject {
-    match T::schema_for(Target::Mcp).schema {
+    let map = match T::schema_for(Target::Mcp).schema {
         Value::Object(mut map) => {
             map.shift_remove("title");
             map.shift_remove("description");
             map
         }
         _ => JsonObject::new(),
+    };
+    note_allowed_unions::<T>(&map);
+    map
+}
+
+/// The schemas published so far whose types allow structural unions, each with its allowed
+/// unions in the `_meta` form ([`AllowList::to_published`]): [`exact_schemas`] finds a tool's
+/// entry by its `inputSchema`. Only types with `#[tool_schema(allow_union = …)]` are noted (a
+/// handful per server).
+static ALLOWED_UNIONS: Mutex<Vec<(JsonObject, Value)>> = Mutex::new(Vec::new());
+
+fn note_allowed_unions<T: ToolParams + 'static>(schema: &JsonObject) {
+    let unions = T::allowed_unions();
+    if unions.is_empty() {
+        return;
+    }
+    let document = Value::Object(schema.clone());
+    let allowed = AllowList::from_allowed_unions(&unions, &crate::contract::check(&document));
+    let mut noted = ALLOWED_UNIONS.lock().unwrap_or_else(|e| e.into_inner());
+    if !noted.iter().any(|(s, _)| s == schema) {
+        noted.push((schema.clone(), allowed.to_published()));
     }
 }
 
@@ -129,17 +151,26 @@ pub fn input_schema_for<T: ToolParams + 'static>(target: Target) -> Arc<JsonObje
 }
 
 /// The router with every tool's `inputSchema` (and `outputSchema`) as this crate publishes it:
-/// the `$schema` that rmcp's generator adds to the root of each is taken out. Tools whose
+/// the `$schema` that rmcp's generator adds to the root of each is taken out, and a tool whose
+/// parameters allow structural unions (`#[tool_schema(allow_union = …)]`) lists them in its
+/// `_meta` under [`ALLOWED_UNIONS_META`], so that `toolschema lint --server` of this server
+/// allows the same unions (clients ignore the key; it never reaches a model). Tools whose
 /// parameters are `Parameters<T>` then publish the same keys and values as
 /// [`input_schema::<T>()`](input_schema) (in schemars' keyword order, where rmcp serialized
 /// them); hand-written schemas lose only a root `$schema`. Call it once, where the router is made.
 pub fn exact_schemas<S>(
     mut router: rmcp::handler::server::router::tool::ToolRouter<S>,
 ) -> rmcp::handler::server::router::tool::ToolRouter<S> {
+    let noted = ALLOWED_UNIONS.lock().unwrap_or_else(|e| e.into_inner());
     for route in router.map.values_mut() {
         let tool = &mut route.attr;
         if tool.input_schema.contains_key("$schema") {
             Arc::make_mut(&mut tool.input_schema).shift_remove("$schema");
+        }
+        if let Some((_, allowed)) = noted.iter().find(|(s, _)| *s == *tool.input_schema) {
+            let meta = tool.meta.get_or_insert_with(Default::default);
+            meta.0
+                .insert(ALLOWED_UNIONS_META.to_owned(), allowed.clone());
         }
         if let Some(output) = tool
             .output_schema

@@ -44,6 +44,7 @@ pub fn of<T: ToolParams>(name: &str) -> Files {
             name: Some(name.to_owned()),
             description: None,
             schema: T::published_schema(),
+            allowed_unions: Vec::new(),
         }],
     })
 }
@@ -219,6 +220,7 @@ mod tests {
             name: Some(name.to_owned()),
             description: None,
             schema: json!({"type": "object", "properties": {}}),
+            allowed_unions: Vec::new(),
         };
         let catalog = Catalog {
             layout: Layout::ToolsList,

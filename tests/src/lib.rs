@@ -7,4 +7,5 @@ pub mod example_server;
 pub mod fuzz;
 pub mod promises;
 pub mod raw_server;
+pub mod task_server;
 pub mod validators;

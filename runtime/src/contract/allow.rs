@@ -11,15 +11,17 @@ use super::{ContractReport, Kind, Violation};
 use crate::AllowedUnion;
 
 /// One known structural union: a tool, a path prefix (covering the subtree), why, and the issue
-/// that tracks its removal.
+/// that tracks its removal. The path is a JSON Pointer (`/$defs/Change`, the form every report
+/// prints as `pointer`) or the seed's dotted path (`$defs.Change`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub struct AllowEntry {
     /// The tool; `None` covers the bare schema being checked (or every tool of a catalog).
     pub tool: Option<String>,
-    /// The seed's dotted path, as a prefix: `properties.field_values` covers
-    /// `properties.field_values.items` too. Never a line number.
+    /// The place, as a prefix: `/properties/field_values` (or the dotted
+    /// `properties.field_values`) covers `/properties/field_values/items` too; `""` is the whole
+    /// schema. Never a line number.
     pub path: String,
     /// Why the union is tolerated for now.
     pub reason: String,
@@ -39,6 +41,10 @@ pub struct StaleAllow {
     pub reason: String,
     /// As in the entry.
     pub issue: String,
+    /// The structural union (of the entry's tool) nearest to the entry's path, in the entry's
+    /// form, when there is one: the entry may have meant it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nearest: Option<String>,
 }
 
 impl fmt::Display for StaleAllow {
@@ -49,11 +55,18 @@ impl fmt::Display for StaleAllow {
         } else {
             &self.path
         };
-        write!(
-            f,
-            "{tool}: {path}: the allow-list entry ({}) no longer matches a structural union: remove it",
-            self.issue
-        )
+        match &self.nearest {
+            Some(nearest) => write!(
+                f,
+                "{tool}: {path}: the allow-list entry ({}) matches no structural union; nearest: `{nearest}`: use that path, or remove the entry",
+                self.issue
+            ),
+            None => write!(
+                f,
+                "{tool}: {path}: the allow-list entry ({}) matches no structural union, and there is none to allow: remove it",
+                self.issue
+            ),
+        }
     }
 }
 
@@ -128,7 +141,7 @@ impl AllowList {
     }
 
     /// The entries for a derived type's `#[tool_schema(allow_union = "...")]` enums: each covers
-    /// the enum's definition, `$defs.<schema name>`. schemars numbers the definitions of further
+    /// the enum's definition, `/$defs/<schema name>`. schemars numbers the definitions of further
     /// instantiations of a generic enum (`OrInline2`), so every numbered definition of that name
     /// that holds a structural union in `violations` is covered; when none does, the entry stays
     /// and is reported stale.
@@ -149,7 +162,7 @@ impl AllowList {
             for key in keys {
                 entries.push(AllowEntry {
                     tool: None,
-                    path: crate::walk::dotted(&[crate::walk::Step::Name("$defs", key)]),
+                    path: crate::walk::pointer(&[crate::walk::Step::Name("$defs", key)]),
                     reason: u.reason.to_owned(),
                     issue: format!("allow_union on `{}`", u.rust_type),
                 });
@@ -163,6 +176,47 @@ impl AllowList {
         &self.entries
     }
 
+    /// This list with `more` entries added after its own.
+    pub fn with_entries(mut self, more: impl IntoIterator<Item = AllowEntry>) -> Self {
+        self.entries.extend(more);
+        self
+    }
+
+    /// The entries as a tool publishes them under [`ALLOWED_UNIONS_META`] in its MCP `_meta`
+    /// (`[{"path", "reason", "issue"}]`; the tool is the one publishing them).
+    pub fn to_published(&self) -> Value {
+        let entries = self
+            .entries
+            .iter()
+            .map(|e| serde_json::json!({"path": e.path, "reason": e.reason, "issue": e.issue}));
+        Value::Array(entries.collect())
+    }
+
+    /// The entries tool `tool` published in its MCP `_meta` ([`AllowList::to_published`]),
+    /// each for that tool alone. An entry without a string `path`, `reason` and `issue` is not
+    /// read (the union it meant is then reported, never silently allowed).
+    pub fn from_published(tool: Option<&str>, meta: &Value) -> Vec<AllowEntry> {
+        let Some(Value::Array(items)) = meta.get(ALLOWED_UNIONS_META) else {
+            return Vec::new();
+        };
+        let field = |item: &Value, key: &str| {
+            item.get(key)
+                .and_then(Value::as_str)
+                .filter(|s| !s.trim().is_empty() || key == "path")
+                .map(str::to_owned)
+        };
+        (items.iter())
+            .filter_map(|item| {
+                Some(AllowEntry {
+                    tool: tool.map(str::to_owned),
+                    path: field(item, "path")?,
+                    reason: field(item, "reason")?,
+                    issue: field(item, "issue")?,
+                })
+            })
+            .collect()
+    }
+
     fn covers(entry: &AllowEntry, v: &Violation) -> bool {
         if v.kind != Kind::StructuralUnion {
             return false;
@@ -172,11 +226,38 @@ impl AllowList {
                 return false;
             }
         }
-        path_has_prefix(&v.path, &entry.path)
+        if entry.path.starts_with('/') {
+            pointer_has_prefix(&v.pointer, &entry.path)
+        } else {
+            path_has_prefix(&v.path, &entry.path)
+        }
+    }
+
+    /// The structural union of `unions` (of the entry's tool) nearest to a stale entry's path:
+    /// the one sharing the longest start with it, in the entry's form.
+    fn nearest(entry: &AllowEntry, unions: &[&Violation]) -> Option<String> {
+        let form = |v: &Violation| {
+            if entry.path.starts_with('/') {
+                v.pointer.clone()
+            } else {
+                v.path.clone()
+            }
+        };
+        let shared =
+            |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+        (unions.iter())
+            .filter(|v| entry.tool.is_none() || v.tool == entry.tool)
+            .map(|v| form(v))
+            .max_by_key(|p| (shared(p, &entry.path), std::cmp::Reverse(p.len())))
     }
 
     /// Removes the violations the list covers and reports the entries that covered none.
     pub fn apply(&self, violations: Vec<Violation>) -> ContractReport {
+        let unions: Vec<Violation> = (violations.iter())
+            .filter(|v| v.kind == Kind::StructuralUnion)
+            .cloned()
+            .collect();
+        let unions: Vec<&Violation> = unions.iter().collect();
         let mut used = vec![false; self.entries.len()];
         let mut kept = Vec::new();
         for v in violations {
@@ -201,12 +282,27 @@ impl AllowList {
                 path: e.path.clone(),
                 reason: e.reason.clone(),
                 issue: e.issue.clone(),
+                nearest: AllowList::nearest(e, &unions),
             })
             .collect();
         ContractReport {
             violations: kept,
             stale_allows,
         }
+    }
+}
+
+/// The `_meta` key under which a tool lists the structural unions its author allowed (from
+/// `#[tool_schema(allow_union = …)]`: `toolschema::rmcp::exact_schemas` publishes them), so that
+/// `toolschema lint` of the server allows the same unions. MCP clients ignore it; it never
+/// reaches a model.
+pub const ALLOWED_UNIONS_META: &str = "toolschema/allowedUnions";
+
+/// `prefix` (a JSON Pointer) covers `pointer` when equal, or when `pointer` continues it with `/`.
+fn pointer_has_prefix(pointer: &str, prefix: &str) -> bool {
+    match pointer.strip_prefix(prefix) {
+        Some(rest) => rest.is_empty() || rest.starts_with('/'),
+        None => false,
     }
 }
 
@@ -257,6 +353,86 @@ mod tests {
         assert!(is_numbered("OrInline2", "OrInline"));
         assert!(is_numbered("OrInline", "OrInline"));
         assert!(!is_numbered("OrInlineX", "OrInline"));
+    }
+
+    fn union_at(tool: &str, dotted: &str, pointer: &str) -> Violation {
+        Violation {
+            tool: Some(tool.to_owned()),
+            path: dotted.to_owned(),
+            pointer: pointer.to_owned(),
+            kind: Kind::StructuralUnion,
+            severity: Kind::StructuralUnion.severity(),
+            message: String::new(),
+        }
+    }
+
+    fn entry(tool: Option<&str>, path: &str) -> AllowEntry {
+        AllowEntry {
+            tool: tool.map(str::to_owned),
+            path: path.to_owned(),
+            reason: "r".to_owned(),
+            issue: "#1".to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_json_pointer_or_a_dotted_path_covers_the_subtree() {
+        let v = union_at("t", "$defs.Change.anyOf[0]", "/$defs/Change/anyOf/0");
+        for path in ["/$defs/Change", "$defs.Change", "", "/$defs/Change/anyOf/0"] {
+            let report = AllowList::from_entries(vec![entry(Some("t"), path)])
+                .unwrap()
+                .apply(vec![v.clone()]);
+            assert!(report.violations.is_empty(), "{path}");
+            assert!(report.stale_allows.is_empty(), "{path}");
+        }
+        for path in ["/$defs/Chan", "/$defs/Changes", "$defs.Changes"] {
+            let report = AllowList::from_entries(vec![entry(Some("t"), path)])
+                .unwrap()
+                .apply(vec![v.clone()]);
+            assert_eq!(report.violations.len(), 1, "{path}");
+            assert_eq!(report.stale_allows.len(), 1, "{path}");
+        }
+    }
+
+    #[test]
+    fn a_stale_entry_names_the_nearest_union_of_its_tool_in_its_own_form() {
+        let unions = vec![
+            union_at("t", "$defs.Change", "/$defs/Change"),
+            union_at("t", "properties.x", "/properties/x"),
+            union_at("other", "$defs.Changes", "/$defs/Changes"),
+        ];
+        let list = AllowList::from_entries(vec![
+            entry(Some("t"), "/$defs/Changes"),
+            entry(Some("t"), "$defs.Chnge"),
+            entry(Some("none"), "/$defs/Change"),
+        ])
+        .unwrap();
+        let stale = list.apply(unions).stale_allows;
+        assert_eq!(stale[0].nearest.as_deref(), Some("/$defs/Change"));
+        assert_eq!(stale[1].nearest.as_deref(), Some("$defs.Change"));
+        assert_eq!(stale[2].nearest, None);
+        assert!(
+            stale[0].to_string().contains("nearest: `/$defs/Change`"),
+            "{}",
+            stale[0]
+        );
+        assert!(
+            stale[2].to_string().contains("there is none"),
+            "{}",
+            stale[2]
+        );
+    }
+
+    #[test]
+    fn published_entries_are_read_back_for_their_tool_alone() {
+        let list = AllowList::from_entries(vec![entry(None, "/$defs/Change")]).unwrap();
+        let meta = serde_json::json!({ ALLOWED_UNIONS_META: list.to_published(), "other": 1 });
+        let read = AllowList::from_published(Some("edit"), &meta);
+        assert_eq!(read, vec![entry(Some("edit"), "/$defs/Change")]);
+        // A malformed entry is not read: the union it meant is then reported, not allowed.
+        let meta =
+            serde_json::json!({ ALLOWED_UNIONS_META: [{"path": "/$defs/Change", "reason": ""}] });
+        assert!(AllowList::from_published(Some("edit"), &meta).is_empty());
     }
 
     #[test]

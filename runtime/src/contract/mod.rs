@@ -23,7 +23,7 @@ use serde_json::Value;
 use crate::keys::Keys;
 use crate::walk::{Walk, dotted, pointer};
 
-pub use allow::{AllowEntry, AllowList, AllowListError, StaleAllow};
+pub use allow::{ALLOWED_UNIONS_META, AllowEntry, AllowList, AllowListError, StaleAllow};
 pub(crate) use branch::direct_branch_kind;
 pub use branch::{Branch, BranchKind};
 
@@ -212,10 +212,10 @@ fn nested_unions(walk: &Walk<'_>) -> HashSet<*const Value> {
     nested
 }
 
-/// The structural unions of `schema`, as [`check`] reports them: each one's JSON Pointer, keyword
-/// and number of structured branches (for the adapters that report a union a client may
-/// flatten).
-pub(crate) fn structural_unions(schema: &Value) -> Vec<(String, &'static str, usize)> {
+/// The structural unions of `schema`, as [`check`] reports them: each one's node (its index in
+/// [`Walk::new`]'s breadth-first list), keyword and number of structured branches (for the
+/// adapters that report a union a client may flatten).
+pub(crate) fn structural_unions(schema: &Value) -> Vec<(usize, &'static str, usize)> {
     let walk = Walk::new(schema);
     let nested = nested_unions(&walk);
     let mut out = Vec::new();
@@ -230,7 +230,7 @@ pub(crate) fn structural_unions(schema: &Value) -> Vec<(String, &'static str, us
             let flat = branch::flatten(schema, node, keyword, branches, &nested);
             let count = structural(&flat).map_or(0, |s| s.len());
             if count > 1 {
-                out.push((pointer(&walk.steps(index)), keyword, count));
+                out.push((index, keyword, count));
             }
         }
     }

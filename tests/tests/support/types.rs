@@ -153,6 +153,7 @@ fn tool<T: JsonSchema>(name: &str) -> Tool {
         name: Some(name.to_owned()),
         description: Some(format!("fixture {name}")),
         schema: schemars::schema_for!(T).to_value(),
+        allowed_unions: Vec::new(),
     }
 }
 

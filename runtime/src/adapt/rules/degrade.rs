@@ -46,22 +46,26 @@ impl Rule for StructuralUnionKept {
         if found.is_empty() {
             return;
         }
+        // The checker's walk and the tree's breadth-first list visit the same nodes in the same
+        // order (children in key order, non-schemas passed over).
         let list = tree.breadth_first();
-        for (index, reached) in list.iter().enumerate() {
-            let id = reached.id;
-            if !tree.has(id, Keyword::AnyOf) && !tree.has(id, Keyword::OneOf) {
+        let mut losses = Vec::new();
+        for (index, keyword, count) in found {
+            let Some(id) = list.get(index).map(|r| r.id) else {
                 continue;
-            }
-            let at = Tree::pointer_of(&list, index);
-            for (_, keyword, count) in found.iter().filter(|(p, _, _)| *p == at) {
-                let origin = (Keyword::parse(keyword).and_then(|k| tree.get(id, k)))
-                    .map_or(tree.node(id).origin, |e| e.origin);
-                let detail = format!(
-                    "structural union of {count} object or array branches kept: {}, and a call mixing branches then reaches the server (a unit enum for the kind plus optional fields avoids it)",
-                    self.client
-                );
-                report.loss(origin, Some(id), *keyword, LossKind::Collapsed, detail);
-            }
+            };
+            let Some(entry) = Keyword::parse(keyword).and_then(|k| tree.get(id, k)) else {
+                debug_assert!(false, "the walks disagree at node {index}");
+                continue;
+            };
+            let detail = format!(
+                "structural union of {count} object or array branches kept: {}, and a call mixing branches then reaches the server (a unit enum for the kind plus optional fields avoids it)",
+                self.client
+            );
+            losses.push((entry.origin, id, keyword, detail));
+        }
+        for (origin, id, keyword, detail) in losses {
+            report.loss(origin, Some(id), keyword, LossKind::Collapsed, detail);
         }
     }
 }
