@@ -1,6 +1,8 @@
 //! The example MCP server, built with this package for its live-server tests
-//! (`tests/server.rs`): `live_server [--http ADDR] [--paged N] [--fail-list] [--raw]`
-//! (`--raw`: the hand-written server of the proxy tests, `toolschema_tests::raw_server`).
+//! (`tests/server.rs`): `live_server [--http ADDR] [--paged N] [--fail-list] [--raw]
+//! [--allowed-union]`
+//! (`--raw`: the hand-written server of the proxy tests, `toolschema_tests::raw_server`;
+//! `--allowed-union`: the task tracker of `toolschema_tests::task_server`).
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {

@@ -207,3 +207,35 @@ fn cca_optional_nullable_comes_back() {
     let s = Search::from_args(Target::CcaClaude, f).unwrap();
     assert_eq!(s.filter.unwrap().value, None);
 }
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, ProviderSafe)]
+#[serde(rename_all = "snake_case")]
+enum Status {
+    Open,
+    InProgress,
+    Done,
+}
+
+/// An optional enum, as the newcomer's task tracker has it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, ToolParams)]
+struct SetStatus {
+    id: u32,
+    status: Option<Status>,
+}
+
+/// A value outside an optional enum is refused with the values named, as a plain enum's is, on
+/// every target (issue 49: "must match one of the allowed forms" named nothing).
+#[test]
+fn an_optional_enum_names_its_values_when_it_refuses_one() {
+    for &target in Target::ALL {
+        let error = SetStatus::from_args(target, json!({"id": 1, "status": "closed"}))
+            .expect_err("closed is not a status");
+        let text = error.to_string();
+        assert!(
+            text.contains(
+                "/status must be one of \"open\", \"in_progress\", \"done\", or null; got the string \"closed\""
+            ),
+            "{target}: {text}"
+        );
+    }
+}

@@ -618,7 +618,12 @@ mod tests {
             (
                 json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
                 json!(true),
-                "/v must match one of the allowed forms; got true.",
+                "/v must be a string or an integer; got true.",
+            ),
+            (
+                json!({"anyOf": [{"type": "object", "required": ["a"]}, {"type": "integer"}]}),
+                json!({"b": 1}),
+                "/v must match one of the allowed forms; got an object: {\"b\":1}.",
             ),
             (
                 json!({"oneOf": [{"type": "number"}, {"type": "integer"}]}),

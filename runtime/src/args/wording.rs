@@ -178,8 +178,11 @@ pub fn rule(error: &ValidationError<'_>) -> Option<String> {
         ValidationErrorKind::UnevaluatedItems { .. } => {
             "must not have items beyond those the schema describes".to_owned()
         }
-        ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
-            "must match one of the allowed forms".to_owned()
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            match forms(context) {
+                Some(named) => format!("must be {named}"),
+                None => "must match one of the allowed forms".to_owned(),
+            }
         }
         ValidationErrorKind::OneOfMultipleValid { .. } => {
             "must match exactly one of the allowed forms, and matches several".to_owned()
@@ -195,6 +198,61 @@ pub fn rule(error: &ValidationError<'_>) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+/// The forms a union allows, named, when each branch refused the value for one plain reason: a
+/// list of values (`enum`), one value (`const`) or a type (`Option<Status>`: `one of "open",
+/// "done", or null`). `None` when a branch refused it for anything else (an object's
+/// property, a bound): the forms are then not one word each.
+fn forms(branches: &[Vec<ValidationError<'static>>]) -> Option<String> {
+    let mut values: Vec<String> = Vec::new();
+    let mut types: Vec<String> = Vec::new();
+    for errors in branches {
+        let [error] = errors.as_slice() else {
+            return None;
+        };
+        match error.kind() {
+            ValidationErrorKind::Enum { options } => {
+                values.extend(options.as_array()?.iter().map(Value::to_string));
+            }
+            ValidationErrorKind::Constant { expected_value } => {
+                values.push(expected_value.to_string());
+            }
+            ValidationErrorKind::Type { kind } => match kind {
+                TypeKind::Single(t) => types.push(a_type(*t).to_owned()),
+                TypeKind::Multiple(set) => types.extend(set.iter().map(|t| a_type(t).to_owned())),
+            },
+            _ => return None,
+        }
+    }
+    // `null` goes last: "one of "a", "b", or null".
+    let null = types.iter().any(|t| t == "null") || values.iter().any(|v| v == "null");
+    types.retain(|t| t != "null");
+    values.retain(|v| v != "null");
+    types.dedup();
+    let mut named: Vec<String> = Vec::new();
+    if !values.is_empty() {
+        named.push(match values.len() {
+            1 => values.remove(0),
+            _ => format!("one of {}", cut(&values.join(", "))),
+        });
+    }
+    named.extend(types);
+    if null {
+        named.push("null".to_owned());
+    }
+    // "one of "a", "b", or null" after a list; "an integer or null" between two words.
+    let list_first = named.first().is_some_and(|n| n.starts_with("one of "));
+    match named.len() {
+        0 => None,
+        1 => Some(named.remove(0)),
+        2 if !list_first => Some(named.join(" or ")),
+        _ => Some(format!(
+            "{}, or {}",
+            named[..named.len() - 1].join(", "),
+            named[named.len() - 1]
+        )),
+    }
 }
 
 /// Whether a rule is about something absent or extra, where "got" the whole object says nothing.
@@ -226,5 +284,45 @@ mod tests {
         assert_eq!(describe(&json!("3")), "the string \"3\"");
         assert_eq!(describe(&json!(9)), "9");
         assert_eq!(describe(&json!([1])), "an array of 1 item: [1]");
+    }
+
+    fn refusal(schema: Value, value: Value) -> Vec<String> {
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        validator
+            .iter_errors(&value)
+            .map(|e| rule(&e).unwrap_or_default())
+            .collect()
+    }
+
+    #[test]
+    fn a_union_of_plain_forms_names_them() {
+        let status =
+            json!({"anyOf": [{"enum": ["open", "in_progress", "done"]}, {"type": "null"}]});
+        assert_eq!(
+            refusal(status, json!("closed")),
+            ["must be one of \"open\", \"in_progress\", \"done\", or null"]
+        );
+        let scalar = json!({"oneOf": [{"type": "string"}, {"type": "integer"}, {"const": 7.5}]});
+        assert_eq!(
+            refusal(scalar, json!([1])),
+            ["must be 7.5, a string, or an integer"]
+        );
+        let optional = json!({"anyOf": [{"type": "integer"}, {"type": "null"}]});
+        assert_eq!(
+            refusal(optional, json!("x")),
+            ["must be an integer or null"]
+        );
+    }
+
+    #[test]
+    fn a_union_of_objects_keeps_the_general_words() {
+        let union = json!({"anyOf": [
+            {"type": "object", "required": ["a"]},
+            {"type": "null"}
+        ]});
+        assert_eq!(
+            refusal(union, json!({"b": 1})),
+            ["must match one of the allowed forms"]
+        );
     }
 }
