@@ -26,22 +26,17 @@ fn fail(InputError(message): InputError) -> u8 {
 
 pub fn run_adapt(args: &AdaptArgs) -> u8 {
     let source = args.input.as_deref();
-    let value = match input::read_json(source) {
-        Ok(v) => v,
+    let catalog = match args.live.catalog(source) {
+        Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let schema = match Catalog::from_value(value) {
-        Ok(c) if c.layout == Layout::Schema => {
-            c.tools.into_iter().next().expect("one schema").schema
-        }
-        Ok(c) => {
-            return fail(InputError(format!(
-                "{}: `adapt` takes one JSON Schema, this is a catalog of {} tools: use `toolschema convert`",
-                input::name(source),
-                c.tools.len()
-            )));
-        }
-        Err(e) => return fail(InputError(format!("{}: {e}", input::name(source)))),
+    let name = match args.live.server() {
+        Some(server) => server.name(),
+        None => input::name(source),
+    };
+    let schema = match pick(catalog, args.tool.as_deref()) {
+        Ok(schema) => schema,
+        Err(why) => return fail(InputError(format!("{name}: {why}"))),
     };
     let options = adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
     let adapted = args.to.settings().with_options(options).adapt_owned(schema);
@@ -53,6 +48,39 @@ pub fn run_adapt(args: &AdaptArgs) -> u8 {
         print(&adapted.schema);
     }
     0
+}
+
+/// The one schema `adapt` works on: a bare schema, or the tool named `tool` of a catalog.
+fn pick(catalog: Catalog, tool: Option<&str>) -> Result<serde_json::Value, String> {
+    // The first ten names (a catalog may hold thousands).
+    let names = |c: &Catalog| {
+        let mut names: Vec<String> = (c.tools.iter())
+            .filter_map(|t| t.name.clone())
+            .take(10)
+            .collect();
+        if c.tools.len() > names.len() {
+            names.push(format!("… {} more", c.tools.len() - names.len()));
+        }
+        names.join(", ")
+    };
+    match (catalog.layout, tool) {
+        (Layout::Schema, None) => Ok(catalog.tools.into_iter().next().expect("one schema").schema),
+        (Layout::Schema, Some(tool)) => Err(format!(
+            "`--tool {tool}` picks a tool of a catalog, and this is one JSON Schema: leave `--tool` out"
+        )),
+        (_, None) => Err(format!(
+            "`adapt` takes one JSON Schema, this is a catalog of {} tools ({}): pick one with `--tool NAME`, or convert them all with `toolschema convert`",
+            catalog.tools.len(),
+            names(&catalog)
+        )),
+        (_, Some(tool)) => {
+            let all = names(&catalog);
+            (catalog.tools.into_iter())
+                .find(|t| t.name.as_deref() == Some(tool))
+                .map(|t| t.schema)
+                .ok_or_else(|| format!("no tool is named `{tool}`; the tools are: {all}"))
+        }
+    }
 }
 
 pub fn run_convert(args: &ConvertArgs) -> u8 {

@@ -99,9 +99,15 @@ struct AdaptArgs {
     /// descriptions instead of sending them (fine-tuned models lack these keywords).
     #[arg(long)]
     openai_conservative: bool,
-    /// One JSON Schema: a path, or `-` (or nothing) for standard input.
-    #[arg(value_name = "INPUT")]
+    /// The tool to adapt, by name, when the input is a catalog or a live server.
+    #[arg(long, value_name = "NAME")]
+    tool: Option<String>,
+    /// One JSON Schema, or a catalog with `--tool`: a path, or `-` (or nothing) for standard
+    /// input.
+    #[arg(value_name = "INPUT", conflicts_with_all = ["server", "url"])]
     input: Option<PathBuf>,
+    #[command(flatten)]
+    live: LiveArgs,
 }
 
 #[derive(clap::Args)]

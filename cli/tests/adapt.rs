@@ -144,7 +144,13 @@ fn bad_input_exits_2_never_panics() {
         &[],
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("use `toolschema convert`"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "a catalog of 1 tools (a): pick one with `--tool NAME`, or convert them all with `toolschema convert`"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = run(&["convert", "--to", "openai"], "12", &[]);
     assert_eq!(out.status.code(), Some(2));
     // A non-object root is not an error: that tool falls back, and the report says so.
@@ -185,4 +191,57 @@ fn openai_conservative_spills_what_the_default_keeps() {
     ));
     let text = out.to_string();
     assert!(text.contains("{minimum: 1}"), "{text}");
+}
+
+/// `adapt --tool NAME` adapts one tool of a catalog, exactly as `convert` adapts it there; a name
+/// that is not there lists the tools; `--tool` on a bare schema says to leave it out.
+#[test]
+fn adapt_picks_one_tool_of_a_catalog() {
+    let catalog = fixture("mcp-server-everything.json");
+    let catalog = catalog.to_str().unwrap();
+    let out = run(
+        &[
+            "adapt", "--to", "gemini", "--report", "--tool", "get-sum", catalog,
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let adapted = json_out(&out);
+    let out = run(&["convert", "--to", "gemini", "--report", catalog], "", &[]);
+    let converted = json_out(&out);
+    let declaration = (converted["declarations"]["functionDeclarations"]
+        .as_array()
+        .unwrap())
+    .iter()
+    .find(|d| d["name"] == "get-sum")
+    .expect("converted");
+    assert_eq!(adapted["schema"], declaration["parametersJsonSchema"]);
+    let reported = (converted["report"]["tools"].as_array().unwrap().iter())
+        .find(|t| t["tool"] == "get-sum")
+        .unwrap();
+    assert_eq!(adapted["losses"], reported["losses"]);
+
+    let out = run(
+        &["adapt", "--to", "gemini", "--tool", "get-summ", catalog],
+        "",
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no tool is named `get-summ`; the tools are: echo, get-annotated-message,"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("… 3 more"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+
+    let out = run(&["adapt", "--to", "gemini", "--tool", "x"], SCHEMA, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("leave `--tool` out"));
 }

@@ -374,5 +374,28 @@ fn a_union_the_derive_allowed_is_allowed_by_lint_and_reported_for_gemini() {
     assert_eq!(union["pointer"], "/$defs/Change/anyOf");
     assert_eq!(union["at"], "/properties/change");
     assert_eq!(union["kind"], "collapsed");
+    // One tool of the live server, adapted alone: the same schema and losses.
+    let out = toolschema(&[
+        "adapt",
+        "--to",
+        "gemini",
+        "--report",
+        "--tool",
+        "edit_task",
+        "--server",
+        "--",
+        server,
+        "--allowed-union",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let adapted: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(adapted["losses"], edit["losses"]);
+    let declaration = (converted["declarations"]["functionDeclarations"]
+        .as_array()
+        .unwrap())
+    .iter()
+    .find(|d| d["name"] == "edit_task")
+    .unwrap();
+    assert_eq!(adapted["schema"], declaration["parametersJsonSchema"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
