@@ -141,6 +141,12 @@ pub fn run_snapshot(args: &SnapshotArgs) -> u8 {
                 crate::say!("{what}: {}", dir.join(p).display());
             }
         }
+        let mut budget = DIFF_LINES;
+        for p in &cmp.changed {
+            let old = std::fs::read_to_string(dir.join(p)).unwrap_or_default();
+            let new = files.get(p).map_or("", String::as_str);
+            crate::say!("{}", diff(p, &old, new, &mut budget));
+        }
         crate::say!(
             "snapshots differ: {} changed, {} missing, {} extra; run `toolschema snapshot --out {}` and review the diff",
             cmp.changed.len(),
@@ -162,6 +168,32 @@ pub fn run_snapshot(args: &SnapshotArgs) -> u8 {
         }
         Err(e) => fail(InputError(format!("cannot write {}: {e}", dir.display()))),
     }
+}
+
+/// How many lines of diff `snapshot --check` prints in all; each file gets at most
+/// [`FILE_DIFF_LINES`] of them (the rest is counted, not printed).
+const DIFF_LINES: usize = 200;
+const FILE_DIFF_LINES: usize = 60;
+
+/// The unified diff of a changed snapshot file (`a/` the file on disk, `b/` the new one), cut to
+/// what is left of `budget`.
+fn diff(path: &str, old: &str, new: &str, budget: &mut usize) -> String {
+    let text = similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    let shown = lines.len().min(FILE_DIFF_LINES).min(*budget);
+    *budget -= shown;
+    let mut out = lines[..shown].join("\n");
+    if shown < lines.len() {
+        out.push_str(&format!(
+            "\n... {} more diff lines of {path} not shown",
+            lines.len() - shown
+        ));
+    }
+    out
 }
 
 /// `--to` values.

@@ -80,6 +80,42 @@ fn write_then_check_both_ways() {
         "{report}"
     );
     assert!(report.contains("1 changed, 1 missing, 1 extra"), "{report}");
+    // A changed file's unified diff: the file on disk against what the tools give now.
+    assert!(
+        report.contains("--- a/echo/mcp.json\n+++ b/echo/mcp.json\n@@ "),
+        "{report}"
+    );
+    assert!(report.contains("\n-{}\n"), "{report}");
+    assert!(report.contains("\n+  \"tool\": \"echo\","), "{report}");
+    // One line edited: that line, with three lines of context each side, and nothing else.
+    let edited = gemini.replace("\"name\": \"echo\"", "\"name\": \"echo2\"");
+    std::fs::write(echo.join("gemini.json"), &edited).unwrap();
+    let report = check(1);
+    let diff: Vec<&str> = (report.lines())
+        .skip_while(|l| !l.starts_with("--- a/echo/gemini.json"))
+        .take_while(|l| !l.starts_with("--- a/echo/mcp.json"))
+        .collect();
+    assert_eq!(
+        diff.iter().filter(|l| l.starts_with('-')).count(),
+        2,
+        "{report}"
+    );
+    assert!(diff.contains(&"-    \"name\": \"echo2\","), "{report}");
+    assert!(diff.contains(&"+    \"name\": \"echo\","), "{report}");
+    assert_eq!(
+        diff.len(),
+        3 + 3 + 2 + 3,
+        "headers, context, the change, context: {report}"
+    );
+    // A diff is bounded: a file replaced whole shows its first lines and counts the rest.
+    let big = "x\n".repeat(500);
+    std::fs::write(echo.join("anthropic.json"), big).unwrap();
+    let report = check(1);
+    assert!(
+        report.contains("more diff lines of echo/anthropic.json not shown"),
+        "{report}"
+    );
+    assert!(report.lines().count() < 300, "{}", report.lines().count());
     // Writing again brings the directory back in line, the removed tool's directory included.
     let out = toolschema(&["snapshot", "--out", d, &catalog]);
     assert_eq!(out.status.code(), Some(0));
