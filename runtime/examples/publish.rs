@@ -1,7 +1,8 @@
 //! The main job on a bundled example: derive a tool's parameters, print the schema a server
-//! publishes for them (short), the contract check's result, and one row per provider: what would
-//! be sent (strict or not, and why not), whether the per-tool fallback was used, and what that
-//! provider no longer enforces; then the server-side check of a wrong sample call.
+//! publishes for them (short), the contract check's result, and one row per provider: how the
+//! tool is sent (strict, non-strict and why, or the empty object of the per-tool fallback), what
+//! that provider no longer enforces, and the first such loss, with every long text whole in the
+//! notes below the table; then the server-side check of a wrong sample call.
 //!
 //! ```text
 //! cargo run --example publish
@@ -134,6 +135,104 @@ fn short(schema: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// One row of the table: target, how the tool is sent, its losses, its first loss. Long texts
+/// are notes below the table (`[1]`), whole: no cell is cut.
+type Row = [String; 4];
+
+/// The rows, and the notes they refer to (each text once, in order of first use).
+fn table(adapted: &[(Target, toolschema::adapt::Adapted<'_>)]) -> (Vec<Row>, Vec<String>) {
+    let mut notes: Vec<String> = Vec::new();
+    let mut note = |text: &str| {
+        let n = match notes.iter().position(|t| t == text) {
+            Some(i) => i + 1,
+            None => {
+                notes.push(text.to_owned());
+                notes.len()
+            }
+        };
+        format!("[{n}]")
+    };
+    let mut rows = Vec::new();
+    for (target, adapted) in adapted {
+        // The strict refusal says how the tool is sent; the other entries are its losses.
+        let refusal =
+            (adapted.losses.iter()).find(|l| l.kind == LossKind::Fallback && l.keyword == "strict");
+        let fallback =
+            (adapted.losses.iter()).find(|l| l.kind == LossKind::Fallback && l.keyword == "root");
+        let sent = match (adapted.fallback, adapted.strict, refusal) {
+            (true, _, _) => format!(
+                "empty object: the tool fell back {}",
+                note(fallback.map_or("", |l| l.detail.as_str()))
+            ),
+            (false, Some(true), _) => "strict".to_owned(),
+            (false, _, Some(why)) => format!("non-strict: strict refused {}", note(&why.detail)),
+            (false, Some(false), None) => "non-strict (strict not requested)".to_owned(),
+            (false, None, _) => "adapted (the provider has no strict mode)".to_owned(),
+        };
+        let losses: Vec<_> = (adapted.losses.iter())
+            .filter(|l| l.kind != LossKind::Fallback)
+            .collect();
+        let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
+        for loss in &losses {
+            *by_kind
+                .entry(format!("{:?}", loss.kind).to_lowercase())
+                .or_default() += 1;
+        }
+        let counted = if by_kind.is_empty() {
+            "none".to_owned()
+        } else {
+            (by_kind.iter())
+                .map(|(k, n)| format!("{n} {k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let first = losses.first().map_or("none".to_owned(), |l| {
+            let at = if l.pointer.is_empty() {
+                "(root)"
+            } else {
+                &l.pointer
+            };
+            format!(
+                "`{}` {} {}",
+                at,
+                format!("{:?}", l.kind).to_lowercase(),
+                note(&l.detail)
+            )
+        });
+        rows.push([target.as_str().to_owned(), sent, counted, first]);
+    }
+    (rows, notes)
+}
+
+/// The table as Markdown, each column as wide as its widest cell, then the notes.
+fn render(rows: &[Row], notes: &[String]) -> String {
+    let header: Row = ["target", "sent as", "losses", "first loss"].map(str::to_owned);
+    let width = |c: usize| {
+        (rows.iter().chain([&header]))
+            .map(|r| r[c].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..4).map(width).collect();
+    let line = |r: &Row| {
+        let cells: Vec<String> = (r.iter().zip(&widths))
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        format!("| {} |\n", cells.join(" | "))
+    };
+    let mut out = line(&header);
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    out.push_str(&format!("|-{}-|\n", rule.join("-|-")));
+    for r in rows {
+        out.push_str(&line(r));
+    }
+    out.push('\n');
+    for (i, text) in notes.iter().enumerate() {
+        out.push_str(&format!("[{}] {text}\n", i + 1));
+    }
+    out
+}
+
 fn main() {
     let schema = UpsertEntry::published_schema();
     println!(
@@ -155,88 +254,13 @@ fn main() {
     }
 
     // What each provider is sent, and what it no longer enforces.
-    println!(
-        "| {:<16} | {:<66} | {:<8} | {:<22} | first loss",
-        "target", "strict", "fallback", "losses"
-    );
-    println!(
-        "|{:-<18}|{:-<68}|{:-<10}|{:-<24}|{:-<40}",
-        "", "", "", "", ""
-    );
-    for &target in Target::ALL {
-        let adapted = UpsertEntry::schema_for(target);
-        let refusal = adapted
-            .losses
+    let (rows, notes) = table(
+        &Target::ALL
             .iter()
-            .find(|l| l.kind == LossKind::Fallback && l.keyword == "strict");
-        let strict = match (adapted.strict, refusal) {
-            (None, _) => "no strict flag".to_owned(),
-            (Some(true), _) => "sent strict".to_owned(),
-            (Some(false), Some(why)) if target.wants_strict() => {
-                // "strict mode cannot represent this schema (at P: reason); sent non-strict"
-                let reason = why
-                    .detail
-                    .split_once(": ")
-                    .map_or(why.detail.as_str(), |(_, r)| r)
-                    .trim_end_matches("; sent non-strict")
-                    .trim_end_matches(')');
-                // The field it is about: the last step of the position named.
-                let field = why
-                    .detail
-                    .split_once("(at ")
-                    .and_then(|(_, r)| r.split_once(':'))
-                    .map_or("", |(p, _)| p.rsplit('/').next().unwrap_or_default());
-                let short: String = reason.chars().take(48).collect();
-                let more = if reason.chars().count() > 48 {
-                    "…"
-                } else {
-                    ""
-                };
-                format!("no, `{field}`: {short}{more}")
-            }
-            (Some(false), _) => "not requested".to_owned(),
-        };
-        let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
-        for loss in &adapted.losses {
-            *by_kind
-                .entry(format!("{:?}", loss.kind).to_lowercase())
-                .or_default() += 1;
-        }
-        let losses = if by_kind.is_empty() {
-            "none".to_owned()
-        } else {
-            by_kind
-                .iter()
-                .map(|(k, n)| format!("{n} {k}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let first = adapted
-            .losses
-            .iter()
-            .find(|l| l.keyword != "strict")
-            .map_or(String::new(), |l| {
-                let at = if l.pointer.is_empty() {
-                    "(root)"
-                } else {
-                    &l.pointer
-                };
-                let detail: String = l.detail.chars().take(90).collect();
-                let more = if l.detail.chars().count() > 90 {
-                    "…"
-                } else {
-                    ""
-                };
-                format!("{at}: {detail}{more}")
-            });
-        println!(
-            "| {:<16} | {:<66} | {:<8} | {:<22} | {first}",
-            target.as_str(),
-            strict,
-            if adapted.fallback { "yes" } else { "no" },
-            losses
-        );
-    }
+            .map(|&t| (t, UpsertEntry::schema_for(t)))
+            .collect::<Vec<_>>(),
+    );
+    print!("{}", render(&rows, &notes));
 
     // The seed's incident: a string sent for an asset field. Rejected, not stored.
     let call = serde_json::json!({
@@ -253,5 +277,75 @@ fn main() {
             "\nserver check of a sample call (an asset field sent a plain string; dry_run: {}):\n{e}",
             args.dry_run
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table, cell by cell, against the adaptations it reports (issue 49: a `fallback` column
+    /// said `no` beside `1 fallback`, a reason was cut mid-word, "first loss" was empty).
+    #[test]
+    fn every_cell_says_what_its_adaptation_did() {
+        let adapted: Vec<_> = (Target::ALL.iter())
+            .map(|&t| (t, UpsertEntry::schema_for(t)))
+            .collect();
+        let (rows, notes) = table(&adapted);
+        assert_eq!(rows.len(), Target::ALL.len());
+        let note = |cell: &str| -> &str {
+            let n: usize = cell
+                .rsplit_once('[')
+                .and_then(|(_, n)| n.strip_suffix(']'))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("no note in {cell}"));
+            &notes[n - 1]
+        };
+        for ((target, a), row) in adapted.iter().zip(&rows) {
+            assert_eq!(row[0], target.as_str());
+            let refusal =
+                (a.losses.iter()).find(|l| l.kind == LossKind::Fallback && l.keyword == "strict");
+            match (a.strict, refusal) {
+                (Some(true), _) => assert_eq!(row[1], "strict"),
+                (_, Some(why)) => {
+                    assert!(
+                        row[1].starts_with("non-strict: strict refused ["),
+                        "{row:?}"
+                    );
+                    assert_eq!(note(&row[1]), why.detail, "the reason, whole");
+                }
+                (Some(false), None) => assert_eq!(row[1], "non-strict (strict not requested)"),
+                (None, _) => assert_eq!(row[1], "adapted (the provider has no strict mode)"),
+            }
+            let losses: Vec<_> = (a.losses.iter())
+                .filter(|l| l.kind != LossKind::Fallback)
+                .collect();
+            match losses.first() {
+                None => {
+                    assert_eq!(row[2], "none");
+                    assert_eq!(row[3], "none");
+                }
+                Some(first) => {
+                    let total: usize = (row[2].split(", "))
+                        .map(|c| c.split(' ').next().unwrap().parse::<usize>().unwrap())
+                        .sum();
+                    assert_eq!(total, losses.len(), "{row:?}");
+                    assert!(
+                        row[3].starts_with(&format!("`{}`", first.pointer)),
+                        "{row:?}"
+                    );
+                    assert_eq!(note(&row[3]), first.detail, "the detail, whole");
+                }
+            }
+            for cell in row {
+                assert!(!cell.is_empty() && !cell.contains('…'), "{row:?}");
+            }
+        }
+        // The strict targets refuse this tool (its `value` is untyped): the table says so.
+        let refused = rows
+            .iter()
+            .filter(|r| r[1].contains("strict refused"))
+            .count();
+        assert_eq!(refused, 3, "{rows:?}");
     }
 }
