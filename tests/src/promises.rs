@@ -322,7 +322,9 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
         let own = format!("{at}/{key}");
         let reported = adapted.losses.iter().any(|l| {
             (l.keyword == key && l.pointer == own)
-                || (l.kind != LossKind::Spilled
+                // Only a loss that removes what is below it covers a subtree: a widening (`oneOf`
+                // read as `anyOf`, a type made nullable) keeps every constraint under it.
+                || (!matches!(l.kind, LossKind::Spilled | LossKind::Widened)
                     && l.pointer != own
                     && (at == l.pointer || at.starts_with(&format!("{}/", l.pointer))))
                 || (l.kind == LossKind::Fallback && l.keyword == "root")
@@ -465,7 +467,7 @@ mod tests {
     use serde_json::{Value, json};
     use toolschema::Target;
 
-    use super::{Positions, report_problems};
+    use super::{LossKind, Positions, report_problems};
 
     /// Two definitions referring to each other, reached only through one union branch.
     fn cycle(extra_use: bool) -> Value {
@@ -510,6 +512,34 @@ mod tests {
             problems
                 .iter()
                 .any(|p| p == "`title` at `/$defs/D0` vanished without a loss entry"),
+            "{problems:?}"
+        );
+    }
+
+    /// A widening keeps what is under it: a constraint that vanished below a widened `oneOf` is
+    /// reported as unaccounted (issue 48 item 9: a widened loss at the node covered its subtree).
+    #[test]
+    fn a_widened_union_does_not_cover_a_constraint_that_vanished_under_it() {
+        let input = json!({"type": "object", "properties": {"b": {"oneOf": [
+            {"type": "array", "items": {"type": "string"}},
+            {"type": "number", "maximum": 9}
+        ]}}});
+        let adapted = Target::GeminiOpenApi.adapt(&input);
+        assert!(adapted.losses.iter().any(|l| l.kind == LossKind::Widened));
+        assert_eq!(
+            report_problems(&input, &adapted, Positions::Resolve),
+            Vec::<String>::new()
+        );
+        let mut vanished = adapted.clone();
+        vanished.schema["properties"]["b"]["anyOf"][1]
+            .as_object_mut()
+            .unwrap()
+            .remove("maximum");
+        let problems = report_problems(&input, &vanished, Positions::Resolve);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("`maximum`") && p.contains("vanished")),
             "{problems:?}"
         );
     }
