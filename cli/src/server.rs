@@ -111,6 +111,30 @@ fn http_transport(
 /// [`crate::proxy::limit::LineLimit`] (`max` bytes per message), its standard error passes
 /// through, and the child is returned to be kept (it is killed when dropped); over HTTP, rmcp's
 /// response limits are set to `max`.
+/// The server's output as the connection reads it, through a pipe: when the connection is closed
+/// (the proxy ends a session, or its start-up check), the rest of the output is still read, and
+/// dropped, until the server closes it, so a server that writes on its way out never writes
+/// into a closed pipe (EPIPE) and dies with a stack trace.
+fn read_to_the_end(mut stdout: tokio::process::ChildStdout) -> tokio::io::DuplexStream {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (mut to_connection, from_server) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let mut buffer = vec![0u8; 16 * 1024];
+        let mut open = true;
+        loop {
+            let n = match stdout.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            if open && to_connection.write_all(&buffer[..n]).await.is_err() {
+                // The connection is gone: read on, write nowhere.
+                open = false;
+            }
+        }
+    });
+    from_server
+}
+
 pub async fn connect_bounded<H: rmcp::Service<rmcp::RoleClient>>(
     server: &Server,
     handler: H,
@@ -154,7 +178,7 @@ pub async fn connect_bounded<H: rmcp::Service<rmcp::RoleClient>>(
     let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
         return Err(format!("cannot talk to `{program}`: no pipes"));
     };
-    let reader = crate::proxy::limit::LineLimit::new(stdout, max, "the server");
+    let reader = crate::proxy::limit::LineLimit::new(read_to_the_end(stdout), max, "the server");
     match handler.serve((reader, stdin)).await {
         Ok(service) => Ok((service, Some(child))),
         Err(e) => Err(format!(

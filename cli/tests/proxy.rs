@@ -901,3 +901,36 @@ async fn an_allowed_union_is_counted_in_the_start_up_line() {
         "{line}"
     );
 }
+
+/// A `--listen` start is quiet (issue 48 item 5): the start-up check's server, which announces a
+/// tool list change at once and writes on its way out, is closed without "re-listing … failed"
+/// and without dying on a closed pipe; so is a session's server when its client leaves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_start_and_a_session_end_are_quiet() {
+    let server = server_bin();
+    let (_proxy, url, log) = start_printing(
+        std::path::Path::new(env!("CARGO_BIN_EXE_toolschema")),
+        &[
+            "proxy",
+            "--for",
+            "gemini",
+            "--listen",
+            "127.0.0.1:0",
+            "--server",
+            "--",
+            server.to_str().unwrap(),
+            "--noisy",
+        ],
+    );
+    assert!(url.ends_with("/mcp"), "{url}");
+    let client = http_client(&url, &log).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "draw"));
+    let _ = client.cancel().await;
+    // The servers' last writes come 300 ms after their input closes.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let text = log.text();
+    assert!(!text.contains("re-listing"), "{text}");
+    assert!(!text.contains("EPIPE"), "{text}");
+    assert!(!text.contains("panicked"), "{text}");
+}

@@ -428,17 +428,19 @@ pub async fn serve_http(
 }
 
 /// The example server's command line: `[--http ADDR] [--paged N] [--fail-list] [--raw]
-/// [--allowed-union]`. Stdio by
+/// [--allowed-union] [--noisy]`. Stdio by
 /// default; `--http` serves Streamable HTTP at `http://ADDR/mcp` and first prints the bound
 /// address on standard output (so `127.0.0.1:0` picks a free port); `--paged N` lists tools N
 /// per page; `--fail-list` answers `tools/list` with a JSON-RPC error; `--raw` serves
 /// [`crate::raw_server`] instead (on stdio, or over HTTP with `--http`); `--allowed-union` serves
-/// [`crate::task_server`] (on stdio).
+/// [`crate::task_server`] (on stdio); `--noisy` serves
+/// [`crate::raw_server::serve_stdio_noisy`] (on stdio).
 pub async fn run_from_args(
     args: impl IntoIterator<Item = String>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut args = args.into_iter();
-    let (mut http, mut mode, mut raw, mut tasks) = (None, Mode::Normal, false, false);
+    let (mut http, mut mode, mut raw, mut tasks, mut noisy) =
+        (None, Mode::Normal, false, false, false);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--http" => http = args.next(),
@@ -446,11 +448,13 @@ pub async fn run_from_args(
             "--fail-list" => mode = Mode::FailList,
             "--raw" => raw = true,
             "--allowed-union" => tasks = true,
+            "--noisy" => noisy = true,
             other => return Err(format!("unknown argument `{other}`").into()),
         }
     }
     match (http, raw) {
         (None, _) if tasks => crate::task_server::serve_stdio().await,
+        (None, _) if noisy => crate::raw_server::serve_stdio_noisy().await,
         (None, false) => serve_stdio_in(mode).await,
         (None, true) => crate::raw_server::serve_stdio().await,
         (Some(addr), raw) => {

@@ -32,6 +32,9 @@ pub struct RawServer {
     calls: Arc<AtomicUsize>,
     cancelled: Arc<AtomicUsize>,
     extra: Arc<AtomicBool>,
+    /// Sends `notifications/tools/list_changed` as soon as the client is initialized (as some
+    /// published servers do at start).
+    announce: bool,
 }
 
 /// The published tools, as the server's authors wrote them.
@@ -90,6 +93,12 @@ fn text(value: Value) -> Result<CallToolResponse, ErrorData> {
 }
 
 impl ServerHandler for RawServer {
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if self.announce {
+            let _ = context.peer.notify_tool_list_changed().await;
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
         let capabilities: ServerCapabilities = serde_json::from_value(
             json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {}}),
@@ -245,6 +254,28 @@ impl ServerHandler for RawServer {
 pub async fn serve_stdio() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let running = RawServer::default().serve(rmcp::transport::stdio()).await?;
     running.waiting().await?;
+    Ok(())
+}
+
+/// The raw server as a noisy published server is at the ends of a connection: it announces a
+/// tool list change as soon as it is initialized, and once its input is closed it still writes
+/// a line (a log notification) to its output. If that output was closed under it, it says
+/// `EPIPE` on standard error and exits with 1, as a Node server dies with a stack trace.
+pub async fn serve_stdio_noisy() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use std::io::Write;
+    let server = RawServer {
+        announce: true,
+        ..RawServer::default()
+    };
+    let running = server.serve(rmcp::transport::stdio()).await?;
+    running.waiting().await?;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let line = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"bye"}}"#;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+        eprintln!("EPIPE: the server's last write failed: {e}");
+        std::process::exit(1);
+    }
     Ok(())
 }
 

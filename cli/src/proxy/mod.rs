@@ -853,7 +853,14 @@ impl Service<RoleClient> for Upstream {
                 let session = self.session.clone();
                 let downstream = self.downstream.clone();
                 tokio::spawn(async move {
-                    if let Err(e) = session.relist().await {
+                    // A connection being closed (the start-up check, a session that ended) is
+                    // not listed again.
+                    if session.closing.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    if let Err(e) = session.relist().await
+                        && !session.closing.load(Ordering::SeqCst)
+                    {
                         eprintln!("toolschema proxy: re-listing after tools/list_changed: {e}");
                     }
                     if let Some(downstream) = downstream {
