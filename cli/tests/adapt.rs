@@ -245,3 +245,61 @@ fn adapt_picks_one_tool_of_a_catalog() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("leave `--tool` out"));
 }
+
+/// The README's table of `convert`'s output per target: for every target it lists, the tool's
+/// schema (and strict flag) are where the table says, and they are what `adapt` gives.
+#[test]
+fn the_readme_says_where_convert_puts_each_schema() {
+    let readme =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .unwrap();
+    let rows: Vec<Vec<String>> = (readme.lines())
+        .skip_while(|l| !l.contains("<!-- convert-shapes"))
+        .skip(3)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().trim_matches('`').to_owned())
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len(), 9, "{rows:?}");
+    // Follows `a[].b.c` (a `[]` for the one tool here).
+    fn at<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
+        let mut here = value;
+        for part in path.split('.') {
+            let (key, list) = match part.strip_suffix("[]") {
+                Some(key) => (key, true),
+                None => (part, false),
+            };
+            if !key.is_empty() {
+                here = here.get(key)?;
+            }
+            if list {
+                here = here.as_array()?.first()?;
+            }
+        }
+        Some(here)
+    }
+    let catalog = r#"[{"name": "t", "description": "d", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}]"#;
+    for row in &rows {
+        let (target, schema_at, strict_at) = (&row[0], &row[2], &row[3]);
+        let out = run(&["convert", "--to", target], catalog, &[]);
+        assert_eq!(out.status.code(), Some(0), "{target}");
+        let converted = json_out(&out);
+        let adapted = run(&["adapt", "--to", target, "--tool", "t"], catalog, &[]);
+        assert_eq!(
+            at(&converted, schema_at),
+            Some(&json_out(&adapted)),
+            "{target}: the schema at {schema_at} in {converted}"
+        );
+        match strict_at.as_str() {
+            "none" => assert!(
+                !converted.to_string().contains("\"strict\""),
+                "{target}: {converted}"
+            ),
+            path => assert_eq!(at(&converted, path), Some(&json!(true)), "{target}"),
+        }
+    }
+}
