@@ -34,7 +34,10 @@ impl ClientHandler for Seen {
     fn get_info(&self) -> ClientConfig {
         serde_json::from_value(json!({
             "protocolVersion": "2025-06-18",
-            "capabilities": {"roots": {"listChanged": false}},
+            "capabilities": {
+                "roots": {"listChanged": false},
+                "extensions": {"io.modelcontextprotocol/tasks": {}}
+            },
             "clientInfo": {"name": "proxy-test", "version": "0"}
         }))
         .unwrap()
@@ -933,4 +936,30 @@ async fn a_listen_start_and_a_session_end_are_quiet() {
     assert!(!text.contains("re-listing"), "{text}");
     assert!(!text.contains("EPIPE"), "{text}");
     assert!(!text.contains("panicked"), "{text}");
+}
+
+/// MCP tasks in the form rmcp implements (the tasks extension, SEP-2663) pass through: the
+/// server's `extensions` capability, a `tools/call` answered with a task, and `tasks/get`
+/// (issue 48 item 1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_made_for_a_call_passes_through() {
+    use rmcp::model::{ClientRequest, GetTaskParams, Request, ServerResult};
+    let p = proxy("gemini", &[], &["--raw"]).await;
+    let info = p.client.peer_info().expect("initialized");
+    assert!(info.capabilities.supports_tasks(), "{info:?}");
+    let call =
+        ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("background")));
+    let task = match p.client.send_request(call).await.expect("answered") {
+        ServerResult::CreateTaskResult(task) => task,
+        other => panic!("not a task: {other:?}"),
+    };
+    assert_eq!(task.task.task_id, "task-1");
+    let get = ClientRequest::GetTaskRequest(Request::new(GetTaskParams::new("task-1")));
+    match p.client.send_request(get).await.expect("answered") {
+        ServerResult::GetTaskResult(done) => {
+            let text = serde_json::to_value(&done).unwrap().to_string();
+            assert!(text.contains("done in the background"), "{text}");
+        }
+        other => panic!("not the task: {other:?}"),
+    }
 }

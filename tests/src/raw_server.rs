@@ -8,6 +8,7 @@
 //! characters), `files.read/v2` (a name OpenAI and Gemini refuse), `calls` (how many other
 //! calls arrived), `add_tool` (adds `extra` and sends `notifications/tools/list_changed`),
 //! `progress` (two progress notifications, then done), `roots` (asks the client for its roots),
+//! `background` (answers with a task, whose `tasks/get` is completed),
 //! `hang` (never answers; counts its cancellation), `cancelled` (how many were), `env` (a variable
 //! of its environment), `exit` (the process exits at once, mid-call), `big` (an answer of
 //! `bytes` bytes) and `slow` (answers after `seconds` seconds, reporting progress every half
@@ -65,6 +66,7 @@ pub fn tools(with_extra: bool) -> Vec<Value> {
             "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
         }),
         json!({"name": "calls", "description": "How many other calls arrived.", "inputSchema": object}),
+        json!({"name": "background", "description": "Runs as a task (the tasks extension, SEP-2663): `tasks/get` gives its result.", "inputSchema": object}),
         json!({"name": "add_tool", "description": "Adds the tool `extra`.", "inputSchema": object}),
         json!({"name": "progress", "description": "Reports progress twice.", "inputSchema": object}),
         json!({"name": "roots", "description": "Asks the client for its roots.", "inputSchema": object}),
@@ -99,10 +101,31 @@ impl ServerHandler for RawServer {
         }
     }
 
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        let task = rmcp::model::Task::new(
+            request.task_id.clone(),
+            rmcp::model::TaskStatus::Completed,
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:01Z",
+        );
+        let result = json!({"content": [{"type": "text", "text": "done in the background"}]});
+        let payload = rmcp::model::TaskPayload::Completed {
+            result: result.as_object().cloned().unwrap_or_default(),
+        };
+        Ok(rmcp::model::GetTaskResult::new(
+            rmcp::model::DetailedTask::new(task, payload),
+        ))
+    }
+
     fn get_info(&self) -> ServerConfig {
-        let capabilities: ServerCapabilities = serde_json::from_value(
-            json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {}}),
-        )
+        let capabilities: ServerCapabilities = serde_json::from_value(json!({
+            "tools": {"listChanged": true}, "resources": {}, "prompts": {},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }))
         .unwrap_or_default();
         ServerConfig::new(capabilities)
     }
@@ -240,6 +263,17 @@ impl ServerHandler for RawServer {
                     }
                 }
                 text(json!("done"))
+            }
+            "background" => {
+                let task = rmcp::model::Task::new(
+                    "task-1",
+                    rmcp::model::TaskStatus::Working,
+                    "2026-01-01T00:00:00Z",
+                    "2026-01-01T00:00:00Z",
+                );
+                Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(
+                    task,
+                )))
             }
             "draw" | "files.read/v2" | "extra" => text(json!({"tool": name, "arguments": args})),
             other => Err(ErrorData::invalid_params(

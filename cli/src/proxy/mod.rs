@@ -665,7 +665,10 @@ impl ServerHandler for Downstream {
     ) -> Result<CallToolResponse, ErrorData> {
         through!(self, context, ClientRequest::CallToolRequest(Request::new(request)),
             CallToolResult => CallToolResponse::Complete,
-            InputRequiredResult => CallToolResponse::from)
+            InputRequiredResult => CallToolResponse::from,
+            // A task the server made for the call (the tasks extension, SEP-2663): the client
+            // follows it with `tasks/get`, passed on as well.
+            CreateTaskResult => CallToolResponse::Task)
     }
 
     async fn list_tools(
