@@ -113,8 +113,14 @@ fn openai_strict_follows_seed_section_2_when_conservative() {
     assert_eq!(filter["description"], "Optional filter");
     assert_eq!(filter["anyOf"][0]["additionalProperties"], json!(false));
     assert_eq!(filter["anyOf"][1], json!({"type": "null"}));
-    // `$defs` are kept, closed too.
-    assert_eq!(s["$defs"]["Filter"]["additionalProperties"], json!(false));
+    // `Filter`'s only use was inlined: the definition is not sent (nothing references it).
+    assert!(s.get("$defs").is_none(), "{s:#}");
+    assert!(
+        (a.changes.iter()).any(|c| c.rule == "orphaned-definitions"
+            && c.detail == "every use inlined, so not sent: `Filter`"),
+        "{:#?}",
+        a.changes
+    );
     let lost: Vec<(String, LossKind)> = kinds(&a);
     for expected in [
         ("minLength", LossKind::Spilled),
@@ -230,7 +236,7 @@ fn keyword_named_properties_survive_every_target() {
 }
 
 #[test]
-fn mcp_changes_only_schema_uri_and_order() {
+fn mcp_changes_only_schema_uri_unused_definitions_and_order() {
     let input = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -242,11 +248,23 @@ fn mcp_changes_only_schema_uri_and_order() {
     assert!(a.losses.is_empty(), "{:?}", a.losses);
     let mut expected = input.clone();
     expected.as_object_mut().unwrap().shift_remove("$schema");
+    // A definition nothing references is never sent: tokens paid on every request for nothing.
+    expected
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("definitions");
     expected["properties"]["v"]["anyOf"] =
         json!([{"type": "array", "items": {"type": "string"}}, {"const": "all"}]);
     assert_eq!(a.schema, expected);
     let rules: Vec<&str> = a.changes.iter().map(|c| c.rule).collect();
-    assert_eq!(rules, ["remove-schema-uri", "structured-first"]);
+    assert_eq!(
+        rules,
+        [
+            "unreferenced-definitions",
+            "remove-schema-uri",
+            "structured-first"
+        ]
+    );
 }
 
 #[test]
@@ -738,4 +756,34 @@ fn a_rule_is_taken_out_replaced_or_added_by_name() {
         .with_rule(Mark("tail"))
         .with_rule(Mark("tail"));
     assert_eq!(names(twice.rules()).len(), names(plain.rules()).len() + 1);
+}
+
+/// An unreferenced definition is never sent, on any target (issue 49: a published server's
+/// tools each carried 2.3 KB of `$defs` nothing references, paid in tokens on every request);
+/// one that is referenced stays where the target keeps definitions.
+#[test]
+fn no_target_sends_a_definition_nothing_references() {
+    let input = json!({
+        "type": "object",
+        "properties": {"item": {"$ref": "#/$defs/Used"}},
+        "required": ["item"],
+        "$defs": {
+            "Used": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+            "Unused": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Unused"}}}
+        }
+    });
+    for &target in Target::ALL {
+        let a = target.adapt(&input);
+        let text = a.schema.to_string();
+        assert!(!text.contains("Unused"), "{target}: {text}");
+        assert!(
+            (a.changes.iter()).any(|c| c.rule == "unreferenced-definitions"
+                && c.detail == "1 definition nothing references removed: `Unused`"),
+            "{target}: {:#?}",
+            a.changes
+        );
+        if let Some(defs) = a.schema.get("$defs") {
+            assert!(defs.get("Used").is_some(), "{target}: {text}");
+        }
+    }
 }

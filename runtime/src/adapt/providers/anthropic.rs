@@ -49,10 +49,12 @@ impl AdaptSettings {
     }
 }
 
-/// Both forms: an object root without root combinators.
+/// Both forms: an object root without root combinators, and no definition whose last use the
+/// root rules dropped (before strict checks read it).
 fn shared(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = json_schema_prefix();
     rules.push(Box::new(r::RootCombinators::ANTHROPIC));
+    rules.push(Box::new(r::OrphanedDefinitions));
     rules
 }
 

@@ -72,8 +72,7 @@ fn gemini_openapi(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
 /// Schema prefix, no root combinators, snake-case keywords read, boolean schemas as objects,
 /// tuples as `items`.
 pub(super) fn google_prefix() -> Vec<Box<dyn Rule>> {
-    let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(r::UnreferencedDefinitions)];
-    rules.extend(json_schema_prefix());
+    let mut rules = json_schema_prefix();
     rules.extend([
         Box::new(r::RootCombinators::OPENAI) as Box<dyn Rule>,
         Box::new(r::SnakeCaseKeywords),

@@ -6,7 +6,8 @@ use super::super::settings::{AdaptSettings, NameRule, Wire};
 use super::super::{AdaptOptions, Target};
 
 impl AdaptSettings {
-    /// MCP `inputSchema`: only `$schema` and patterns that do not compile removed, an object root,
+    /// MCP `inputSchema`: only `$schema`, definitions nothing references and patterns that do
+    /// not compile removed, an object root,
     /// and union branches ordered structured-first (clients that keep one branch keep the
     /// structured one); a structural union is reported, since clients may flatten it.
     pub fn mcp() -> Self {
@@ -30,10 +31,13 @@ impl AdaptSettings {
 
 fn rules(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     vec![
+        Box::new(r::UnreferencedDefinitions),
         Box::new(r::RemoveSchemaUri),
         Box::new(r::ObjectRoot),
         Box::new(r::PatternsCompile),
         Box::new(r::StructuredFirst),
         Box::new(r::StructuralUnionKept::MCP),
+        // What the root rules dropped may have been a definition's last use.
+        Box::new(r::OrphanedDefinitions),
     ]
 }

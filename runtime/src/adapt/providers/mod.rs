@@ -71,6 +71,7 @@ targets! {
 /// root, and no `pattern` that does not compile.
 fn json_schema_prefix() -> Vec<Box<dyn Rule>> {
     vec![
+        Box::new(rules::UnreferencedDefinitions),
         Box::new(rules::UpgradeDraft07),
         Box::new(rules::RemoveSchemaUri),
         Box::new(rules::ObjectRoot),

@@ -59,10 +59,12 @@ impl AdaptSettings {
     }
 }
 
-/// Both forms: an object root without root combinators.
+/// Both forms: an object root without root combinators, and no definition whose last use the
+/// root rules dropped (before strict checks read it).
 fn shared(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = json_schema_prefix();
     rules.push(Box::new(r::RootCombinators::OPENAI));
+    rules.push(Box::new(r::OrphanedDefinitions));
     rules
 }
 
@@ -102,6 +104,8 @@ fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         }),
         Box::new(r::SpliceNestedAnyOf),
         Box::new(r::StructuredFirst),
+        // A definition whose every use was inlined (a `$ref` with siblings) is not sent.
+        Box::new(r::OrphanedDefinitions),
         Box::new(r::TypedWithinLimits),
     ]
 }

@@ -12,10 +12,10 @@ use crate::adapt::tree::{Body, Entry, Key, Keyword, NodeId, Report, Rule, Slot, 
 /// The root's definitions keywords.
 const DEFINITIONS: [Keyword; 2] = [Keyword::Defs, Keyword::Definitions];
 
-/// On targets whose output keeps no `$defs`: the root's definitions that no reference reaches
-/// from the rest of the document (directly or through other definitions) are removed before
-/// any other rule runs, with one change naming them. Nothing in them constrained a value, so
-/// nothing is lost, and no rule works on them.
+/// The root's definitions that no reference reaches from the rest of the document (directly or
+/// through other definitions) are removed, with one change naming them: every target runs it
+/// first (no rule then works on them, and a model never pays for them in tokens), and OpenAI
+/// strict again after inlining. Nothing in them constrained a value, so nothing is lost.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UnreferencedDefinitions;
 
@@ -25,37 +25,88 @@ impl Rule for UnreferencedDefinitions {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
-        let root = tree.root;
-        if !DEFINITIONS.iter().any(|k| tree.has(root, *k)) {
-            return;
-        }
-        let reached = reached_definitions(tree);
-        let mut removed = Vec::new();
-        for key in DEFINITIONS {
-            let Some(Slot::Map(members)) = tree.slot_mut(root, key) else {
-                continue;
-            };
-            members.retain(|(name, _)| {
-                let kept = reached.contains(&(key, name.clone()));
-                if !kept {
-                    removed.push(format!("`{name}`"));
-                }
-                kept
-            });
-            if members.is_empty() {
-                tree.take(root, key);
-            }
-        }
+        let removed = remove_unreferenced(tree);
         if !removed.is_empty() {
+            let names: Vec<String> = removed
+                .iter()
+                .map(|(_, name, _)| format!("`{name}`"))
+                .collect();
             let detail = format!(
-                "{} definition{} nothing references removed before adapting: {}",
-                removed.len(),
-                if removed.len() == 1 { "" } else { "s" },
-                removed.join(", ")
+                "{} definition{} nothing references removed: {}",
+                names.len(),
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", ")
             );
-            report.change(tree.node(root).origin, Some(root), detail);
+            report.change(tree.node(tree.root).origin, Some(tree.root), detail);
         }
     }
+}
+
+/// The root's definitions the rules left unreferenced are removed: one whose every use was
+/// inlined lives on in its copies (one change names those); one whose last use was dropped
+/// with what held it (the root's union merged, say) is reported dropped, so that what an
+/// earlier rule spilled into it is reported as gone with it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OrphanedDefinitions;
+
+impl Rule for OrphanedDefinitions {
+    fn name(&self) -> &'static str {
+        "orphaned-definitions"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let removed = remove_unreferenced(tree);
+        if removed.is_empty() {
+            return;
+        }
+        let copied: HashSet<NodeId> = tree.nodes.iter().filter_map(|n| n.copy_of).collect();
+        let mut inlined = Vec::new();
+        for (key, name, id) in removed {
+            if copied.contains(&id) {
+                inlined.push(format!("`{name}`"));
+                continue;
+            }
+            report.loss(
+                tree.node(id).origin,
+                None,
+                key.as_str(),
+                LossKind::Dropped,
+                format!("definition `{name}` is referenced nowhere once its last use was dropped; not sent"),
+            );
+        }
+        if !inlined.is_empty() {
+            let detail = format!("every use inlined, so not sent: {}", inlined.join(", "));
+            report.change(tree.node(tree.root).origin, Some(tree.root), detail);
+        }
+    }
+}
+
+/// Removes the root's definitions no reference reaches: each one's keyword, name and node.
+fn remove_unreferenced(tree: &mut Tree) -> Vec<(Keyword, String, NodeId)> {
+    let root = tree.root;
+    if !DEFINITIONS.iter().any(|k| tree.has(root, *k)) {
+        return Vec::new();
+    }
+    let reached = reached_definitions(tree);
+    let mut removed = Vec::new();
+    for key in DEFINITIONS {
+        let Some(Slot::Map(members)) = tree.slot_mut(root, key) else {
+            continue;
+        };
+        let mut gone = Vec::new();
+        members.retain(|(name, id)| {
+            let kept = reached.contains(&(key, name.clone()));
+            if !kept {
+                gone.push((name.clone(), *id));
+            }
+            kept
+        });
+        if members.is_empty() {
+            tree.take(root, key);
+        }
+        removed.extend(gone.into_iter().map(|(name, id)| (key, name, id)));
+    }
+    removed
 }
 
 /// The root's definitions a reference reaches from the document outside them, following the

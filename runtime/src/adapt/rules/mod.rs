@@ -32,7 +32,7 @@ pub use draft::UpgradeDraft07;
 pub use enums::{AllConstToEnum, ConstToEnum, InferType};
 pub use google::{BoolSchemas, EnsureProperties, PropertyOrdering, SnakeCaseKeywords};
 pub use google_values::{GoogleNullable, OneBranchUnions, RequiredAreProperties, StringEnumsOnly};
-pub use inline::{InlineRefs, UnreferencedDefinitions};
+pub use inline::{InlineRefs, OrphanedDefinitions, UnreferencedDefinitions};
 pub use keywords::{DefaultToDescription, HUMAN_READABLE, StripKeywords, keep_none};
 pub use merge::CollapseCombiners;
 pub use objects::{CloseObjects, Optional};

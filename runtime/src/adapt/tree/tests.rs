@@ -134,7 +134,7 @@ fn unreferenced_definitions_are_removed_first() {
     assert_eq!(changes.len(), 1);
     assert_eq!(
         changes[0].detail,
-        "4 definitions nothing references removed before adapting: `C`, `D`, `E`, `F`"
+        "4 definitions nothing references removed: `C`, `D`, `E`, `F`"
     );
 }
 
