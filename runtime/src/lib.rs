@@ -2,11 +2,23 @@
 //!
 //! Make a tool's parameter schema safe for every LLM provider.
 //!
-//! - `#[derive(ToolParams)]` / `#[derive(ProviderSafe)]` (feature `derive`, on by default) turn the
-//!   published-schema contract into compile errors: no structural unions (an `anyOf`/`oneOf` with
-//!   more than one object- or array-typed branch) at any depth, and an object root.
-//! - [`contract`] checks any published JSON Schema (hand-written, `schema_with`, or from a server
-//!   in another language) against the same contract, with an allow-list that fails both ways.
+//! What a Rust MCP server author needs, all of it on this page:
+//!
+//! - [`#[derive(ToolParams)]`](derive@ToolParams) on a tool's parameters and
+//!   [`#[derive(ProviderSafe)]`](derive@ProviderSafe) on every type inside them (feature `derive`,
+//!   on by default): the published-schema contract as compile errors (no structural union, an
+//!   object root).
+//! - `toolschema::rmcp::Parameters<T>` in an rmcp `#[tool]` (feature `rmcp`), with
+//!   `toolschema::rmcp::exact_schemas(router)` where the router is made: the MCP-adapted schema
+//!   published exactly, each call's arguments validated against it.
+//! - `ArgsError` (feature `validate`): the refusal of a call, worded for the model.
+//! - [`Target`]`::….adapt(&schema)`: what each provider would be sent, and what it will no
+//!   longer enforce ([`Adapted`]).
+//! - [`ToolParams::check_contract`]: one line per tool in a test.
+//!
+//! A complete server: `tests/examples/quickstart.rs` in the repository (shown whole in the
+//! README). The modules below serve tools in other languages ([`contract`], [`catalog`]), custom
+//! adapter rules ([`adapt::rules`]) and snapshot files ([`snapshot`]).
 //!
 //! ```
 //! use serde::Deserialize;
@@ -89,11 +101,6 @@
 //! MCP-adapted schema and restores, validates and deserializes each call's arguments; invalid
 //! arguments become a tool error the model can act on. A complete server:
 //! `tests/examples/quickstart.rs` in the repository.
-//!
-//! ```ignore
-//! #[tool(description = "Write one field.")]
-//! fn set_field(&self, Parameters(args): Parameters<SetField>) -> Result<CallToolResult, ErrorData> { /* ... */ }
-//! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -111,13 +118,19 @@ pub mod rmcp;
 mod shape;
 pub mod snapshot;
 mod traits;
+/// How this workspace walks a JSON Schema's subschemas (its CLI and tests read schemas with it).
+/// Not part of the API: it may change in any release.
+#[doc(hidden)]
 pub mod walk;
 
 pub use adapt::{Adapted, Target};
 #[cfg(feature = "validate")]
 pub use args::{ArgsError, restore};
 pub use shape::{Shape, ShapeKind};
-pub use traits::{AllowedUnion, AllowedUnions, ProviderSafe, StringKey, ToolParams};
+/// What the derives' generated code collects allowed unions with.
+#[doc(hidden)]
+pub use traits::AllowedUnions;
+pub use traits::{AllowedUnion, ProviderSafe, StringKey, ToolParams};
 
 #[cfg(feature = "derive")]
 pub use toolschema_macros::{ProviderSafe, ToolParams};
