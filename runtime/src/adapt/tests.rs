@@ -787,3 +787,33 @@ fn no_target_sends_a_definition_nothing_references() {
         }
     }
 }
+
+/// A union of null branches alone has no Google form either: sent as `nullable` with no type,
+/// it accepts any value, and the report says so at that node (issue 48 item 9; a fuzz finding:
+/// `prefixItems: [{"anyOf": [{"type": "null"}]}]` was sent as items `{nullable: true}` with no
+/// entry there). A union with a branch that already accepted anything is no widening.
+#[test]
+fn a_union_of_null_alone_sent_untyped_on_google_is_a_widening() {
+    for target in [Target::Gemini, Target::GeminiOpenApi] {
+        let input = json!({"type": "object", "properties": {
+            "gone": {"anyOf": [{"type": "null"}, {"const": null}]},
+            "any": {"anyOf": [{}, {"type": "null"}]}
+        }});
+        let a = target.adapt(&input);
+        assert_eq!(
+            a.schema["properties"]["gone"],
+            json!({"nullable": true}),
+            "{target}"
+        );
+        let widened: Vec<_> = (a.losses.iter())
+            .filter(|l| l.kind == LossKind::Widened)
+            .map(|l| l.at.as_ref().map(|p| p.as_str().to_owned()))
+            .collect();
+        assert_eq!(
+            widened,
+            [Some("/properties/gone".to_owned())],
+            "{target}: {:#?}",
+            a.losses
+        );
+    }
+}

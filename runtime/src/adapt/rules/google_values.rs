@@ -59,6 +59,8 @@ fn google_nullable(tree: &mut Tree, id: NodeId, mark: bool, report: &mut Report)
     }
     let origin = tree.node(id).origin;
     let mut nullable = false;
+    // What the node accepted was `null` alone (a union of null branches, `type: "null"`).
+    let mut only_null = false;
     if let Some(Slot::Schemas(branches)) = tree.get(id, Keyword::AnyOf).map(|e| &e.value) {
         let kept: Vec<NodeId> = (branches.iter().copied())
             .filter(|b| !is_null_branch(&tree.shallow(*b)))
@@ -67,6 +69,7 @@ fn google_nullable(tree: &mut Tree, id: NodeId, mark: bool, report: &mut Report)
             nullable = true;
             if kept.is_empty() {
                 tree.take(id, Keyword::AnyOf);
+                only_null = true;
             } else if let Some(Slot::Schemas(branches)) = tree.slot_mut(id, Keyword::AnyOf) {
                 *branches = kept;
             }
@@ -82,7 +85,6 @@ fn google_nullable(tree: &mut Tree, id: NodeId, mark: bool, report: &mut Report)
         }
     }
     // `null` alone (`type: "null"`, a list of `null` alone): no Google form keeps it.
-    let mut only_null = false;
     if tree.value(id, Keyword::Type).and_then(Value::as_str) == Some("null") {
         tree.take(id, Keyword::Type);
         nullable = true;
