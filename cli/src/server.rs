@@ -107,10 +107,6 @@ fn http_transport(
     Ok(StreamableHttpClientTransport::from_config(config))
 }
 
-/// [`connect`] for the proxy: a server command's output is read through
-/// [`crate::proxy::limit::LineLimit`] (`max` bytes per message), its standard error passes
-/// through, and the child is returned to be kept (it is killed when dropped); over HTTP, rmcp's
-/// response limits are set to `max`.
 /// The server's output as the connection reads it, through a pipe: when the connection is closed
 /// (the proxy ends a session, or its start-up check), the rest of the output is still read, and
 /// dropped, until the server closes it, so a server that writes on its way out never writes
@@ -135,6 +131,10 @@ fn read_to_the_end(mut stdout: tokio::process::ChildStdout) -> tokio::io::Duplex
     from_server
 }
 
+/// [`connect`] for the proxy: a server command's output is read through
+/// [`crate::proxy::limit::LineLimit`] (`max` bytes per message), its standard error passes
+/// through, and the child is returned to be kept (it is killed when dropped); over HTTP, rmcp's
+/// response limits are set to `max`.
 pub async fn connect_bounded<H: rmcp::Service<rmcp::RoleClient>>(
     server: &Server,
     handler: H,
