@@ -107,13 +107,114 @@ fn http_transport(
     Ok(StreamableHttpClientTransport::from_config(config))
 }
 
+/// What a server's own bytes say that rmcp's types drop: MCP tasks in the 2025-11-25 form. rmcp
+/// 3.11 reads `capabilities.tasks` and a tool's `execution` as unknown fields, so the proxy
+/// learns of them here, from the start of the output, before the connection parses it.
+#[derive(Debug, Default)]
+pub struct TasksSeen {
+    /// The `initialize` answer has `capabilities.tasks`.
+    pub offered: bool,
+    /// The tools of the first `tools/list` page with `execution.taskSupport: "required"`.
+    pub required_by: Vec<String>,
+}
+
+impl TasksSeen {
+    /// The start-up line's clause, empty when the server offers no tasks in that form.
+    pub fn clause(&self) -> String {
+        if !self.offered && self.required_by.is_empty() {
+            return String::new();
+        }
+        let mut clause = "; the server offers MCP tasks in the 2025-11-25 form, which the proxy cannot pass on (calls go without a task)".to_owned();
+        match self.required_by.len() {
+            0 => {}
+            1 => clause.push_str(&format!(
+                "; 1 tool requires a task and will fail: {}",
+                self.required_by[0]
+            )),
+            n => clause.push_str(&format!(
+                "; {n} tools require a task and will fail: {}",
+                self.required_by.join(", ")
+            )),
+        }
+        clause
+    }
+}
+
+/// Reads the server's first lines, up to its first `tools/list` answer (or 16 MiB), for
+/// [`TasksSeen`]; after that it reads nothing.
+struct Sniffer {
+    seen: Arc<Mutex<TasksSeen>>,
+    line: Vec<u8>,
+    read: usize,
+    done: bool,
+}
+
+impl Sniffer {
+    const MAX: usize = 16 << 20;
+
+    fn feed(&mut self, bytes: &[u8]) {
+        let mut rest = bytes;
+        while !self.done && !rest.is_empty() {
+            let end = rest.iter().position(|&b| b == b'\n');
+            let (part, next) = match end {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                None => (rest, &[][..]),
+            };
+            self.line.extend_from_slice(part);
+            self.read += part.len();
+            if end.is_some() {
+                let line = std::mem::take(&mut self.line);
+                self.line_read(&line);
+            }
+            self.done |= self.read > Self::MAX;
+            rest = next;
+        }
+        if self.done {
+            self.line = Vec::new();
+        }
+    }
+
+    fn line_read(&mut self, line: &[u8]) {
+        let Ok(message) = serde_json::from_slice::<Value>(line) else {
+            return;
+        };
+        let Some(result) = message.get("result") else {
+            return;
+        };
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        if result.get("protocolVersion").is_some() {
+            seen.offered = result.pointer("/capabilities/tasks").is_some();
+        }
+        if let Some(tools) = result.get("tools").and_then(Value::as_array) {
+            seen.required_by = tools
+                .iter()
+                .filter(|t| {
+                    t.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required")
+                })
+                .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
+                .collect();
+            self.done = true;
+        }
+    }
+}
+
 /// The server's output as the connection reads it, through a pipe: when the connection is closed
 /// (the proxy ends a session, or its start-up check), the rest of the output is still read, and
 /// dropped, until the server closes it, so a server that writes on its way out never writes
-/// into a closed pipe (EPIPE) and dies with a stack trace.
-fn read_to_the_end(mut stdout: tokio::process::ChildStdout) -> tokio::io::DuplexStream {
+/// into a closed pipe (EPIPE) and dies with a stack trace. Its first lines are read for
+/// [`TasksSeen`] on the way.
+fn read_to_the_end(
+    mut stdout: tokio::process::ChildStdout,
+    seen: Arc<Mutex<TasksSeen>>,
+) -> tokio::io::DuplexStream {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let (mut to_connection, from_server) = tokio::io::duplex(64 * 1024);
+    let mut sniffer = Sniffer {
+        seen,
+        line: Vec::new(),
+        read: 0,
+        done: false,
+    };
     tokio::spawn(async move {
         let mut buffer = vec![0u8; 16 * 1024];
         let mut open = true;
@@ -122,6 +223,7 @@ fn read_to_the_end(mut stdout: tokio::process::ChildStdout) -> tokio::io::Duplex
                 Ok(0) | Err(_) => break,
                 Ok(n) => n,
             };
+            sniffer.feed(&buffer[..n]);
             if open && to_connection.write_all(&buffer[..n]).await.is_err() {
                 // The connection is gone: read on, write nowhere.
                 open = false;
@@ -134,12 +236,14 @@ fn read_to_the_end(mut stdout: tokio::process::ChildStdout) -> tokio::io::Duplex
 /// [`connect`] for the proxy: a server command's output is read through
 /// [`crate::proxy::limit::LineLimit`] (`max` bytes per message), its standard error passes
 /// through, and the child is returned to be kept (it is killed when dropped); over HTTP, rmcp's
-/// response limits are set to `max`.
+/// response limits are set to `max`. What a command's output says of MCP tasks in the 2025-11-25
+/// form is written to `tasks` (over HTTP nothing is).
 pub async fn connect_bounded<H: rmcp::Service<rmcp::RoleClient>>(
     server: &Server,
     handler: H,
     env: &[(String, String)],
     max: usize,
+    tasks: Arc<Mutex<TasksSeen>>,
 ) -> Result<
     (
         rmcp::service::RunningService<rmcp::RoleClient, H>,
@@ -178,7 +282,8 @@ pub async fn connect_bounded<H: rmcp::Service<rmcp::RoleClient>>(
     let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
         return Err(format!("cannot talk to `{program}`: no pipes"));
     };
-    let reader = crate::proxy::limit::LineLimit::new(read_to_the_end(stdout), max, "the server");
+    let reader =
+        crate::proxy::limit::LineLimit::new(read_to_the_end(stdout, tasks), max, "the server");
     match handler.serve((reader, stdin)).await {
         Ok(service) => Ok((service, Some(child))),
         Err(e) => Err(format!(
@@ -334,6 +439,38 @@ fn cut(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tasks sniffer reads lines cut anywhere by the reads, and stops at the first
+    /// `tools/list` answer: a later answer changes nothing.
+    #[test]
+    fn the_sniffer_reads_lines_across_reads_and_stops_at_the_first_listing() {
+        let seen = Arc::new(Mutex::new(TasksSeen::default()));
+        let mut sniffer = Sniffer {
+            seen: seen.clone(),
+            line: Vec::new(),
+            read: 0,
+            done: false,
+        };
+        let text = concat!(
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{}}}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","execution":{"taskSupport":"required"}},{"name":"b","execution":{"taskSupport":"optional"}}]}}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"c","execution":{"taskSupport":"required"}}]}}"#,
+            "\n",
+        );
+        for chunk in text.as_bytes().chunks(7) {
+            sniffer.feed(chunk);
+        }
+        let seen = seen.lock().unwrap();
+        assert!(seen.offered);
+        assert_eq!(seen.required_by, ["a"]);
+        assert!(sniffer.done);
+        assert!(seen.clause().contains("1 tool requires a task and will fail: a"));
+        assert!(TasksSeen::default().clause().is_empty());
+    }
 
     /// Issue 48, item 6: a URL that answers an HTML page gives one short line, not the page.
     #[test]

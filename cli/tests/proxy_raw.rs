@@ -24,14 +24,20 @@ struct Raw {
 impl Raw {
     /// `toolschema proxy --for mcp EXTRA --server -- live_server --raw`, initialized.
     fn start(extra: &[&str]) -> Raw {
+        Raw::start_with(extra, "--raw", Stdio::inherit())
+    }
+
+    /// `toolschema proxy --for mcp EXTRA --server -- live_server MODE`, initialized, its
+    /// standard error going to `stderr`.
+    fn start_with(extra: &[&str], mode: &str, stderr: Stdio) -> Raw {
         let server = server_bin();
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolschema"))
             .args(["proxy", "--for", "mcp"])
             .args(extra)
-            .args(["--server", "--", server.to_str().unwrap(), "--raw"])
+            .args(["--server", "--", server.to_str().unwrap(), mode])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .expect("the proxy starts");
         let stdin = child.stdin.take().unwrap();
@@ -181,4 +187,64 @@ fn unasked_progress_does_not_reset_the_timeout() {
                 && m["params"]["progressToken"] == json!("mine")),
         "{seen:?}"
     );
+}
+
+/// Issue 48, item 1: MCP tasks in the 2025-11-25 form cannot pass through (rmcp drops the
+/// `tasks` capability, a tool's `execution` and a call's `task` before the proxy sees them), so
+/// the start-up line says the server offers them and names the tools that require them, and a
+/// call of such a tool fails with the server's own words, not silently.
+#[test]
+fn the_start_up_line_says_what_the_proxy_cannot_pass_on() {
+    use std::io::Read;
+    let mut raw = Raw::start_with(&[], "--tasks-2025", Stdio::piped());
+    let listed = raw.request("tools/list", json!({}));
+    assert_eq!(
+        listed["result"]["tools"][0]["name"],
+        json!("export"),
+        "{listed}"
+    );
+    let answer = raw.request("tools/call", json!({"name": "export", "arguments": {}}));
+    let said = answer.to_string();
+    assert!(said.contains("requires task augmentation"), "{answer}");
+    let _ = raw.child.kill();
+    let _ = raw.child.wait();
+    let mut stderr = String::new();
+    raw.child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("toolschema proxy (mcp): 1 tools"))
+        .unwrap_or_else(|| panic!("no start-up line in {stderr:?}"));
+    assert!(
+        line.contains(
+            "the server offers MCP tasks in the 2025-11-25 form, which the proxy cannot pass on"
+        ) && line.contains("1 tool requires a task and will fail: export"),
+        "{line}"
+    );
+}
+
+/// A server without tasks gets no such clause.
+#[test]
+fn a_server_without_tasks_gets_no_tasks_clause() {
+    use std::io::Read;
+    let mut raw = Raw::start_with(&[], "--raw", Stdio::piped());
+    let _ = raw.request("tools/list", json!({}));
+    let _ = raw.child.kill();
+    let _ = raw.child.wait();
+    let mut stderr = String::new();
+    raw.child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("toolschema proxy (mcp): "))
+        .unwrap_or_else(|| panic!("no start-up line in {stderr:?}"));
+    assert!(!line.contains("tasks"), "{line}");
 }

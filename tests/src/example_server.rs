@@ -428,13 +428,14 @@ pub async fn serve_http(
 }
 
 /// The example server's command line: `[--http ADDR] [--paged N] [--fail-list] [--raw]
-/// [--allowed-union] [--noisy]`. Stdio by
+/// [--allowed-union] [--noisy] [--tasks-2025]`. Stdio by
 /// default; `--http` serves Streamable HTTP at `http://ADDR/mcp` and first prints the bound
 /// address on standard output (so `127.0.0.1:0` picks a free port); `--paged N` lists tools N
 /// per page; `--fail-list` answers `tools/list` with a JSON-RPC error; `--raw` serves
 /// [`crate::raw_server`] instead (on stdio, or over HTTP with `--http`); `--allowed-union` serves
 /// [`crate::task_server`] (on stdio); `--noisy` serves
-/// [`crate::raw_server::serve_stdio_noisy`] (on stdio).
+/// [`crate::raw_server::serve_stdio_noisy`] (on stdio); `--tasks-2025` serves
+/// [`crate::raw_server::serve_stdio_tasks_2025`] (on stdio).
 pub async fn run_from_args(
     args: impl IntoIterator<Item = String>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -449,6 +450,7 @@ pub async fn run_from_args(
             "--raw" => raw = true,
             "--allowed-union" => tasks = true,
             "--noisy" => noisy = true,
+            "--tasks-2025" => return Ok(crate::raw_server::serve_stdio_tasks_2025()?),
             other => return Err(format!("unknown argument `{other}`").into()),
         }
     }

@@ -313,6 +313,54 @@ pub async fn serve_stdio_noisy() -> Result<(), Box<dyn std::error::Error + Send 
     Ok(())
 }
 
+/// A server that speaks MCP tasks in the 2025-11-25 form, written line by line (rmcp 3.11 has no
+/// types for it): its `initialize` answer has `capabilities.tasks` (and the client's protocol
+/// version), its one tool `export` has `execution.taskSupport: "required"`, and a call without a
+/// `task` gets the error such a server gives ("requires task augmentation").
+pub fn serve_stdio_tasks_2025() -> std::io::Result<()> {
+    use std::io::{BufRead, Write};
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let Ok(request) = serde_json::from_str::<Value>(&line?) else {
+            continue;
+        };
+        let Some(id) = request.get("id").cloned() else {
+            continue; // a notification
+        };
+        let answer = match request.get("method").and_then(Value::as_str) {
+            Some("initialize") => json!({"result": {
+                "protocolVersion": request.pointer("/params/protocolVersion").cloned()
+                    .unwrap_or(json!("2025-11-25")),
+                "capabilities": {"tools": {}, "tasks": {"list": {}, "cancel": {},
+                    "requests": {"tools": {"call": {}}}}},
+                "serverInfo": {"name": "tasks-2025", "version": "0.1.0"}
+            }}),
+            Some("tools/list") => json!({"result": {"tools": [{
+                "name": "export",
+                "description": "Export the database (long-running: run it as a task).",
+                "inputSchema": {"type": "object", "properties": {"table": {"type": "string"}}},
+                "execution": {"taskSupport": "required"}
+            }]}}),
+            Some("tools/call") if request.pointer("/params/task").is_none() => json!({"error": {
+                "code": -32602, "message": "tool `export` requires task augmentation"
+            }}),
+            Some("tools/call") => json!({"result": {"task": {
+                "taskId": "t1", "status": "working", "createdAt": "2026-01-01T00:00:00Z",
+                "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttl": 60000
+            }}}),
+            Some("ping") => json!({"result": {}}),
+            _ => json!({"error": {"code": -32601, "message": "method not found"}}),
+        };
+        let mut answer = answer;
+        answer["jsonrpc"] = json!("2.0");
+        answer["id"] = id;
+        writeln!(out, "{answer}")?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
 /// Serves the raw server over Streamable HTTP at `http://ADDR/mcp` on a bound listener (one
 /// server, its counters shared by every session), until the process ends.
 pub async fn serve_http(

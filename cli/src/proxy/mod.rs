@@ -45,7 +45,7 @@ use rmcp::{RoleClient, RoleServer, ServerHandler, Service, ServiceExt};
 use tokio_util::sync::CancellationToken;
 use toolschema::adapt::AdaptSettings;
 
-use crate::server::{Server, connect_bounded};
+use crate::server::{Server, TasksSeen, connect_bounded};
 use tools::{Call, Published};
 
 /// What the proxy was asked to do.
@@ -84,6 +84,8 @@ struct Session {
     upstream_ct: Mutex<Option<rmcp::service::RunningServiceCancellationToken>>,
     /// The server process (`--server`), killed when dropped.
     child: Mutex<Option<tokio::process::Child>>,
+    /// What the server's output said of MCP tasks in the form rmcp drops.
+    tasks: Arc<Mutex<TasksSeen>>,
 }
 
 impl Session {
@@ -100,6 +102,7 @@ impl Session {
             gone: CancellationToken::new(),
             upstream_ct: Mutex::new(None),
             child: Mutex::new(None),
+            tasks: Arc::default(),
         })
     }
 
@@ -127,6 +130,7 @@ impl Session {
                 handler,
                 &self.options.env,
                 self.options.max_message,
+                self.tasks.clone(),
             ),
         )
         .await
@@ -179,8 +183,13 @@ impl Session {
             .map_err(|_| "`tools/list` got no answer in time".to_owned())?
             .map_err(|e| format!("`tools/list` failed: {e}"))?;
         let published = Arc::new(Published::new(tools, &self.options.settings)?);
+        let tasks = self
+            .tasks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clause();
         eprintln!(
-            "toolschema proxy ({}): {}",
+            "toolschema proxy ({}): {}{tasks}",
             self.options.settings.target,
             published.summary()
         );
