@@ -468,7 +468,10 @@ mod tests {
         assert!(seen.offered);
         assert_eq!(seen.required_by, ["a"]);
         assert!(sniffer.done);
-        assert!(seen.clause().contains("1 tool requires a task and will fail: a"));
+        assert!(
+            seen.clause()
+                .contains("1 tool requires a task and will fail: a")
+        );
         assert!(TasksSeen::default().clause().is_empty());
     }
 

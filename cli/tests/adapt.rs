@@ -181,7 +181,7 @@ fn openai_conservative_spills_what_the_default_keeps() {
     ));
     assert_eq!(
         spilled["properties"]["n"],
-        json!({"type": "integer", "description": "{minimum: 1}"})
+        json!({"type": "integer", "description": "At least 1."})
     );
     let catalog = format!(r#"[{{"name": "t", "inputSchema": {schema}}}]"#);
     let out = json_out(&run(
@@ -190,7 +190,7 @@ fn openai_conservative_spills_what_the_default_keeps() {
         &[],
     ));
     let text = out.to_string();
-    assert!(text.contains("{minimum: 1}"), "{text}");
+    assert!(text.contains("At least 1."), "{text}");
 }
 
 /// `adapt --tool NAME` adapts one tool of a catalog, exactly as `convert` adapts it there; a name

@@ -84,14 +84,31 @@ pub fn descriptions(schema: &Value) -> Vec<&str> {
     out
 }
 
-/// What a `spilled` loss says the description holds: the backticked `keyword: value` at the
-/// start of its detail (`keyword:` when the detail names the keyword alone).
-pub fn spilled_text(detail: &str) -> String {
-    let quoted = detail.split('`').nth(1).unwrap_or(detail);
-    if quoted.contains(": ") {
-        quoted.to_owned()
-    } else {
-        format!("{quoted}:")
+/// What a `spilled` loss says the description holds: the text its detail ends with,
+/// `the description says "…"`.
+pub fn spilled_text(detail: &str) -> Option<&str> {
+    let (_, said) = detail.rsplit_once("; the description says \"")?;
+    said.strip_suffix('"')
+}
+
+/// Whether the words carry the value: each number and string of the spilled value is written in
+/// them (as JSON text or, for a string, as is). A `true` or `null` has no text of its own to look
+/// for, and a value too long to quote is not checked.
+fn carries_value(words: &str, value: &Value) -> bool {
+    match value {
+        // `0.0` and `0` are the same JSON number: either spelling carries it.
+        Value::Number(n) => {
+            words.contains(&n.to_string())
+                || n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
+                    .is_some_and(|f| words.contains(&(f as i64).to_string()))
+        }
+        Value::String(s) => {
+            words.contains(s.as_str()) || words.contains(&Value::from(s.as_str()).to_string())
+        }
+        Value::Array(items) => items.iter().all(|v| carries_value(words, v)),
+        Value::Object(m) => m.values().all(|v| carries_value(words, v)),
+        Value::Bool(_) | Value::Null => true,
     }
 }
 
@@ -429,18 +446,24 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
         .iter()
         .filter(|l| l.kind == LossKind::Spilled && !dropped.iter().any(|d| under(&l.pointer, d)))
     {
-        let text = spilled_text(&loss.detail);
-        // `(default: stats)`: a string default is written without JSON quotes.
-        let plain = text
-            .replacen(": \"", ": ", 1)
-            .trim_end_matches('"')
-            .to_owned();
-        if !descriptions
-            .iter()
-            .any(|d| d.contains(&text) || d.contains(&plain))
-        {
+        let Some(text) = spilled_text(&loss.detail) else {
             out.push(format!(
-                "spilled `{text}` ({}) is in no description of the output",
+                "spilled loss at {} does not say what the description holds: {}",
+                loss.pointer, loss.detail
+            ));
+            continue;
+        };
+        if let Some(value) = quoted_value(&loss.detail, &loss.keyword) {
+            if !carries_value(text, &value) {
+                out.push(format!(
+                    "spilled `{}` ({}) reads \"{text}\", which does not carry its value {value}",
+                    loss.keyword, loss.pointer
+                ));
+            }
+        }
+        if !descriptions.iter().any(|d| d.contains(text)) {
+            out.push(format!(
+                "spilled \"{text}\" ({}) is in no description of the output",
                 loss.pointer
             ));
         } else if let Some(at) = &loss.at {
@@ -451,9 +474,9 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                 .and_then(|node| node.get("description"))
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            if !own.contains(&text) && !own.contains(&plain) {
+            if !own.contains(text) {
                 out.push(format!(
-                    "spilled `{text}` ({}) is not in the description of its `at`, `{at}`",
+                    "spilled \"{text}\" ({}) is not in the description of its `at`, `{at}`",
                     loss.pointer
                 ));
             }

@@ -46,13 +46,13 @@ fn openai_strict_keeps_what_openai_enforces_by_default() {
     assert_eq!(p["limit"]["minimum"], json!(0));
     assert_eq!(
         p["limit"]["description"],
-        "(default: 10)\n\n{format: \"uint32\"}"
+        "(default: 10)\n\nIn uint32 format."
     );
     assert_eq!(p["tags"]["anyOf"][0]["maxItems"], json!(5));
     // Spilled: not in OpenAI's list (`minLength`, a format outside its list).
     assert_eq!(
         p["query"],
-        json!({"type": "string", "description": "What to find\n\n{minLength: 1}"})
+        json!({"type": "string", "description": "What to find\n\nAt least 1 character."})
     );
     let with_format = json!({"type": "object", "properties": {
         "when": {"type": "string", "format": "date-time", "pattern": "^2"},
@@ -68,7 +68,7 @@ fn openai_strict_keeps_what_openai_enforces_by_default() {
     );
     assert_eq!(
         p["site"],
-        json!({"type": "string", "description": "{format: \"uri\"}"})
+        json!({"type": "string", "description": "In uri format."})
     );
     assert_eq!(
         p["step"],
@@ -94,14 +94,14 @@ fn openai_strict_follows_seed_section_2_when_conservative() {
     // Spilled constraints, default in the description.
     assert_eq!(
         s["properties"]["query"],
-        json!({"type": "string", "description": "What to find\n\n{minLength: 1}"})
+        json!({"type": "string", "description": "What to find\n\nAt least 1 character."})
     );
     let limit = &s["properties"]["limit"];
     assert_eq!(limit["type"], json!(["integer", "null"]));
     assert!(limit.get("minimum").is_none());
     assert_eq!(
         limit["description"],
-        "(default: 10)\n\n{format: \"uint32\", minimum: 0}"
+        "(default: 10)\n\nIn uint32 format; at least 0."
     );
     // oneOf of exclusive consts → anyOf, const → enum.
     assert_eq!(
@@ -281,7 +281,7 @@ fn anthropic_strict_spills_what_its_grammar_lacks() {
     let p = &a.schema["properties"];
     assert_eq!(
         p["n"],
-        json!({"type": "integer", "description": "{minimum: 1, maximum: 9}"})
+        json!({"type": "integer", "description": "At least 1; at most 9."})
     );
     assert_eq!(p["s"]["format"], "email");
     assert!(p["u"].get("format").is_none() && p["u"].get("pattern").is_none());
@@ -457,7 +457,7 @@ fn gemini_follows_seed_section_3() {
     let p = &a.schema["properties"];
     assert_eq!(
         p["name"],
-        json!({"type": "string", "description": "Name\n\n{pattern: \"^a\"}", "nullable": true})
+        json!({"type": "string", "description": "Name\n\nMatching the pattern `^a`.", "nullable": true})
     );
     assert_eq!(p["kind"], json!({"enum": ["fixed"], "type": "string"}));
     assert_eq!(p["level"]["type"], "integer");
@@ -496,7 +496,7 @@ fn gemini_openapi_sends_only_schema_fields() {
     assert_eq!(p["when"]["format"], "date-time");
     assert_eq!(
         p["uri"],
-        json!({"type": "string", "maxLength": 200, "description": "{format: \"uri\"}"})
+        json!({"type": "string", "maxLength": 200, "description": "In uri format."})
     );
     assert!(p["pick"].get("anyOf").is_some() && p["pick"].get("oneOf").is_none());
     // The legacy `Schema` has no `prefixItems`: a tuple is sent as `items`.
@@ -814,6 +814,79 @@ fn a_union_of_null_alone_sent_untyped_on_google_is_a_widening() {
             [Some("/properties/gone".to_owned())],
             "{target}: {:#?}",
             a.losses
+        );
+    }
+}
+
+/// Issue 49, item 8: schemars' integer formats are noise where a provider cannot take `format`
+/// (Gemini, Anthropic strict): the bounds are written in words a model reads, and a format that
+/// only restates the type and bounds (`u64`'s `uint64` beside `minimum: 0`, `u8`'s `uint8`
+/// beside 0 and 255) is not written at all; a format that says more (`u32`'s upper limit) is.
+#[test]
+fn integer_formats_that_restate_their_bounds_are_not_written() {
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Counts {
+        /// How many.
+        total: u64,
+        level: u8,
+        size: usize,
+        offset: i64,
+        id: u32,
+        rgb: [u8; 3],
+    }
+    let schema = serde_json::to_value(schemars::schema_for!(Counts)).unwrap();
+    for target in [Target::Gemini, Target::AnthropicStrict] {
+        let a = target.adapt(&schema);
+        let p = &a.schema["properties"];
+        let description = |name: &str| p[name].get("description").and_then(Value::as_str);
+        assert_eq!(
+            description("total"),
+            Some("How many.\n\nAt least 0."),
+            "{target}"
+        );
+        assert_eq!(
+            description("level"),
+            Some("At least 0; at most 255."),
+            "{target}"
+        );
+        assert_eq!(description("size"), Some("At least 0."), "{target}");
+        assert_eq!(description("offset"), None, "{target}");
+        assert_eq!(
+            description("id"),
+            Some("In uint32 format; at least 0."),
+            "{target}"
+        );
+        if target == Target::Gemini {
+            // Equal bounds read as one.
+            assert_eq!(description("rgb"), Some("Exactly 3 items."), "{target}");
+        }
+        for name in ["total", "level", "size", "offset", "id"] {
+            assert!(p[name].get("format").is_none(), "{target}: {name}");
+        }
+        // The formats not written are dropped losses that say why.
+        let dropped: Vec<&str> = (a.losses.iter())
+            .filter(|l| l.keyword == "format" && l.kind == LossKind::Dropped)
+            .map(|l| l.pointer.as_str())
+            .collect();
+        assert_eq!(
+            dropped,
+            [
+                "/properties/total/format",
+                "/properties/level/format",
+                "/properties/size/format",
+                "/properties/offset/format",
+                "/properties/rgb/items/format"
+            ],
+            "{target}"
+        );
+        assert!(
+            (a.losses.iter())
+                .filter(|l| l.keyword == "format" && l.kind == LossKind::Dropped)
+                .all(|l| l
+                    .detail
+                    .contains("only restates the node's type and bounds")),
+            "{target}"
         );
     }
 }

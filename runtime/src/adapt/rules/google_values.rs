@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{absorb, append_description, json_text};
+use super::{absorb, json_text, words};
 use crate::adapt::report::LossKind;
 use crate::adapt::tree::{Keyword, NodeId, Report, Rule, Slot, Tree};
 use crate::nullable::is_null_branch;
@@ -199,10 +199,12 @@ impl Rule for StringEnumsOnly {
                 return;
             }
             let entry = tree.take(id, Keyword::Enum).expect("present");
-            let text = json_text(&tree.slot_value(&entry.value));
-            append_description(tree, id, &format!("{{enum: {text}}}"), "\n\n");
+            let values = tree.slot_value(&entry.value);
+            let text = json_text(&values);
+            let said = words::spill(tree, id, &[("enum".to_owned(), values)]);
             let detail = format!(
-                "`enum: {text}`: Google accepts only string enums; the values are in the description"
+                "`enum: {text}`: Google accepts only string enums{}",
+                words::said_as(&said)
             );
             report.loss(entry.origin, Some(id), "enum", LossKind::Spilled, detail);
         });

@@ -3,14 +3,15 @@
 
 use serde_json::Value;
 
-use super::{append_description, json_text};
+use super::{append_description, json_text, words};
 use crate::adapt::report::LossKind;
-use crate::adapt::rules::write_json_text;
 use crate::adapt::tree::{Entry, KeySet, Keyword, NodeId, Report, Rule, Tree};
 
 /// Removes a provider's unsupported keywords: the human-readable ones (`spill`) are appended to
-/// the node's description as `{key: value, ...}` (a `spilled` loss), the others removed (a
-/// `dropped` loss). `keep` and `also_keep` exempt what the provider (or the caller) keeps.
+/// the node's description in words ("At least 0; at most 8 characters.", a `spilled` loss), the
+/// others removed (a `dropped` loss), and so is a `format` that only restates the node's type
+/// and bounds (schemars' `uint64` beside `minimum: 0`). `keep` and `also_keep` exempt what the
+/// provider (or the caller) keeps.
 #[derive(Clone, Debug)]
 pub struct StripKeywords {
     /// The rule's name in reports.
@@ -47,60 +48,65 @@ impl StripKeywords {
             return;
         }
         let entries = tree.entries_mut(id).map(std::mem::take).unwrap_or_default();
-        let mut kept = Vec::with_capacity(entries.len());
+        let number = |k: Keyword| {
+            let e = entries.iter().find(|e| e.key == k)?;
+            e.value.as_value().and_then(Value::as_f64)
+        };
+        let ty = (entries.iter().find(|e| e.key == Keyword::Type))
+            .and_then(|e| e.value.as_value())
+            .and_then(Value::as_str);
+        let restated = |format: &Value| {
+            format.as_str().is_some_and(|f| {
+                words::restates_type(f, ty, number(Keyword::Minimum), number(Keyword::Maximum))
+            })
+        };
         let mut spilled: Vec<(String, Value)> = Vec::new();
-        for entry in entries {
+        let mut losses = Vec::new();
+        for entry in &entries {
             let key = entry.key.as_str();
             if !table.contains(&entry.key) || self.also_keep.iter().any(|k| k == key) {
-                kept.push(entry);
                 continue;
             }
             let value = tree.slot_value(&entry.value);
             if (self.keep)(key, &value) {
-                kept.push(entry);
                 continue;
             }
-            let key = key.to_owned();
-            if self.spill.contains(&key.as_str()) {
-                let mut detail = format!("`{key}: ");
-                write_json_text(&mut detail, &value);
-                detail.push_str("` is not enforced by the provider (");
-                detail.push_str(self.why);
-                detail.push_str("); it is in the description");
-                report.loss(
-                    entry.origin,
-                    Some(id),
-                    key.clone(),
-                    LossKind::Spilled,
-                    detail,
+            let shown = json_text(&value);
+            if key == "format" && self.spill.contains(&key) && restated(&value) {
+                let detail = format!(
+                    "`format: {shown}` removed ({}); it only restates the node's type and bounds",
+                    self.why
                 );
-                spilled.push((key, value));
+                losses.push((entry.origin, key.to_owned(), LossKind::Dropped, detail));
+            } else if self.spill.contains(&key) {
+                // Its detail ends with the sentence, once it is written.
+                let detail = format!(
+                    "`{key}: {shown}` is not enforced by the provider ({})",
+                    self.why
+                );
+                losses.push((entry.origin, key.to_owned(), LossKind::Spilled, detail));
+                spilled.push((key.to_owned(), value));
             } else {
                 let detail = format!("`{key}: {}` removed ({})", super::shown(&value), self.why);
-                report.loss(entry.origin, Some(id), key, LossKind::Dropped, detail);
+                losses.push((entry.origin, key.to_owned(), LossKind::Dropped, detail));
             }
         }
+        let kept = (entries.into_iter())
+            .filter(|e| !losses.iter().any(|l| l.1 == e.key.as_str()))
+            .collect();
         *tree.entries_mut(id).expect("an object") = kept;
-        if !spilled.is_empty() {
-            spill(tree, id, &spilled);
+        let said = if spilled.is_empty() {
+            String::new()
+        } else {
+            words::said_as(&words::spill(tree, id, &spilled))
+        };
+        for (origin, key, kind, mut detail) in losses {
+            if kind == LossKind::Spilled {
+                detail.push_str(&said);
+            }
+            report.loss(origin, Some(id), key, kind, detail);
         }
     }
-}
-
-/// Appends `{k1: v1, k2: v2}` (values as JSON) to the node's description, after a blank line,
-/// or makes it the description: the reference implementation's spill format.
-pub(crate) fn spill(tree: &mut Tree, id: NodeId, entries: &[(String, Value)]) {
-    let mut block = String::from("{");
-    for (i, (k, v)) in entries.iter().enumerate() {
-        if i > 0 {
-            block.push_str(", ");
-        }
-        block.push_str(k);
-        block.push_str(": ");
-        write_json_text(&mut block, v);
-    }
-    block.push('}');
-    append_description(tree, id, &block, "\n\n");
 }
 
 /// Moves `default` into the description (`(default: …)`), which strict modes do not accept: a
@@ -126,14 +132,23 @@ impl Rule for DefaultToDescription {
                 Value::String(s) => s.clone(),
                 other => json_text(other),
             };
-            let already = (tree.value(id, Keyword::Description).and_then(Value::as_str))
-                .is_some_and(|d| d.contains("(default:"));
-            if !already {
-                append_description(tree, id, &format!("(default: {text})"), " ");
-            }
+            // The author may have written the default in the description already: then that text
+            // is what the description says.
+            let written =
+                (tree.value(id, Keyword::Description).and_then(Value::as_str)).and_then(|d| {
+                    let start = d.find("(default:")?;
+                    let end = d[start..].find(')').map_or(d.len(), |e| start + e + 1);
+                    Some(d[start..end].to_owned())
+                });
+            let phrase = written.unwrap_or_else(|| {
+                let phrase = format!("(default: {text})");
+                append_description(tree, id, &phrase, " ");
+                phrase
+            });
             let detail = format!(
-                "`default: {}` is not accepted in strict mode; it is in the description",
-                json_text(&default)
+                "`default: {}` is not accepted in strict mode{}",
+                json_text(&default),
+                words::said_as(&phrase)
             );
             report.loss(entry.origin, Some(id), "default", LossKind::Spilled, detail);
         });

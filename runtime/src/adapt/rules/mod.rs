@@ -24,6 +24,7 @@ mod strict;
 mod types;
 mod unions;
 mod values;
+mod words;
 
 pub use arrays::TupleItems;
 pub use cca::{NullablePropertiesOptional, ResidualGate};
@@ -60,7 +61,6 @@ pub use super::tree::{
 use crate::adapt::report::{Change, Loss, LossKind, Unrepresentable};
 pub(crate) use values::{
     HeldStrings, homogeneous_type, joined_description, json_text, push_each_once, value_type,
-    write_json_text,
 };
 
 /// `type` of node `id` as a list of names (empty when absent).

@@ -3,8 +3,8 @@
 use serde_json::{Value, json};
 
 use super::google_values::drop_stale_required;
-use super::keywords::spill;
-use super::{append_description, json_text};
+use super::json_text;
+use super::words::{self, spill};
 use crate::adapt::report::LossKind;
 use crate::adapt::tree::{Entry, Key, KeySet, Keyword, NodeId, Report, Rule, Slot, Tree};
 
@@ -68,30 +68,38 @@ fn schema_fields(tree: &mut Tree, id: NodeId, report: &mut Report) {
     if let Some(Value::String(f)) = tree.value(id, Keyword::Format) {
         if !openapi_format_ok(ty.as_deref(), f) {
             let f = f.clone();
-            let entry = tree.take(id, Keyword::Format).expect("there");
-            append_description(
-                tree,
-                id,
-                &format!("{{format: {}}}", json_text(&json!(f))),
-                "\n\n",
+            let bound = |k| tree.value(id, k).and_then(Value::as_f64);
+            let restated = words::restates_type(
+                &f,
+                ty.as_deref(),
+                bound(Keyword::Minimum),
+                bound(Keyword::Maximum),
             );
-            let detail = format!(
-                "`format: {f:?}` is not a `Schema` format for `{}`",
+            let entry = tree.take(id, Keyword::Format).expect("there");
+            let why = format!(
+                "`format: {}` is not a `Schema` format for `{}`",
+                json_text(&json!(f)),
                 ty.as_deref().unwrap_or("untyped")
             );
-            report.loss(entry.origin, Some(id), "format", LossKind::Spilled, detail);
+            if restated {
+                let detail = format!("{why}; removed: it only restates the node's type and bounds");
+                report.loss(entry.origin, Some(id), "format", LossKind::Dropped, detail);
+            } else {
+                let said = words::spill(tree, id, &[("format".to_owned(), json!(f))]);
+                let detail = format!("{why}{}", words::said_as(&said));
+                report.loss(entry.origin, Some(id), "format", LossKind::Spilled, detail);
+            }
         }
     }
     if tree.has(id, Keyword::Enum) && ty.as_deref() != Some("string") {
         let entry = tree.take(id, Keyword::Enum).expect("there");
         let values = tree.slot_value(&entry.value);
-        append_description(
-            tree,
-            id,
-            &format!("{{enum: {}}}", json_text(&values)),
-            "\n\n",
+        let text = json_text(&values);
+        let said = words::spill(tree, id, &[("enum".to_owned(), values)]);
+        let detail = format!(
+            "`enum: {text}` is only allowed for STRING in the `Schema` message{}",
+            words::said_as(&said)
         );
-        let detail = "`enum` is only allowed for STRING in the `Schema` message";
         report.loss(entry.origin, Some(id), "enum", LossKind::Spilled, detail);
     }
     // `$ref`/`$defs` are inlined by a later rule.
@@ -104,6 +112,7 @@ fn schema_fields(tree: &mut Tree, id: NodeId, report: &mut Report) {
     let entries = tree.entries_mut(id).map(std::mem::take).unwrap_or_default();
     let mut kept = Vec::with_capacity(entries.len());
     let mut spilled: Vec<(String, Value)> = Vec::new();
+    let mut losses = Vec::new();
     for entry in entries {
         let key = entry.key.as_str().to_owned();
         if !extra(&entry.key) {
@@ -112,26 +121,26 @@ fn schema_fields(tree: &mut Tree, id: NodeId, report: &mut Report) {
         }
         let value = tree.slot_value(&entry.value);
         if crate::adapt::rules::HUMAN_READABLE.contains(&key.as_str()) {
-            let detail = format!(
-                "`{key}: {}` is not a `Schema` field; it is in the description",
-                json_text(&value)
-            );
-            report.loss(
-                entry.origin,
-                Some(id),
-                key.clone(),
-                LossKind::Spilled,
-                detail,
-            );
+            // Its detail ends with the sentence, once it is written.
+            let detail = format!("`{key}: {}` is not a `Schema` field", json_text(&value));
+            losses.push((entry.origin, key.clone(), LossKind::Spilled, detail));
             spilled.push((key, value));
         } else {
             let detail = format!("`{key}: {}` is not a `Schema` field", super::shown(&value));
-            report.loss(entry.origin, Some(id), key, LossKind::Dropped, detail);
+            losses.push((entry.origin, key, LossKind::Dropped, detail));
         }
     }
     *tree.entries_mut(id).expect("an object") = kept;
-    if !spilled.is_empty() {
-        spill(tree, id, &spilled);
+    let said = if spilled.is_empty() {
+        String::new()
+    } else {
+        words::said_as(&spill(tree, id, &spilled))
+    };
+    for (origin, key, kind, mut detail) in losses {
+        if kind == LossKind::Spilled {
+            detail.push_str(&said);
+        }
+        report.loss(origin, Some(id), key, kind, detail);
     }
     drop_stale_required(tree, id, report);
 }

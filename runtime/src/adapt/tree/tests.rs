@@ -138,6 +138,14 @@ fn unreferenced_definitions_are_removed_first() {
     );
 }
 
+/// What a `spilled` loss says the description holds (its detail ends `the description says
+/// "…"`).
+fn said(detail: &str) -> &str {
+    let (_, said) = (detail.rsplit_once("the description says \""))
+        .unwrap_or_else(|| panic!("a spilled loss says where: {detail}"));
+    said.strip_suffix('"').expect("quoted")
+}
+
 /// A spilled keyword's `at` names the node whose description holds it, after the rules moved
 /// union branches: a nested `anyOf` spliced into its parent (OpenAI strict), a structured branch
 /// put first (every target). The branch node moves and `at` is where it is written (a guess
@@ -172,7 +180,7 @@ fn spilled_keywords_are_at_the_branch_that_holds_them_after_branches_move() {
         assert!(
             description
                 .and_then(Value::as_str)
-                .is_some_and(|d| d.contains(keyword)),
+                .is_some_and(|d| d.contains(said(&loss.detail))),
             "{keyword} at {at}: {description:?}"
         );
     }
@@ -266,7 +274,7 @@ fn spilled_keywords_are_at_the_node_that_holds_them_after_schemas_move() {
             Some(at),
             "{target}: {keyword}"
         );
-        let text = loss.detail.split('`').nth(1).expect("the spilled text");
+        let text = said(&loss.detail);
         let description = adapted
             .schema
             .pointer(at)
@@ -274,8 +282,7 @@ fn spilled_keywords_are_at_the_node_that_holds_them_after_schemas_move() {
             .and_then(Value::as_str)
             .unwrap_or_default();
         assert!(
-            description.contains(text)
-                || description.contains(&text.replacen(": \"", ": ", 1).replace('"', "")),
+            description.contains(text),
             "{target}: `{text}` at {at}: {description:?}"
         );
     }
@@ -324,7 +331,7 @@ fn names_spelled_like_indices_or_keywords_keep_their_places_through_moves() {
                 .and_then(|n| n.get("description"))
                 .and_then(Value::as_str);
             assert!(
-                description.is_some_and(|d| d.contains(&*loss.keyword)),
+                description.is_some_and(|d| d.contains(said(&loss.detail))),
                 "{target}: {} spilled at {at}: {description:?}",
                 loss.pointer
             );
