@@ -26,28 +26,52 @@ mod unions;
 mod values;
 mod words;
 
+// The built-in rules are public for the workspace's own tests and for a caller who composes
+// a target from them, but hidden from the docs: a server author never names one, and a
+// report names the rule behind each loss and change (`rule`).
+#[doc(hidden)]
 pub use arrays::TupleItems;
+#[doc(hidden)]
 pub use cca::{NullablePropertiesOptional, ResidualGate};
+#[doc(hidden)]
 pub use degrade::StructuralUnionKept;
+#[doc(hidden)]
 pub use draft::UpgradeDraft07;
+#[doc(hidden)]
 pub use enums::{AllConstToEnum, ConstToEnum, InferType};
+#[doc(hidden)]
 pub use google::{BoolSchemas, EnsureProperties, PropertyOrdering, SnakeCaseKeywords};
+#[doc(hidden)]
 pub use google_values::{GoogleNullable, OneBranchUnions, RequiredAreProperties, StringEnumsOnly};
+#[doc(hidden)]
 pub use inline::{InlineRefs, OrphanedDefinitions, UnreferencedDefinitions};
-pub use keywords::{DefaultToDescription, StripKeywords};
+#[doc(hidden)]
+pub use keywords::DefaultToDescription;
+pub use keywords::StripKeywords;
 pub(crate) use keywords::{HUMAN_READABLE, keep_none};
+#[doc(hidden)]
 pub use merge::CollapseCombiners;
+#[doc(hidden)]
 pub use objects::{CloseObjects, Optional};
+#[doc(hidden)]
 pub use openapi::OpenApiSchemaFields;
+#[doc(hidden)]
 pub use order::StructuredFirst;
+#[doc(hidden)]
 pub use patterns::PatternsCompile;
 pub(crate) use patterns::pattern_refusal;
+#[doc(hidden)]
 pub use refs::{MergeSingleAllOf, ResolveRefSiblings};
+#[doc(hidden)]
 pub use responses::ResponsesPrepass;
 pub(crate) use responses::has_lookaround;
+#[doc(hidden)]
 pub use root::{ObjectRoot, RemoveSchemaUri, RootCombinators};
+#[doc(hidden)]
 pub use strict::{AnthropicStrictCheck, StrictPrecheck, TypedWithinLimits};
+#[doc(hidden)]
 pub use types::SplitTypeArrays;
+#[doc(hidden)]
 pub use unions::{OneOfToAnyOf, SpliceNestedAnyOf};
 
 use schemars::Schema;
