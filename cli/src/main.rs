@@ -1,4 +1,4 @@
-//! `toolschema`: lint (and, later, adapt and convert) tool catalogs from any language.
+//! `toolschema`: lint, adapt, convert, snapshot and proxy tool catalogs from any language.
 //!
 //! Exit codes: 0 clean, 1 violations or stale allow-list entries, 2 unreadable input.
 
@@ -7,6 +7,7 @@ mod input;
 mod lint;
 mod proxy;
 mod server;
+mod targets;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -40,12 +41,21 @@ enum Command {
     /// schema as TARGET accepts it and checking every call against the server's own schema
     /// before it reaches the server.
     Proxy(ProxyArgs),
+    /// List the targets: where each sends the schema, whether it attempts strict mode, and what
+    /// it does (the README's table); `--json` for tools.
+    Targets(TargetsArgs),
+}
+
+#[derive(clap::Args)]
+struct TargetsArgs {
+    /// One JSON object per target instead of the markdown table.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
 struct ProxyArgs {
-    /// The provider behind the client: mcp, openai, openai-strict, openai-responses, anthropic,
-    /// anthropic-strict, gemini, gemini-openapi, cca-claude.
+    /// The provider behind the client (`toolschema targets` lists them).
     #[arg(long = "for", value_name = "TARGET", value_parser = adapt::parse_target)]
     target: toolschema::Target,
     /// Serve Streamable HTTP at `http://ADDR/mcp` instead of stdio (binds ADDR only; the URL
@@ -88,8 +98,7 @@ struct SnapshotArgs {
 
 #[derive(clap::Args)]
 struct AdaptArgs {
-    /// mcp, openai, openai-strict, openai-responses, anthropic, anthropic-strict, gemini,
-    /// gemini-openapi, cca-claude.
+    /// The target (`toolschema targets` lists them).
     #[arg(long, value_name = "TARGET", value_parser = adapt::parse_target)]
     to: toolschema::Target,
     /// Print `{"target", "schema", "strict", "fallback", "losses", "changes"}`.
@@ -112,8 +121,7 @@ struct AdaptArgs {
 
 #[derive(clap::Args)]
 struct ConvertArgs {
-    /// mcp, openai, openai-strict, openai-responses, anthropic, anthropic-strict, gemini,
-    /// gemini-openapi, cca-claude.
+    /// The target (`toolschema targets` lists them).
     #[arg(long, value_name = "TARGET", value_parser = adapt::parse_target)]
     to: toolschema::Target,
     /// Print `{"declarations", "report"}` with each tool's strict flag, fallback, renames and losses.
@@ -289,6 +297,7 @@ fn main() -> ExitCode {
             Command::Convert(args) => adapt::run_convert(&args),
             Command::Snapshot(args) => adapt::run_snapshot(&args),
             Command::Proxy(args) => run_proxy(args),
+            Command::Targets(args) => targets::run(args.json),
         });
     match worker.map(|h| h.join()) {
         Ok(Ok(code)) => ExitCode::from(code),

@@ -1,5 +1,5 @@
 //! What each provider accepts, written from the provider rules (the project's `providers.md`
-//! notes, sections 1, 4 and 5), not from the adapters: an independent check of their output.
+//! notes, sections 1 and 3 to 6), not from the adapters: an independent check of their output.
 
 use std::collections::{HashMap, HashSet};
 
@@ -35,6 +35,13 @@ pub fn validate(target: Target, schema: &Value, strict: Option<bool>) -> Vec<Str
         Target::Gemini => gemini(schema, &mut out),
         Target::GeminiOpenApi => openapi_schema(schema, &mut out),
         Target::CcaClaude => cca(schema, &mut out),
+        Target::DeepSeek => {}
+        Target::DeepSeekStrict => {
+            if strict == Some(true) {
+                deepseek_strict(schema, &mut out);
+            }
+        }
+        Target::Mistral => mistral(schema, &mut out),
         _ => out.push(format!("no validator for {target}")),
     }
     out
@@ -492,6 +499,105 @@ fn cca(schema: &Value, out: &mut Vec<String>) {
         for k in ["nullable", "anyOf", "oneOf", "allOf", "not"] {
             if m.contains_key(k) {
                 out.push(format!("{path}: `{k}` left"));
+            }
+        }
+    }
+    if let Err(e) = jsonschema::meta::validate(schema) {
+        out.push(format!("not a valid 2020-12 schema: {e}"));
+    }
+}
+
+/// DeepSeek strict mode (providers.md section 6, [DS-FC]: the Tool Calls guide's "strict mode
+/// (Beta)"): types `object`, `string`, `number`, `integer`, `boolean`, `array`, with `enum` and
+/// `anyOf`; objects list every property in `required` and set `additionalProperties: false`;
+/// strings take `pattern` and the formats `email`, `hostname`, `ipv4`, `ipv6`, `uuid`, and not
+/// `minLength`/`maxLength`; numbers take `const`, `default`, `minimum`, `maximum`,
+/// `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`; arrays do not take `minItems`/
+/// `maxItems`; `$ref` and `$defs` (recursion included). Anything else is outside the subset the
+/// guide lists. `null` is not in the guide's list; a nullable optional property is OpenAI's form,
+/// which DeepSeek's strict mode copies (uncertain: allowed here).
+fn deepseek_strict(schema: &Value, out: &mut Vec<String>) {
+    let listed = [
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "enum",
+        "anyOf",
+        "$ref",
+        "$defs",
+        "description",
+        "pattern",
+        "format",
+        "const",
+        "default",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+    ];
+    let types = [
+        "object", "string", "number", "integer", "boolean", "array", "null",
+    ];
+    let formats = ["email", "hostname", "ipv4", "ipv6", "uuid"];
+    for (node, path) in nodes(schema) {
+        let Some(m) = node.as_object() else {
+            out.push(format!("{path}: boolean subschema"));
+            continue;
+        };
+        for k in m.keys() {
+            if !listed.contains(&k.as_str()) {
+                out.push(format!("{path}: `{k}` is not in DeepSeek's strict subset"));
+            }
+        }
+        let named: Vec<&str> = match m.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        for t in named {
+            if !types.contains(&t) {
+                out.push(format!("{path}: type `{t}`"));
+            }
+        }
+        if let Some(f) = m.get("format").and_then(Value::as_str) {
+            if !formats.contains(&f) {
+                out.push(format!("{path}: format `{f}` is not one DeepSeek lists"));
+            }
+        }
+        if m.get("type").and_then(Value::as_str) == Some("object") {
+            if m.get("additionalProperties") != Some(&Value::Bool(false)) {
+                out.push(format!(
+                    "{path}: object without `additionalProperties: false`"
+                ));
+            }
+            let required: HashSet<&str> = (m.get("required").and_then(Value::as_array))
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            for p in m
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(|p| p.keys())
+            {
+                if !required.contains(p.as_str()) {
+                    out.push(format!("{path}: property `{p}` not in `required`"));
+                }
+            }
+        }
+    }
+}
+
+/// Mistral (providers.md section 6): a tool schema is checked against a meta-schema, which
+/// refused a draft-04 boolean `exclusiveMinimum: true` ([ERR-MI-SCHEMA]), and `$id`/`$schema`
+/// are no longer accepted ([ERR-MI-ID]). Checked as a valid 2020-12 document with neither key.
+fn mistral(schema: &Value, out: &mut Vec<String>) {
+    for (node, path) in nodes(schema) {
+        for k in ["$id", "$schema"] {
+            if node.get(k).is_some() {
+                out.push(format!("{path}: `{k}` (Mistral no longer accepts it)"));
             }
         }
     }

@@ -77,6 +77,12 @@ pub struct AdaptSettings {
 }
 
 impl AdaptSettings {
+    /// Whether the target attempts strict mode (and fails open to its relaxed form when the
+    /// schema has no strict form).
+    pub fn attempts_strict(&self) -> bool {
+        self.strict.is_some()
+    }
+
     /// Adapts one tool's parameter schema. Never panics; recursive, deep and hostile schemas
     /// are ordinary input.
     ///
@@ -397,6 +403,22 @@ impl Wire {
                 Value::Object(map)
             }
             None => Value::Array(declarations),
+        }
+    }
+
+    /// Where a tool's schema and its strict flag sit in [`Wire::envelope`]'s output, `[]` for
+    /// every tool (`[].function.parameters`); the flag's place is `None` when the wire form has
+    /// none.
+    pub fn places(self) -> (&'static str, Option<&'static str>) {
+        match self {
+            Wire::Mcp => ("tools[].inputSchema", None),
+            Wire::OpenAiChat => ("[].function.parameters", Some("[].function.strict")),
+            Wire::OpenAiResponses => ("[].parameters", Some("[].strict")),
+            Wire::Anthropic => ("[].input_schema", Some("[].strict")),
+            Wire::Google {
+                field: "parametersJsonSchema",
+            } => ("functionDeclarations[].parametersJsonSchema", None),
+            Wire::Google { .. } => ("functionDeclarations[].parameters", None),
         }
     }
 

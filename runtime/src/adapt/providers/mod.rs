@@ -3,8 +3,10 @@
 
 mod anthropic;
 mod cca;
+mod deepseek;
 mod google;
 mod mcp;
+mod mistral;
 mod openai;
 
 use serde_json::Value;
@@ -42,29 +44,75 @@ macro_rules! targets {
                     $(Target::$variant => $settings(),)+
                 }
             }
+
+            /// What the target does, in one paragraph (its documentation here, which
+            /// `toolschema targets` and the README's table print).
+            pub fn summary(self) -> String {
+                let lines: &str = match self {
+                    $(Target::$variant => concat!($($doc, "\n"),*),)+
+                };
+                let lines: Vec<&str> = lines.lines().map(str::trim).collect();
+                lines.join(" ")
+            }
         }
     };
 }
 
 targets! {
-    /// MCP `tools/list` `inputSchema`: only `$schema` removed and union branches ordered.
+    /// MCP `tools/list` `inputSchema`: `$schema` and unreferenced definitions removed, a union's
+    /// only structured branch put first, each structural union a client may flatten reported.
     Mcp = "mcp" => AdaptSettings::mcp,
-    /// OpenAI function calling without strict.
+    /// OpenAI function calling without strict: draft-07 → 2020-12, an object root without
+    /// top-level combinators.
     OpenAi = "openai" => AdaptSettings::openai,
-    /// OpenAI function calling with `strict: true` (Structured Outputs).
+    /// OpenAI function calling with `strict: true`, [Structured
+    /// Outputs](https://developers.openai.com/api/docs/guides/structured-outputs): keywords
+    /// outside the subset spilled into the description (what OpenAI enforces kept, see below),
+    /// `default` into the description, `const` → `enum`, closed objects, optional → required +
+    /// nullable (a plain scalar as `type: [T, "null"]`), `oneOf` → `anyOf`, `$ref` siblings
+    /// inlined, nested unions spliced, OpenAI's size limits; fails open to `openai`.
     OpenAiStrict = "openai-strict" => AdaptSettings::openai_strict,
-    /// OpenAI Responses API function tools (strict when representable).
+    /// OpenAI Responses API function tools: the Responses pre-pass (lookaround patterns,
+    /// `properties` on objects), then strict as `openai-strict`; fails open to Responses'
+    /// relaxed form.
     OpenAiResponses = "openai-responses" => AdaptSettings::openai_responses,
-    /// Anthropic `input_schema`.
+    /// Anthropic `input_schema`: an object root without top-level `anyOf`/`oneOf`/`allOf`.
     Anthropic = "anthropic" => AdaptSettings::anthropic,
-    /// Anthropic strict tool use.
+    /// Anthropic [strict tool
+    /// use](https://platform.claude.com/docs/en/agents-and-tools/tool-use/strict-tool-use):
+    /// closed objects, optional stays optional, unsupported constraints spilled; recursion or
+    /// open maps fail open to `anthropic`; the per-request budget (20 strict tools, 24 optional,
+    /// 16 union parameters) is shared across a catalog.
     AnthropicStrict = "anthropic-strict" => AdaptSettings::anthropic_strict,
-    /// Gemini `parametersJsonSchema` (<https://ai.google.dev/gemini-api/docs/function-calling>).
+    /// Gemini `parametersJsonSchema`, [function
+    /// calling](https://ai.google.dev/gemini-api/docs/function-calling): unsupported keywords
+    /// spilled, `$ref` inlined (recursion unrolled two levels, then cut and reported), type
+    /// arrays → `nullable`, `const` and all-const unions → `enum`, string enums only, `properties`
+    /// on every object, `propertyOrdering`.
     Gemini = "gemini" => AdaptSettings::gemini,
-    /// Gemini legacy `parameters`: the OpenAPI 3.0 `Schema` message (Live API, older models).
+    /// Gemini legacy `parameters`, the OpenAPI 3.0 [`Schema`
+    /// message](https://ai.google.dev/api/caching#Schema) (Live API, older models): only its
+    /// fields, string-only enums, formats `enum`/`date-time` (and `float`/`double`,
+    /// `int32`/`int64`), `oneOf` → `anyOf`.
     GeminiOpenApi = "gemini-openapi" => AdaptSettings::gemini_openapi,
-    /// Claude through Google Cloud Code Assist / Antigravity, sent as `parameters`.
+    /// Claude through Google Cloud Code Assist / Antigravity, sent as `parameters`: what it
+    /// accepts (it publishes no schema reference; the rules follow the errors it returns):
+    /// nullable properties made optional, object unions merged, same- and mixed-type unions
+    /// collapsed (structured branch kept); a residual gate and the 2020-12 meta-schema decide the
+    /// per-tool fallback.
     CcaClaude = "cca-claude" => AdaptSettings::cca_claude,
+    /// [DeepSeek](https://api-docs.deepseek.com/guides/function_calling) function calling without
+    /// strict: OpenAI's relaxed form.
+    DeepSeek = "deepseek" => AdaptSettings::deepseek,
+    /// DeepSeek strict mode (beta, the `/beta` base URL): OpenAI's strict rewrite, with
+    /// `minLength`/`maxLength`, `minItems`/`maxItems` and formats other than `email`,
+    /// `hostname`, `ipv4`, `ipv6`, `uuid` spilled; recursion allowed; fails open to `deepseek`.
+    DeepSeekStrict = "deepseek-strict" => AdaptSettings::deepseek_strict,
+    /// [Mistral](https://docs.mistral.ai/capabilities/function_calling/) function calling:
+    /// OpenAI's relaxed form without `$id`/`$schema` (refused), draft-04 boolean
+    /// `exclusiveMinimum`/`exclusiveMaximum` as numbers (its meta-schema refuses the booleans);
+    /// conservative where Mistral documents nothing.
+    Mistral = "mistral" => AdaptSettings::mistral,
 }
 
 /// What every target but MCP starts with: draft-07 forms upgraded, `$schema` removed, an object

@@ -61,7 +61,7 @@ impl AdaptSettings {
 
 /// Both forms: an object root without root combinators, and no definition whose last use the
 /// root rules dropped (before strict checks read it).
-fn shared(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+pub(super) fn shared(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = json_schema_prefix();
     rules.push(Box::new(r::RootCombinators::OPENAI));
     rules.push(Box::new(r::OrphanedDefinitions));
@@ -80,6 +80,20 @@ fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     } else {
         openai_keeps
     };
+    strict_with(
+        settings,
+        keep,
+        "not structural: OpenAI strict mode rejects it",
+    )
+}
+
+/// OpenAI's strict list with another provider's table of what it enforces (`keep`) and its words
+/// for what it rejects (`why`): the providers that copy OpenAI's strict mode (DeepSeek).
+pub(super) fn strict_with(
+    settings: &AdaptSettings,
+    keep: fn(&str, &Value) -> bool,
+    why: &'static str,
+) -> Vec<Box<dyn Rule>> {
     vec![
         Box::new(r::StrictPrecheck),
         Box::new(r::MergeSingleAllOf),
@@ -92,7 +106,7 @@ fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
             settings,
             "strip-non-structural",
             OPENAI_STRICT_STRIP,
-            "not structural: OpenAI strict mode rejects it",
+            why,
             keep,
         )),
         Box::new(r::ConstToEnum),

@@ -4,6 +4,7 @@
 //! [`crate::adapt::AdaptSettings::with_rule`] adds a caller's own.
 
 mod arrays;
+mod bounds;
 mod cca;
 mod degrade;
 mod draft;
@@ -31,6 +32,8 @@ mod words;
 // report names the rule behind each loss and change (`rule`).
 #[doc(hidden)]
 pub use arrays::TupleItems;
+#[doc(hidden)]
+pub use bounds::Draft04Bounds;
 #[doc(hidden)]
 pub use cca::{NullablePropertiesOptional, ResidualGate};
 #[doc(hidden)]
