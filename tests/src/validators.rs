@@ -42,6 +42,8 @@ pub fn validate(target: Target, schema: &Value, strict: Option<bool>) -> Vec<Str
             }
         }
         Target::Mistral => mistral(schema, &mut out),
+        Target::Ollama => ollama(schema, &mut out),
+        Target::Moonshot => moonshot(schema, &mut out),
         _ => out.push(format!("no validator for {target}")),
     }
     out
@@ -598,6 +600,73 @@ fn mistral(schema: &Value, out: &mut Vec<String>) {
         for k in ["$id", "$schema"] {
             if node.get(k).is_some() {
                 out.push(format!("{path}: `{k}` (Mistral no longer accepts it)"));
+            }
+        }
+    }
+    if let Err(e) = jsonschema::meta::validate(schema) {
+        out.push(format!("not a valid 2020-12 schema: {e}"));
+    }
+}
+
+/// Ollama (providers.md section 6, [OLLAMA-TYPES]: the structs of `api/types.go`): the root is
+/// decoded into `type`, `$defs`, `items`, `required`, `properties`, every property into `anyOf`,
+/// `type` (a string or a list of strings), `items`, `description`, `enum`, `properties`,
+/// `required`; any other key is dropped while decoding (so it must not carry meaning), and a
+/// boolean where a property is expected does not decode at all.
+fn ollama(schema: &Value, out: &mut Vec<String>) {
+    let root = ["type", "$defs", "items", "required", "properties"];
+    let property = [
+        "anyOf",
+        "type",
+        "items",
+        "description",
+        "enum",
+        "properties",
+        "required",
+    ];
+    for (node, path) in nodes(schema) {
+        let Some(m) = node.as_object() else {
+            out.push(format!("{path}: a boolean where Ollama decodes a property"));
+            continue;
+        };
+        let fields: &[&str] = if path.is_empty() { &root } else { &property };
+        for k in m.keys() {
+            if !fields.contains(&k.as_str()) {
+                out.push(format!("{path}: `{k}` is not a field of Ollama's types (dropped)"));
+            }
+        }
+        match m.get("type") {
+            None | Some(Value::String(_)) => {}
+            Some(Value::Array(ts)) if ts.iter().all(Value::is_string) => {}
+            Some(other) => out.push(format!("{path}: `type: {other}`")),
+        }
+    }
+}
+
+/// Moonshot (providers.md section 6, [ERR-MOONSHOT]): a reference outside `#/$defs/` is refused
+/// ("references must start with #/$defs/"). Moonshot documents nothing more; the rest is what
+/// the reference implementation sends it (omp-rules 8.1): no `oneOf`, no list of types, no
+/// boolean subschema, enums of strings and numbers only, and a valid 2020-12 document.
+fn moonshot(schema: &Value, out: &mut Vec<String>) {
+    for (node, path) in nodes(schema) {
+        let Some(m) = node.as_object() else {
+            out.push(format!("{path}: boolean subschema"));
+            continue;
+        };
+        if let Some(r) = m.get("$ref").and_then(Value::as_str) {
+            if !r.starts_with("#/$defs/") {
+                out.push(format!("{path}: `$ref: {r}` (references must start with #/$defs/)"));
+            }
+        }
+        if m.contains_key("oneOf") {
+            out.push(format!("{path}: `oneOf`"));
+        }
+        if m.get("type").is_some_and(Value::is_array) {
+            out.push(format!("{path}: a list of types"));
+        }
+        if let Some(Value::Array(values)) = m.get("enum") {
+            if values.iter().any(|v| !v.is_string() && !v.is_number()) {
+                out.push(format!("{path}: an enum value that is neither a string nor a number"));
             }
         }
     }

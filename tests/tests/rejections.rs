@@ -143,3 +143,92 @@ fn mistral_gets_numeric_bounds_and_no_identifiers() {
     // The input itself fails the validator: the test can fail.
     assert!(!validate(Target::Mistral, &schema, None).is_empty());
 }
+
+/// Ollama drops, without an error, every keyword its request types do not name ([OLLAMA-TYPES]:
+/// `format`, `pattern`, `minimum`, `$ref`, `default`, `const`, `additionalProperties`, `oneOf`,
+/// `allOf` among them): each is in the description in words or reported dropped, `const` and
+/// `oneOf` are rewritten into what Ollama reads, references are inlined, and an open
+/// subschema (`true`) names every type instead of failing to decode.
+#[test]
+fn ollama_keeps_only_what_its_types_read() {
+    let schema = json!({"type": "object", "properties": {
+        "when": {"type": "string", "format": "date-time", "pattern": "^2"},
+        "count": {"type": "integer", "minimum": 1, "default": 10},
+        "mode": {"const": "fast"},
+        "pick": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+        "both": {"allOf": [{"type": "object", "properties": {"x": {"type": "string"}}}]},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "node": {"$ref": "#/$defs/Node"},
+        "any": true
+    }, "required": ["when"],
+    "$defs": {"Node": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 9}}}}});
+    assert!(!validate(Target::Ollama, &schema, None).is_empty());
+    let a = Target::Ollama.adapt(&schema);
+    valid(Target::Ollama, &a);
+    let p = &a.schema["properties"];
+    assert_eq!(
+        p["when"],
+        json!({"type": "string", "description": "In date-time format; matching the pattern `^2`."})
+    );
+    assert_eq!(
+        p["count"],
+        json!({"type": "integer", "description": "At least 1; defaults to 10."})
+    );
+    assert_eq!(p["mode"], json!({"type": "string", "enum": ["fast"]}));
+    assert_eq!(
+        p["pick"],
+        json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
+    );
+    assert_eq!(p["both"]["properties"]["x"], json!({"type": "string"}));
+    assert_eq!(p["labels"], json!({"type": "object"}));
+    assert_eq!(
+        p["node"]["properties"]["name"],
+        json!({"type": "string", "description": "At most 9 characters."})
+    );
+    assert_eq!(p["any"]["type"].as_array().map(Vec::len), Some(7));
+    let reported: Vec<(&str, LossKind)> = (a.losses.iter())
+        .map(|l| (&*l.keyword, l.kind))
+        .collect();
+    for expected in [
+        ("format", LossKind::Spilled),
+        ("pattern", LossKind::Spilled),
+        ("minimum", LossKind::Spilled),
+        ("default", LossKind::Spilled),
+        ("maxLength", LossKind::Spilled),
+        ("additionalProperties", LossKind::Dropped),
+    ] {
+        assert!(reported.contains(&expected), "{expected:?} in {reported:?}");
+    }
+}
+
+/// Moonshot refuses a reference outside `#/$defs/` ("references must start with #/$defs/",
+/// [ERR-MOONSHOT]): such a reference is inlined, reported; references under `#/$defs/` stay. The
+/// reference implementation's other Moonshot rules hold too: no `oneOf`, no list of types, enums
+/// of strings and numbers only.
+#[test]
+fn moonshot_references_start_with_defs() {
+    let outside = json!({"type": "object", "properties": {
+        "a": {"type": "object", "properties": {"x": {"type": "string"}}},
+        "b": {"$ref": "#/properties/a"},
+        "n": {"type": ["integer", "null"]},
+        "e": {"enum": [1, "one", true]},
+        "u": {"oneOf": [{"type": "string"}, {"type": "integer"}]}
+    }});
+    assert!(!validate(Target::Moonshot, &outside, None).is_empty());
+    let a = Target::Moonshot.adapt(&outside);
+    valid(Target::Moonshot, &a);
+    let p = &a.schema["properties"];
+    assert_eq!(p["b"], p["a"]);
+    assert_eq!(
+        p["n"],
+        json!({"anyOf": [{"type": "integer"}, {"type": "null"}]})
+    );
+    assert_eq!(p["e"]["description"], "One of 1, \"one\", true.");
+    assert!(a.losses.iter().any(|l| l.keyword == "enum" && l.kind == LossKind::Spilled));
+    // Under `#/$defs/`, references and definitions are sent as they are.
+    let under = json!({"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}},
+                       "$defs": {"B": {"type": "string"}}});
+    let a = Target::Moonshot.adapt(&under);
+    valid(Target::Moonshot, &a);
+    assert_eq!(a.schema, under);
+}

@@ -49,7 +49,7 @@ fn gemini(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = google_prefix();
     rules.push(Box::new(google_strip(settings)));
     rules.extend(google_values(true));
-    rules.push(Box::new(r::StringEnumsOnly));
+    rules.push(Box::new(r::StringEnumsOnly::GOOGLE));
     rules.push(Box::new(r::InlineRefs::default()));
     rules.push(Box::new(r::RequiredAreProperties));
     rules.extend(google_suffix());
@@ -61,7 +61,7 @@ fn gemini_openapi(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = google_prefix();
     rules.push(Box::new(r::MergeSingleAllOf));
     rules.extend(google_values(true));
-    rules.push(Box::new(r::StringEnumsOnly));
+    rules.push(Box::new(r::StringEnumsOnly::GOOGLE));
     rules.push(Box::new(r::OpenApiSchemaFields));
     rules.push(Box::new(r::InlineRefs::default()));
     rules.extend(google_suffix());

@@ -7,6 +7,8 @@ mod deepseek;
 mod google;
 mod mcp;
 mod mistral;
+mod moonshot;
+mod ollama;
 mod openai;
 
 use serde_json::Value;
@@ -113,6 +115,18 @@ targets! {
     /// `exclusiveMinimum`/`exclusiveMaximum` as numbers (its meta-schema refuses the booleans);
     /// conservative where Mistral documents nothing.
     Mistral = "mistral" => AdaptSettings::mistral,
+    /// [Ollama](https://docs.ollama.com/capabilities/tool-calling) chat with tools: only the
+    /// fields its request types read survive (root `type`, `$defs`, `items`, `required`,
+    /// `properties`; elsewhere also `anyOf`, `description`, `enum`), the rest spilled into the
+    /// description or dropped, reported (Ollama drops them silently); `const` → `enum`, `oneOf` →
+    /// `anyOf`, references inlined, an untyped subschema given every type.
+    Ollama = "ollama" => AdaptSettings::ollama,
+    /// [Moonshot](https://platform.moonshot.ai/docs/guide/use-kimi-api-to-complete-tool-calls)
+    /// (Kimi), "moonshot flavored json schema": the reference implementation's rules
+    /// (non-structural keywords but `default` spilled, `oneOf` → `anyOf`, type lists split, bare
+    /// enums typed, enums of strings and numbers only), references under `#/$defs/` only (others
+    /// inlined).
+    Moonshot = "moonshot" => AdaptSettings::moonshot,
 }
 
 /// What every target but MCP starts with: draft-07 forms upgraded, `$schema` removed, an object

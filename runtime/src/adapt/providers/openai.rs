@@ -110,7 +110,7 @@ pub(super) fn strict_with(
             keep,
         )),
         Box::new(r::ConstToEnum),
-        Box::new(r::SplitTypeArrays),
+        Box::new(r::SplitTypeArrays::OPENAI),
         Box::new(r::InferType),
         Box::new(r::OneOfToAnyOf),
         Box::new(r::CloseObjects {

@@ -154,22 +154,40 @@ fn google_nullable(tree: &mut Tree, id: NodeId, mark: bool, report: &mut Report)
     }
 }
 
-/// Gemini accepts only string enums: an enum with other values (or none) is removed, its values
-/// written into the description, and `type` kept. A `not` that holds such an enum is dropped.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct StringEnumsOnly;
+/// Gemini accepts only string enums (Moonshot strings and numbers): an enum with other values
+/// (or none) is removed, its values written into the description, and `type` kept. A `not` that
+/// holds such an enum is dropped.
+#[derive(Clone, Copy, Debug)]
+pub struct StringEnumsOnly {
+    /// Numbers are accepted too.
+    pub numbers: bool,
+}
+
+impl StringEnumsOnly {
+    /// Gemini: strings only.
+    pub const GOOGLE: StringEnumsOnly = StringEnumsOnly { numbers: false };
+    /// Moonshot: strings and numbers.
+    pub const MOONSHOT: StringEnumsOnly = StringEnumsOnly { numbers: true };
+}
 
 impl Rule for StringEnumsOnly {
     fn name(&self) -> &'static str {
-        "string-enums-only"
+        if self.numbers {
+            "scalar-enums-only"
+        } else {
+            "string-enums-only"
+        }
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
         if !tree.holds_any(&[Keyword::Not, Keyword::Enum]) {
             return;
         }
+        let numbers = self.numbers;
+        let who = if numbers { "Moonshot" } else { "Google" };
+        let fits = move |v: &Value| v.is_string() || (numbers && v.is_number());
         let bad_enum = |v: &Value| match v {
-            Value::Array(values) => values.is_empty() || values.iter().any(|v| !v.is_string()),
+            Value::Array(values) => values.is_empty() || values.iter().any(|v| !fits(v)),
             _ => true,
         };
         // A `not` holding a non-string enum or const cannot be rewritten without changing what
@@ -180,12 +198,12 @@ impl Rule for StringEnumsOnly {
             };
             let unrepresentable = subtree(tree, *negated).into_iter().any(|n| {
                 (tree.value(n, Keyword::Enum)).is_some_and(|v| v.is_array() && bad_enum(v))
-                    || tree.value(n, Keyword::Const).is_some_and(|c| !c.is_string())
+                    || tree.value(n, Keyword::Const).is_some_and(|c| !fits(c))
             });
             if unrepresentable {
                 let entry = tree.take(id, Keyword::Not).expect("present");
                 let detail = format!(
-                    "`not: {}` excludes non-string values Google cannot express; no longer excluded",
+                    "`not: {}` excludes values {who} cannot express; no longer excluded",
                     json_text(&tree.slot_value(&entry.value))
                 );
                 report.loss(entry.origin, None, "not", LossKind::Dropped, detail);
@@ -203,7 +221,8 @@ impl Rule for StringEnumsOnly {
             let text = json_text(&values);
             let said = words::spill(tree, id, &[("enum".to_owned(), values)]);
             let detail = format!(
-                "`enum: {text}`: Google accepts only string enums{}",
+                "`enum: {text}`: {who} accepts only {} enums{}",
+                if numbers { "string and number" } else { "string" },
                 words::said_as(&said)
             );
             report.loss(entry.origin, Some(id), "enum", LossKind::Spilled, detail);

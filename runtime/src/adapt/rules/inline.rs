@@ -176,6 +176,32 @@ fn reference_tokens(reference: &str) -> Option<Vec<String>> {
     )
 }
 
+/// [`InlineRefs`] when some `$ref` does not start with `prefix` (Moonshot takes references
+/// under `#/$defs/` only, and refuses the request otherwise); when every one does, the
+/// references and definitions stay as they are.
+#[derive(Clone, Copy, Debug)]
+pub struct InlineRefsNotUnder {
+    /// The one prefix the provider takes.
+    pub prefix: &'static str,
+}
+
+impl Rule for InlineRefsNotUnder {
+    fn name(&self) -> &'static str {
+        "inline-refs-not-under-defs"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let prefix = self.prefix;
+        let elsewhere = |e: &Entry| {
+            e.key == Keyword::Ref
+                && (e.value.as_value().and_then(Value::as_str)).is_some_and(|r| !r.starts_with(prefix))
+        };
+        if tree.any_entry(elsewhere) {
+            InlineRefs::default().apply(tree, report);
+        }
+    }
+}
+
 /// Every local `$ref` replaced by a copy of its target (the reference's siblings merged over
 /// it), the definitions removed. Recursion is unrolled `unroll` levels, then cut (an `inlined`
 /// loss); a reference that does not resolve is dropped (a `dropped` loss); a definition no

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{append_description, json_text, words};
 use crate::adapt::report::LossKind;
-use crate::adapt::tree::{Entry, KeySet, Keyword, NodeId, Report, Rule, Tree};
+use crate::adapt::tree::{Entry, Key, KeySet, Keyword, NodeId, Report, Rule, Tree};
 
 /// Removes a provider's unsupported keywords: the human-readable ones (`spill`) are appended to
 /// the node's description in words ("At least 0; at most 8 characters.", a `spilled` loss), the
@@ -38,13 +38,38 @@ impl Rule for StripKeywords {
         if !tree.any_entry(|e: &Entry| table.contains(&e.key)) {
             return;
         }
-        tree.walk(|tree, id| self.node(tree, id, &table, report));
+        let strip = Strip {
+            removed: &|k| table.contains(k),
+            spill: self.spill,
+            why: self.why,
+            keep: self.keep,
+            also_keep: &self.also_keep,
+        };
+        tree.walk(|tree, id| strip.node(tree, id, report));
     }
 }
 
-impl StripKeywords {
-    fn node(&self, tree: &mut Tree, id: NodeId, table: &KeySet, report: &mut Report) {
-        if !tree.entries(id).iter().any(|e| table.contains(&e.key)) {
+/// What stripping one node needs: which keys go, which of those are written into the
+/// description, why, and what the provider (or the caller) keeps after all.
+pub(crate) struct Strip<'a> {
+    /// Whether a key is removed.
+    pub removed: &'a dyn Fn(&Key) -> bool,
+    /// Of those, the ones written into the description.
+    pub spill: &'a [&'a str],
+    /// Why, in the losses' words.
+    pub why: &'a str,
+    /// Whether the provider keeps this keyword with this value after all.
+    pub keep: fn(&str, &Value) -> bool,
+    /// Keywords the caller keeps.
+    pub also_keep: &'a [String],
+}
+
+impl Strip<'_> {
+    /// Strips node `id`: each removed keyword spilled (a `spilled` loss) or dropped (a
+    /// `dropped` loss), a `format` that only restates the type and bounds dropped.
+    pub(crate) fn node(&self, tree: &mut Tree, id: NodeId, report: &mut Report) {
+        let table = self.removed;
+        if !tree.entries(id).iter().any(|e| table(&e.key)) {
             return;
         }
         let entries = tree.entries_mut(id).map(std::mem::take).unwrap_or_default();
@@ -64,7 +89,7 @@ impl StripKeywords {
         let mut losses = Vec::new();
         for entry in &entries {
             let key = entry.key.as_str();
-            if !table.contains(&entry.key) || self.also_keep.iter().any(|k| k == key) {
+            if !table(&entry.key) || self.also_keep.iter().any(|k| k == key) {
                 continue;
             }
             let value = tree.slot_value(&entry.value);
@@ -181,4 +206,5 @@ pub const HUMAN_READABLE: &[&str] = &[
     "contentMediaType",
     "minContains",
     "maxContains",
+    "default",
 ];

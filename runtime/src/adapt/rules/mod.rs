@@ -9,12 +9,14 @@ mod cca;
 mod degrade;
 mod draft;
 mod enums;
+mod fields;
 mod google;
 mod google_values;
 mod inline;
 mod keywords;
 pub(crate) mod merge;
 mod objects;
+mod open;
 mod openapi;
 mod order;
 mod patterns;
@@ -43,11 +45,13 @@ pub use draft::UpgradeDraft07;
 #[doc(hidden)]
 pub use enums::{AllConstToEnum, ConstToEnum, InferType};
 #[doc(hidden)]
+pub use fields::OnlyFields;
+#[doc(hidden)]
 pub use google::{BoolSchemas, EnsureProperties, PropertyOrdering, SnakeCaseKeywords};
 #[doc(hidden)]
 pub use google_values::{GoogleNullable, OneBranchUnions, RequiredAreProperties, StringEnumsOnly};
 #[doc(hidden)]
-pub use inline::{InlineRefs, OrphanedDefinitions, UnreferencedDefinitions};
+pub use inline::{InlineRefs, InlineRefsNotUnder, OrphanedDefinitions, UnreferencedDefinitions};
 #[doc(hidden)]
 pub use keywords::DefaultToDescription;
 pub use keywords::StripKeywords;
@@ -56,6 +60,8 @@ pub(crate) use keywords::{HUMAN_READABLE, keep_none};
 pub use merge::CollapseCombiners;
 #[doc(hidden)]
 pub use objects::{CloseObjects, Optional};
+#[doc(hidden)]
+pub use open::OpenSubschemas;
 #[doc(hidden)]
 pub use openapi::OpenApiSchemaFields;
 #[doc(hidden)]

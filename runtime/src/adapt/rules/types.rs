@@ -7,10 +7,24 @@ use crate::adapt::tree::{Body, Entry, Keyword, NodeId, Origin, Report, Rule, Slo
 /// `type: [A, B]` → `anyOf: [{type: A, …}, {type: B, …}]`, each branch keeping the keywords
 /// that apply to its type (an `enum` its values of that type; a type none of whose values
 /// fits is left out), the description kept on the union. One type left is the node itself. A
-/// change. `type: [T, "null"]` of one plain scalar type stays (the form OpenAI documents for
-/// optional fields, and the one close-objects writes).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SplitTypeArrays;
+/// change. With `keep_nullable_scalar`, `type: [T, "null"]` of one plain scalar type stays (the
+/// form OpenAI documents for optional fields, and the one close-objects writes).
+#[derive(Clone, Copy, Debug)]
+pub struct SplitTypeArrays {
+    /// Leave `type: [T, "null"]` of one plain scalar type as it is.
+    pub keep_nullable_scalar: bool,
+}
+
+impl SplitTypeArrays {
+    /// OpenAI strict: the nullable scalar form stays.
+    pub const OPENAI: SplitTypeArrays = SplitTypeArrays {
+        keep_nullable_scalar: true,
+    };
+    /// Every list of types split.
+    pub const ALL: SplitTypeArrays = SplitTypeArrays {
+        keep_nullable_scalar: false,
+    };
+}
 
 impl Rule for SplitTypeArrays {
     fn name(&self) -> &'static str {
@@ -24,7 +38,8 @@ impl Rule for SplitTypeArrays {
             return;
         }
         tree.walk(|tree, id| {
-            if tree.entries(id).iter().any(listed) && !super::objects::nullable_scalar(tree, id) {
+            let kept = self.keep_nullable_scalar && super::objects::nullable_scalar(tree, id);
+            if tree.entries(id).iter().any(listed) && !kept {
                 split(tree, id, report);
             }
         });

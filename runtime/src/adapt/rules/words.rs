@@ -40,6 +40,7 @@ pub(crate) fn in_words(key: &str, value: &Value) -> String {
         ("format", Value::String(f)) => format!("in {f} format"),
         ("enum", Value::Array(values)) => format!("one of {}", listed(values)),
         ("const", value) => format!("exactly {}", json_text(value)),
+        ("default", value) => format!("defaults to {}", json_text(value)),
         ("examples", Value::Array(values)) if !values.is_empty() => {
             format!("for example {}", listed(values))
         }
@@ -159,6 +160,7 @@ mod tests {
             ("format", json!("date-time"), "in date-time format"),
             ("enum", json!([1, "a", null]), "one of 1, \"a\", null"),
             ("const", json!(3), "exactly 3"),
+            ("default", json!("x"), "defaults to \"x\""),
             ("examples", json!(["x"]), "for example \"x\""),
             (
                 "contentEncoding",
