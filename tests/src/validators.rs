@@ -44,6 +44,9 @@ pub fn validate(target: Target, schema: &Value, strict: Option<bool>) -> Vec<Str
         Target::Mistral => mistral(schema, &mut out),
         Target::Ollama => ollama(schema, &mut out),
         Target::Moonshot => moonshot(schema, &mut out),
+        // Bedrock: "the top level schema type must be object" ([BR-TIS], checked for every
+        // target above); the keywords are the model family's, Claude's by default (section 4).
+        Target::Bedrock => anthropic(schema, &mut out),
         _ => out.push(format!("no validator for {target}")),
     }
     out
@@ -632,7 +635,9 @@ fn ollama(schema: &Value, out: &mut Vec<String>) {
         let fields: &[&str] = if path.is_empty() { &root } else { &property };
         for k in m.keys() {
             if !fields.contains(&k.as_str()) {
-                out.push(format!("{path}: `{k}` is not a field of Ollama's types (dropped)"));
+                out.push(format!(
+                    "{path}: `{k}` is not a field of Ollama's types (dropped)"
+                ));
             }
         }
         match m.get("type") {
@@ -655,7 +660,9 @@ fn moonshot(schema: &Value, out: &mut Vec<String>) {
         };
         if let Some(r) = m.get("$ref").and_then(Value::as_str) {
             if !r.starts_with("#/$defs/") {
-                out.push(format!("{path}: `$ref: {r}` (references must start with #/$defs/)"));
+                out.push(format!(
+                    "{path}: `$ref: {r}` (references must start with #/$defs/)"
+                ));
             }
         }
         if m.contains_key("oneOf") {
@@ -666,7 +673,9 @@ fn moonshot(schema: &Value, out: &mut Vec<String>) {
         }
         if let Some(Value::Array(values)) = m.get("enum") {
             if values.iter().any(|v| !v.is_string() && !v.is_number()) {
-                out.push(format!("{path}: an enum value that is neither a string nor a number"));
+                out.push(format!(
+                    "{path}: an enum value that is neither a string nor a number"
+                ));
             }
         }
     }

@@ -186,9 +186,8 @@ fn ollama_keeps_only_what_its_types_read() {
         json!({"type": "string", "description": "At most 9 characters."})
     );
     assert_eq!(p["any"]["type"].as_array().map(Vec::len), Some(7));
-    let reported: Vec<(&str, LossKind)> = (a.losses.iter())
-        .map(|l| (&*l.keyword, l.kind))
-        .collect();
+    let reported: Vec<(&str, LossKind)> =
+        (a.losses.iter()).map(|l| (&*l.keyword, l.kind)).collect();
     for expected in [
         ("format", LossKind::Spilled),
         ("pattern", LossKind::Spilled),
@@ -224,11 +223,76 @@ fn moonshot_references_start_with_defs() {
         json!({"anyOf": [{"type": "integer"}, {"type": "null"}]})
     );
     assert_eq!(p["e"]["description"], "One of 1, \"one\", true.");
-    assert!(a.losses.iter().any(|l| l.keyword == "enum" && l.kind == LossKind::Spilled));
+    assert!(
+        a.losses
+            .iter()
+            .any(|l| l.keyword == "enum" && l.kind == LossKind::Spilled)
+    );
     // Under `#/$defs/`, references and definitions are sent as they are.
     let under = json!({"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}},
                        "$defs": {"B": {"type": "string"}}});
     let a = Target::Moonshot.adapt(&under);
     valid(Target::Moonshot, &a);
     assert_eq!(a.schema, under);
+}
+
+/// Bedrock Converse: a tool is `{"toolSpec": {"name", "description", "inputSchema": {"json"}}}`
+/// ([BR-TS]), its name 1–64 characters of `[a-zA-Z0-9_-]` (a name with `.` or `/` is renamed,
+/// reported), and "the top level schema type must be object" ([BR-TIS]: a non-object root gets
+/// the empty object, reported as a fallback). The keywords are Claude's rules by default
+/// (top-level `anyOf` merged away).
+#[test]
+fn bedrock_sends_tool_specs_with_object_roots_and_plain_names() {
+    let catalog = toolschema::catalog::Catalog::from_value(json!([
+        {"name": "files.read/v2", "description": "Read a file.",
+         "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
+        {"name": "count", "inputSchema": {"type": "integer"}},
+        {"name": "either", "inputSchema": {"anyOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}},
+            {"type": "object", "properties": {"b": {"type": "string"}}}
+        ]}}
+    ]))
+    .unwrap();
+    let converted = toolschema::adapt::convert(&catalog, Target::Bedrock);
+    let specs = converted.declarations.as_array().unwrap();
+    let name = specs[0]["toolSpec"]["name"].as_str().unwrap();
+    assert!(
+        !name.is_empty()
+            && name.len() <= 64
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+        "{name}"
+    );
+    assert_eq!(
+        converted.report.tools[0].renamed_from.as_deref(),
+        Some("files.read/v2")
+    );
+    assert_eq!(specs[0]["toolSpec"]["description"], "Read a file.");
+    for (i, spec) in specs.iter().enumerate() {
+        let schema = &spec["toolSpec"]["inputSchema"]["json"];
+        assert_eq!(schema["type"], "object", "{spec}");
+        let problems = validate(Target::Bedrock, schema, None);
+        assert!(problems.is_empty(), "{i}: {problems:?}");
+        assert!(spec.get("strict").is_none() && spec["toolSpec"].get("strict").is_none());
+    }
+    assert!(converted.report.tools[1].fallback);
+    assert!(
+        specs[2]["toolSpec"]["inputSchema"]["json"]
+            .get("anyOf")
+            .is_none()
+    );
+}
+
+/// Bedrock for another model family takes that family's keyword rules with Bedrock's wire form
+/// (Mistral's: `$id` removed), and reports under the name `bedrock`.
+#[test]
+fn bedrock_for_another_family_uses_its_rules() {
+    let settings = toolschema::adapt::AdaptSettings::bedrock_for(Target::Mistral);
+    assert_eq!(settings.target, Target::Bedrock);
+    assert_eq!(settings.wire, toolschema::adapt::Wire::Bedrock);
+    let schema = json!({"type": "object", "$id": "x", "properties": {}});
+    let a = settings.adapt(&schema);
+    assert!(a.schema.get("$id").is_none(), "{}", a.schema);
+    assert!(a.losses.iter().any(|l| l.keyword == "$id"));
 }

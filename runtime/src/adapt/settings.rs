@@ -334,6 +334,9 @@ pub enum Wire {
         /// The declaration's schema field.
         field: &'static str,
     },
+    /// Amazon Bedrock Converse: `[{"toolSpec": {"name", "description", "inputSchema": {"json"}}}]`,
+    /// the request's `toolConfig.tools`.
+    Bedrock,
 }
 
 impl Wire {
@@ -389,6 +392,15 @@ impl Wire {
                 describe(&mut decl);
                 decl.insert(field.into(), schema);
             }
+            Wire::Bedrock => {
+                let mut spec = Map::new();
+                spec.insert("name".into(), json!(name));
+                describe(&mut spec);
+                let mut input = Map::new();
+                input.insert("json".into(), schema);
+                spec.insert("inputSchema".into(), Value::Object(input));
+                decl.insert("toolSpec".into(), Value::Object(spec));
+            }
         }
         Value::Object(decl)
     }
@@ -419,6 +431,7 @@ impl Wire {
                 field: "parametersJsonSchema",
             } => ("functionDeclarations[].parametersJsonSchema", None),
             Wire::Google { .. } => ("functionDeclarations[].parameters", None),
+            Wire::Bedrock => ("[].toolSpec.inputSchema.json", None),
         }
     }
 

@@ -2,6 +2,7 @@
 //! rules in order and its keyword tables, and links the provider's own documentation.
 
 mod anthropic;
+mod bedrock;
 mod cca;
 mod deepseek;
 mod google;
@@ -127,6 +128,11 @@ targets! {
     /// enums typed, enums of strings and numbers only), references under `#/$defs/` only (others
     /// inlined).
     Moonshot = "moonshot" => AdaptSettings::moonshot,
+    /// [Amazon Bedrock](https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolSpecification.html)
+    /// Converse `toolSpec`: the wire envelope (`inputSchema.json`), names of
+    /// `[a-zA-Z0-9_-]{1,64}`, an object root; the keyword rules of the model family behind it,
+    /// Anthropic's by default (`AdaptSettings::bedrock_for` takes another target's).
+    Bedrock = "bedrock" => AdaptSettings::bedrock,
 }
 
 /// What every target but MCP starts with: draft-07 forms upgraded, `$schema` removed, an object

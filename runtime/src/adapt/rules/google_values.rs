@@ -222,7 +222,11 @@ impl Rule for StringEnumsOnly {
             let said = words::spill(tree, id, &[("enum".to_owned(), values)]);
             let detail = format!(
                 "`enum: {text}`: {who} accepts only {} enums{}",
-                if numbers { "string and number" } else { "string" },
+                if numbers {
+                    "string and number"
+                } else {
+                    "string"
+                },
                 words::said_as(&said)
             );
             report.loss(entry.origin, Some(id), "enum", LossKind::Spilled, detail);

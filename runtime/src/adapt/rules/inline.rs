@@ -194,7 +194,8 @@ impl Rule for InlineRefsNotUnder {
         let prefix = self.prefix;
         let elsewhere = |e: &Entry| {
             e.key == Keyword::Ref
-                && (e.value.as_value().and_then(Value::as_str)).is_some_and(|r| !r.starts_with(prefix))
+                && (e.value.as_value().and_then(Value::as_str))
+                    .is_some_and(|r| !r.starts_with(prefix))
         };
         if tree.any_entry(elsewhere) {
             InlineRefs::default().apply(tree, report);
