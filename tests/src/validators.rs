@@ -47,6 +47,7 @@ pub fn validate(target: Target, schema: &Value, strict: Option<bool>) -> Vec<Str
         // Bedrock: "the top level schema type must be object" ([BR-TIS], checked for every
         // target above); the keywords are the model family's, Claude's by default (section 4).
         Target::Bedrock => anthropic(schema, &mut out),
+        Target::Xai => xai(schema, &mut out),
         _ => out.push(format!("no validator for {target}")),
     }
     out
@@ -681,6 +682,110 @@ fn moonshot(schema: &Value, out: &mut Vec<String>) {
     }
     if let Err(e) = jsonschema::meta::validate(schema) {
         out.push(format!("not a valid 2020-12 schema: {e}"));
+    }
+}
+
+/// xAI (providers.md section 6, [XAI-SO]; strict is "implicitly always `true`"): refused with
+/// a 400 are an empty `enum` or `anyOf`, a `true`/`false` property schema, `minContains`/
+/// `maxContains`, `items` as an array, and circular references ("non-circular references
+/// only"); `allOf` takes one subschema; a `pattern` is in the ECMA-262 subset xAI names (no
+/// lookaround, backreferences, `\b`, `\p{}`). Guaranteed only: the formats `date`, `time`,
+/// `date-time`, `email`, `uuid`, `ipv4`, `ipv6`, `uri`, and bounds up to 2048 (lengths), 256
+/// (items), 64 (properties); `not` and `if`/`then`/`else` are best effort.
+fn xai(schema: &Value, out: &mut Vec<String>) {
+    let formats = [
+        "date",
+        "time",
+        "date-time",
+        "email",
+        "uuid",
+        "ipv4",
+        "ipv6",
+        "uri",
+    ];
+    let limits = [
+        ("minLength", 2048),
+        ("maxLength", 2048),
+        ("minItems", 256),
+        ("maxItems", 256),
+        ("minProperties", 64),
+        ("maxProperties", 64),
+    ];
+    for (node, path) in nodes(schema) {
+        let Some(m) = node.as_object() else {
+            out.push(format!("{path}: a `true`/`false` schema"));
+            continue;
+        };
+        for k in ["enum", "anyOf"] {
+            if m.get(k)
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty)
+            {
+                out.push(format!("{path}: an empty `{k}`"));
+            }
+        }
+        for k in ["minContains", "maxContains"] {
+            if m.contains_key(k) {
+                out.push(format!("{path}: `{k}` (refused)"));
+            }
+        }
+        for k in ["not", "if", "then", "else"] {
+            if m.contains_key(k) {
+                out.push(format!("{path}: `{k}` (best effort only: not guaranteed)"));
+            }
+        }
+        if m.get("items").is_some_and(Value::is_array) {
+            out.push(format!("{path}: `items` as an array"));
+        }
+        if let Some(f) = m.get("format").and_then(Value::as_str) {
+            if !formats.contains(&f) {
+                out.push(format!("{path}: format `{f}` is not one xAI enforces"));
+            }
+        }
+        if let Some(p) = m.get("pattern").and_then(Value::as_str) {
+            let outside = [
+                "(?=", "(?!", "(?<=", "(?<!", "\\b", "\\B", "\\p{", "\\P{", "\\k<",
+            ]
+            .iter()
+            .any(|t| p.contains(t))
+                || p.as_bytes()
+                    .windows(2)
+                    .any(|w| w[0] == b'\\' && (b'1'..=b'9').contains(&w[1]));
+            if outside {
+                out.push(format!(
+                    "{path}: pattern `{p}` is outside xAI's ECMA-262 subset"
+                ));
+            }
+        }
+        for (k, limit) in limits {
+            if m.get(k).and_then(Value::as_u64).is_some_and(|n| n > limit) {
+                out.push(format!("{path}: `{k}` past the {limit} xAI guarantees"));
+            }
+        }
+    }
+    // Circular references: a definition that reaches itself through `$ref`s.
+    let defs = schema.get("$defs").and_then(Value::as_object);
+    let refs_in = |v: &Value| -> Vec<String> {
+        nodes(v)
+            .into_iter()
+            .filter_map(|(n, _)| n.get("$ref").and_then(Value::as_str))
+            .filter_map(|r| r.strip_prefix("#/$defs/").map(str::to_owned))
+            .collect()
+    };
+    for (name, def) in defs.into_iter().flatten() {
+        let mut seen = HashSet::new();
+        let mut stack = refs_in(def);
+        while let Some(next) = stack.pop() {
+            if next == *name {
+                out.push(format!("$defs.{name}: a circular reference"));
+                break;
+            }
+            if seen.insert(next.clone()) {
+                if let Some(d) = defs.and_then(|d| d.get(&next)) {
+                    stack.extend(refs_in(d));
+                }
+            }
+        }
     }
 }
 

@@ -296,3 +296,57 @@ fn bedrock_for_another_family_uses_its_rules() {
     assert!(a.schema.get("$id").is_none(), "{}", a.schema);
     assert!(a.losses.iter().any(|l| l.keyword == "$id"));
 }
+
+/// xAI refuses with a 400 ([XAI-SO]) an empty `enum`/`anyOf`, a `true`/`false` property schema,
+/// `minContains`/`maxContains`, `items` as an array, and circular references; it enforces only
+/// eight formats, an ECMA-262 subset of patterns and bounds up to its thresholds. With no
+/// fallback form, each is brought to the nearest accepted form at its node, reported.
+#[test]
+fn xai_degrades_at_the_node_what_its_subset_refuses() {
+    let schema = json!({"type": "object", "properties": {
+        "empty": {"type": "string", "enum": []},
+        "anything": true,
+        "tags": {"type": "array", "items": {"type": "string"}, "contains": {"const": "a"}, "minContains": 1},
+        "pair": {"type": "array", "items": [{"type": "string"}, {"type": "string"}]},
+        "host": {"type": "string", "format": "hostname"},
+        "day": {"type": "string", "format": "date"},
+        "word": {"type": "string", "pattern": "^(?!x)\\w+\\b"},
+        "code": {"type": "string", "pattern": "^[A-Z]{3}$", "maxLength": 3},
+        "essay": {"type": "string", "maxLength": 100000},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "tree": {"$ref": "#/$defs/Node"}
+    }, "required": ["empty"],
+    "$defs": {"Node": {"type": "object", "properties": {
+        "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+    }}}});
+    assert!(!validate(Target::Xai, &schema, None).is_empty());
+    let a = Target::Xai.adapt(&schema);
+    valid(Target::Xai, &a);
+    assert_eq!(a.strict, None, "no strict flag: xAI is always strict");
+    let p = &a.schema["properties"];
+    assert_eq!(p["empty"], json!({"type": "string"}));
+    assert!(p["anything"].is_object());
+    assert!(p["tags"].get("minContains").is_none());
+    assert_eq!(p["pair"]["items"], json!({"type": "string"}));
+    assert_eq!(p["host"]["description"], "In hostname format.");
+    assert_eq!(p["day"]["format"], "date");
+    assert!(p["word"].get("pattern").is_none());
+    assert_eq!(p["code"]["pattern"], "^[A-Z]{3}$");
+    assert_eq!(p["code"]["maxLength"], 3);
+    assert_eq!(p["essay"]["description"], "At most 100000 characters.");
+    assert_eq!(p["labels"]["additionalProperties"], json!(true));
+    assert!(a.schema.get("$defs").is_none() && !a.schema.to_string().contains("$ref"));
+    let reported: Vec<(&str, LossKind)> =
+        (a.losses.iter()).map(|l| (&*l.keyword, l.kind)).collect();
+    for expected in [
+        ("enum", LossKind::Widened),
+        ("minContains", LossKind::Spilled),
+        ("format", LossKind::Spilled),
+        ("pattern", LossKind::Spilled),
+        ("maxLength", LossKind::Spilled),
+        ("additionalProperties", LossKind::Dropped),
+        ("$ref", LossKind::Inlined),
+    ] {
+        assert!(reported.contains(&expected), "{expected:?} in {reported:?}");
+    }
+}

@@ -146,7 +146,7 @@ fn anthropic_keeps(key: &str, value: &Value) -> bool {
     }
 }
 
-fn has_backreference(p: &str) -> bool {
+pub(super) fn has_backreference(p: &str) -> bool {
     let b = p.as_bytes();
     b.windows(2).enumerate().any(|(i, w)| {
         w[0] == b'\\'

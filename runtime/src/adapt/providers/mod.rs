@@ -11,6 +11,7 @@ mod mistral;
 mod moonshot;
 mod ollama;
 mod openai;
+mod xai;
 
 use serde_json::Value;
 
@@ -133,6 +134,13 @@ targets! {
     /// `[a-zA-Z0-9_-]{1,64}`, an object root; the keyword rules of the model family behind it,
     /// Anthropic's by default (`AdaptSettings::bedrock_for` takes another target's).
     Bedrock = "bedrock" => AdaptSettings::bedrock,
+    /// [xAI](https://docs.x.ai/docs/guides/structured-outputs) (Grok): strict always, with no
+    /// form to fall back to, so what its subset cannot hold is degraded at that node, reported:
+    /// references inlined (recursion unrolled, then cut), `oneOf` → `anyOf`, empty choices
+    /// removed, `not`/`if`/`minContains` dropped, formats outside its eight, patterns outside its
+    /// ECMA-262 subset and bounds past its guarantees spilled, value schemas of open maps dropped
+    /// (`additionalProperties: true`).
+    Xai = "xai" => AdaptSettings::xai,
 }
 
 /// What every target but MCP starts with: draft-07 forms upgraded, `$schema` removed, an object

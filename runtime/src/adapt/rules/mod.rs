@@ -8,12 +8,14 @@ mod bounds;
 mod cca;
 mod degrade;
 mod draft;
+mod empty;
 mod enums;
 mod fields;
 mod google;
 mod google_values;
 mod inline;
 mod keywords;
+mod maps;
 pub(crate) mod merge;
 mod objects;
 mod open;
@@ -43,6 +45,8 @@ pub use degrade::StructuralUnionKept;
 #[doc(hidden)]
 pub use draft::UpgradeDraft07;
 #[doc(hidden)]
+pub use empty::EmptyChoices;
+#[doc(hidden)]
 pub use enums::{AllConstToEnum, ConstToEnum, InferType};
 #[doc(hidden)]
 pub use fields::OnlyFields;
@@ -56,6 +60,8 @@ pub use inline::{InlineRefs, InlineRefsNotUnder, OrphanedDefinitions, Unreferenc
 pub use keywords::DefaultToDescription;
 pub use keywords::StripKeywords;
 pub(crate) use keywords::{HUMAN_READABLE, keep_none};
+#[doc(hidden)]
+pub use maps::OpenMaps;
 #[doc(hidden)]
 pub use merge::CollapseCombiners;
 #[doc(hidden)]

@@ -1,0 +1,120 @@
+//! xAI (Grok) function calling (<https://docs.x.ai/docs/guides/function-calling>; the schema
+//! rules: <https://docs.x.ai/docs/guides/structured-outputs>). "The `strict` flag is implicitly
+//! always `true`": every tool's schema must be in xAI's structured-output subset, or the request
+//! fails, and there is no relaxed form to fall back to. So what the subset cannot hold is brought
+//! to the nearest accepted form at that node, with a loss: references inlined (xAI takes
+//! non-circular ones only; recursion is unrolled two levels, then cut), a one-entry `allOf`
+//! merged, `oneOf` read as `anyOf`, tuples as `items`, boolean property schemas as objects,
+//! empty `enum`/`anyOf` removed; `not`, `if`/`then`/`else` (best effort only) and
+//! `minContains`/`maxContains` (refused) dropped; formats outside the eight xAI enforces,
+//! patterns outside its ECMA-262 subset (lookaround, backreferences, `\b`, `\p{}`) and bounds past
+//! what it guarantees (lengths 2048, items 256, properties 64) spilled into the description.
+//! A root union of `required` fragments is flattened (every target's root rule). xAI closes an
+//! object that does not say `additionalProperties`; an open map (a schema of values) is sent as
+//! `additionalProperties: true`, its value schema reported. A multi-entry `allOf` is kept
+//! (best effort).
+
+use serde_json::Value;
+
+use super::super::rules::{self as r, KeySet, Rule};
+use super::super::settings::{AdaptSettings, NameRule, Wire};
+use super::super::{AdaptOptions, Target};
+use super::anthropic::has_backreference;
+use super::{json_schema_prefix, strip_keywords};
+
+impl AdaptSettings {
+    /// xAI: its structured-output subset, always (no strict flag, no fallback).
+    pub fn xai() -> Self {
+        AdaptSettings {
+            target: Target::Xai,
+            options: AdaptOptions::default(),
+            kept_keywords: Vec::new(),
+            names: NameRule::Plain,
+            wire: Wire::OpenAiChat,
+            budget: None,
+            strict_flag: false,
+            shared: |_| Vec::new(),
+            strict: None,
+            relaxed,
+            meta_validate: false,
+            added: Vec::new(),
+            removed: Vec::new(),
+        }
+    }
+}
+
+fn relaxed(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    let mut rules = json_schema_prefix();
+    rules.extend([
+        Box::new(r::RootCombinators::OPENAI) as Box<dyn Rule>,
+        Box::new(r::OrphanedDefinitions),
+        Box::new(r::BoolSchemas),
+        Box::new(r::TupleItems::default()),
+        Box::new(r::MergeSingleAllOf),
+        Box::new(r::OneOfToAnyOf),
+        Box::new(r::EmptyChoices),
+        Box::new(r::OpenMaps),
+        Box::new(strip_keywords(
+            settings,
+            "strip-xai-unsupported",
+            XAI_STRIP,
+            "xAI does not guarantee it",
+            xai_keeps,
+        )),
+        Box::new(r::InlineRefs::default()),
+        Box::new(r::StructuredFirst),
+    ]);
+    rules
+}
+
+/// What xAI refuses (`minContains`/`maxContains`), follows at best (`not`, `if`/`then`/`else`),
+/// and the keywords whose values it guarantees only in part ([`xai_keeps`]).
+const XAI_STRIP: KeySet = KeySet::of(&[
+    "not",
+    "if",
+    "then",
+    "else",
+    "minContains",
+    "maxContains",
+    "format",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+]);
+
+/// The formats xAI enforces.
+const XAI_FORMATS: &[&str] = &[
+    "date",
+    "time",
+    "date-time",
+    "email",
+    "uuid",
+    "ipv4",
+    "ipv6",
+    "uri",
+];
+
+/// What xAI keeps of [`XAI_STRIP`]: its formats, a pattern in its ECMA-262 subset, and bounds
+/// within what it guarantees.
+fn xai_keeps(key: &str, value: &Value) -> bool {
+    let within = |limit: u64| value.as_u64().is_some_and(|n| n <= limit);
+    match key {
+        "format" => value.as_str().is_some_and(|f| XAI_FORMATS.contains(&f)),
+        "pattern" => value.as_str().is_some_and(|p| {
+            !r::has_lookaround(p)
+                && !p.contains("\\b")
+                && !p.contains("\\B")
+                && !p.contains("\\p{")
+                && !p.contains("\\P{")
+                && !has_backreference(p)
+        }),
+        "minLength" | "maxLength" => within(2048),
+        "minItems" | "maxItems" => within(256),
+        "minProperties" | "maxProperties" => within(64),
+        _ => false,
+    }
+}
