@@ -108,6 +108,20 @@ impl Raw {
     }
 }
 
+impl Raw {
+    /// Ends the proxy and reads what it wrote on standard error (started with it piped).
+    fn stop_and_read_stderr(&mut self) -> String {
+        use std::io::Read;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            pipe.read_to_string(&mut stderr).unwrap();
+        }
+        stderr
+    }
+}
+
 impl Drop for Raw {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -195,7 +209,6 @@ fn unasked_progress_does_not_reset_the_timeout() {
 /// call of such a tool fails with the server's own words, not silently.
 #[test]
 fn the_start_up_line_says_what_the_proxy_cannot_pass_on() {
-    use std::io::Read;
     let mut raw = Raw::start_with(&[], "--tasks-2025", Stdio::piped());
     let listed = raw.request("tools/list", json!({}));
     assert_eq!(
@@ -206,15 +219,7 @@ fn the_start_up_line_says_what_the_proxy_cannot_pass_on() {
     let answer = raw.request("tools/call", json!({"name": "export", "arguments": {}}));
     let said = answer.to_string();
     assert!(said.contains("requires task augmentation"), "{answer}");
-    let _ = raw.child.kill();
-    let _ = raw.child.wait();
-    let mut stderr = String::new();
-    raw.child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = raw.stop_and_read_stderr();
     let line = stderr
         .lines()
         .find(|l| l.starts_with("toolschema proxy (mcp): 1 tools"))
@@ -230,18 +235,9 @@ fn the_start_up_line_says_what_the_proxy_cannot_pass_on() {
 /// A server without tasks gets no such clause.
 #[test]
 fn a_server_without_tasks_gets_no_tasks_clause() {
-    use std::io::Read;
     let mut raw = Raw::start_with(&[], "--raw", Stdio::piped());
     let _ = raw.request("tools/list", json!({}));
-    let _ = raw.child.kill();
-    let _ = raw.child.wait();
-    let mut stderr = String::new();
-    raw.child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = raw.stop_and_read_stderr();
     let line = stderr
         .lines()
         .find(|l| l.starts_with("toolschema proxy (mcp): "))

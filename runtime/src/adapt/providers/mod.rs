@@ -155,6 +155,29 @@ fn json_schema_prefix() -> Vec<Box<dyn Rule>> {
     ]
 }
 
+/// The settings of a provider with one form and no strict flag, in OpenAI's Chat Completions
+/// wire form with OpenAI's names (Ollama, Moonshot, xAI): its list of rules is `relaxed`.
+fn relaxed_only(
+    target: Target,
+    relaxed: fn(&AdaptSettings) -> Vec<Box<dyn Rule>>,
+) -> AdaptSettings {
+    AdaptSettings {
+        target,
+        options: super::AdaptOptions::default(),
+        kept_keywords: Vec::new(),
+        names: super::settings::NameRule::Plain,
+        wire: super::settings::Wire::OpenAiChat,
+        budget: None,
+        strict_flag: false,
+        shared: |_| Vec::new(),
+        strict: None,
+        relaxed,
+        meta_validate: false,
+        added: Vec::new(),
+        removed: Vec::new(),
+    }
+}
+
 /// A keyword table as a rule, with the caller's kept keywords exempted.
 fn strip_keywords(
     settings: &AdaptSettings,

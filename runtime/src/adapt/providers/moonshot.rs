@@ -8,29 +8,16 @@
 //! `anyOf`, type lists split, bare enums typed, enums of anything but strings and numbers
 //! spilled, boolean subschemas as objects, references under `#/$defs/` only. No strict mode.
 
-use super::super::rules::{self as r, KeySet, Rule, keep_none};
-use super::super::settings::{AdaptSettings, NameRule, Wire};
-use super::super::{AdaptOptions, Target};
-use super::{json_schema_prefix, strip_keywords};
+use super::super::Target;
+use super::super::rules::{self as r, Rule, keep_none};
+use super::super::settings::AdaptSettings;
+use super::openai::OPENAI_STRICT_STRIP;
+use super::{json_schema_prefix, relaxed_only, strip_keywords};
 
 impl AdaptSettings {
     /// Moonshot (Kimi): the reference implementation's Moonshot rules.
     pub fn moonshot() -> Self {
-        AdaptSettings {
-            target: Target::Moonshot,
-            options: AdaptOptions::default(),
-            kept_keywords: Vec::new(),
-            names: NameRule::Plain,
-            wire: Wire::OpenAiChat,
-            budget: None,
-            strict_flag: false,
-            shared: |_| Vec::new(),
-            strict: None,
-            relaxed,
-            meta_validate: false,
-            added: Vec::new(),
-            removed: Vec::new(),
-        }
+        relaxed_only(Target::Moonshot, relaxed)
     }
 }
 
@@ -44,7 +31,7 @@ fn relaxed(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(strip_keywords(
             settings,
             "strip-moonshot-unsupported",
-            MOONSHOT_STRIP,
+            OPENAI_STRICT_STRIP,
             "not in Moonshot's flavour of JSON Schema",
             keep_none,
         )),
@@ -57,48 +44,3 @@ fn relaxed(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     ]);
     rules
 }
-
-/// The reference's `NON_STRUCTURAL_SCHEMA_KEYS` without `default`, with `prefixItems` (a tuple
-/// with no common item schema keeps it until here).
-const MOONSHOT_STRIP: KeySet = KeySet::of(&[
-    "format",
-    "pattern",
-    "minLength",
-    "maxLength",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "multipleOf",
-    "$schema",
-    "examples",
-    "title",
-    "$comment",
-    "if",
-    "then",
-    "else",
-    "not",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "patternProperties",
-    "propertyNames",
-    "contains",
-    "minContains",
-    "maxContains",
-    "dependentRequired",
-    "dependentSchemas",
-    "contentEncoding",
-    "contentMediaType",
-    "contentSchema",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "minProperties",
-    "maxProperties",
-    "$dynamicRef",
-    "$dynamicAnchor",
-    "prefixItems",
-]);

@@ -8,29 +8,15 @@
 //! strict mode. (That `items` holds a property's fields is read from the structs; a template that
 //! reads the raw JSON may see more: this target stays conservative.)
 
+use super::super::Target;
 use super::super::rules::{self as r, KeySet, Rule};
-use super::super::settings::{AdaptSettings, NameRule, Wire};
-use super::super::{AdaptOptions, Target};
-use super::json_schema_prefix;
+use super::super::settings::AdaptSettings;
+use super::{json_schema_prefix, relaxed_only};
 
 impl AdaptSettings {
     /// Ollama: only the fields of its request types, references inlined.
     pub fn ollama() -> Self {
-        AdaptSettings {
-            target: Target::Ollama,
-            options: AdaptOptions::default(),
-            kept_keywords: Vec::new(),
-            names: NameRule::Plain,
-            wire: Wire::OpenAiChat,
-            budget: None,
-            strict_flag: false,
-            shared: |_| Vec::new(),
-            strict: None,
-            relaxed,
-            meta_validate: false,
-            added: Vec::new(),
-            removed: Vec::new(),
-        }
+        relaxed_only(Target::Ollama, relaxed)
     }
 }
 

@@ -124,9 +124,11 @@ pub(super) fn strict_with(
     ]
 }
 
-/// OpenAI strict strips the keywords that are not structural; `default` is handled by
-/// [`DefaultToDescription`], `nullable` by the draft upgrade.
-const OPENAI_STRICT_STRIP: KeySet = KeySet::of(&[
+/// OpenAI strict strips the keywords that are not structural (the reference implementation's
+/// `NON_STRUCTURAL_SCHEMA_KEYS` but `$schema`, which every target removes, and `default`, handled
+/// by [`DefaultToDescription`]); `nullable` goes with the draft upgrade. Moonshot strips the
+/// same.
+pub(super) const OPENAI_STRICT_STRIP: KeySet = KeySet::of(&[
     "format",
     "pattern",
     "minLength",

@@ -16,30 +16,16 @@
 
 use serde_json::Value;
 
+use super::super::Target;
 use super::super::rules::{self as r, KeySet, Rule};
-use super::super::settings::{AdaptSettings, NameRule, Wire};
-use super::super::{AdaptOptions, Target};
+use super::super::settings::AdaptSettings;
 use super::anthropic::has_backreference;
-use super::{json_schema_prefix, strip_keywords};
+use super::{json_schema_prefix, relaxed_only, strip_keywords};
 
 impl AdaptSettings {
     /// xAI: its structured-output subset, always (no strict flag, no fallback).
     pub fn xai() -> Self {
-        AdaptSettings {
-            target: Target::Xai,
-            options: AdaptOptions::default(),
-            kept_keywords: Vec::new(),
-            names: NameRule::Plain,
-            wire: Wire::OpenAiChat,
-            budget: None,
-            strict_flag: false,
-            shared: |_| Vec::new(),
-            strict: None,
-            relaxed,
-            meta_validate: false,
-            added: Vec::new(),
-            removed: Vec::new(),
-        }
+        relaxed_only(Target::Xai, relaxed)
     }
 }
 
