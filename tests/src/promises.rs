@@ -84,6 +84,53 @@ pub fn descriptions(schema: &Value) -> Vec<&str> {
     out
 }
 
+/// `value` with every `true` that stands where a schema does written `{}`: in JSON Schema the
+/// two are the same schema (2020-12 Core, 4.3.2), so twins that differ only so are equal.
+fn as_schema(value: &Value) -> Value {
+    const ONE: &[&str] = &[
+        "not",
+        "items",
+        "additionalProperties",
+        "contains",
+        "if",
+        "then",
+        "else",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+    ];
+    const LIST: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
+    const MAP: &[&str] = &["properties", "$defs", "definitions", "patternProperties"];
+    let schema = |v: &Value| match v {
+        Value::Bool(true) => Value::Object(serde_json::Map::new()),
+        other => as_schema(other),
+    };
+    match value {
+        Value::Bool(true) => Value::Object(serde_json::Map::new()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        _ if ONE.contains(&k.as_str()) => schema(v),
+                        Value::Array(items) if LIST.contains(&k.as_str()) => {
+                            Value::Array(items.iter().map(schema).collect())
+                        }
+                        Value::Object(entries) if MAP.contains(&k.as_str()) => Value::Object(
+                            entries
+                                .iter()
+                                .map(|(n, s)| (n.clone(), schema(s)))
+                                .collect(),
+                        ),
+                        other => other.clone(),
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// What a `spilled` loss says the description holds: the text its detail ends with,
 /// `the description says "…"`.
 pub fn spilled_text(detail: &str) -> Option<&str> {
@@ -347,11 +394,13 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                 || (l.kind == LossKind::Fallback && l.keyword == "root")
                 // Inlined definitions are reported where they were inlined, with the value.
                 || (l.keyword == key && l.detail.contains(&value.to_string()))
-                // Identical twins (two equal branches) are one place to a reader: an entry at
-                // either names both.
+                // Identical twins (two equal branches, `true` and `{}` being the same schema)
+                // are one place to a reader: an entry at either names both.
                 || (l.keyword == key
                     && l.pointer.rsplit_once('/').is_some_and(|(node, _)| {
-                        node != at && input.pointer(node).is_some() && input.pointer(node) == input.pointer(&at)
+                        node != at
+                            && input.pointer(node).is_some()
+                            && input.pointer(node).map(as_schema) == input.pointer(&at).map(as_schema)
                     }))
         }) || lost_with_its_uses(&at)
             || removed_unreferenced(&at);
