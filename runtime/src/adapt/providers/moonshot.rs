@@ -25,6 +25,9 @@ fn relaxed(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = json_schema_prefix();
     rules.extend([
         Box::new(r::RootCombinators::OPENAI) as Box<dyn Rule>,
+        // A definition whose last use the root rules merged away goes before anything is spilled
+        // into it (as on OpenAI and Anthropic).
+        Box::new(r::OrphanedDefinitions),
         Box::new(r::BoolSchemas),
         Box::new(r::TupleItems::default()),
         Box::new(r::OneOfToAnyOf),
@@ -39,6 +42,7 @@ fn relaxed(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(r::InferType),
         Box::new(r::StringEnumsOnly::MOONSHOT),
         Box::new(r::InlineRefsNotUnder { prefix: "#/$defs/" }),
+        // And one whose last use a rule above dropped.
         Box::new(r::OrphanedDefinitions),
         Box::new(r::StructuredFirst),
     ]);
