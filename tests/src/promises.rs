@@ -84,8 +84,9 @@ pub fn descriptions(schema: &Value) -> Vec<&str> {
     out
 }
 
-/// `value` with every `true` that stands where a schema does written `{}`: in JSON Schema the
-/// two are the same schema (2020-12 Core, 4.3.2), so twins that differ only so are equal.
+/// `value` with every boolean that stands where a schema does written as the object it means
+/// (`true` as `{}`, `false` as `{"not": {}}`): in JSON Schema they are the same schemas (2020-12
+/// Core, 4.3.2), so twins that differ only so are equal.
 fn as_schema(value: &Value) -> Value {
     const ONE: &[&str] = &[
         "not",
@@ -100,13 +101,20 @@ fn as_schema(value: &Value) -> Value {
         "unevaluatedProperties",
     ];
     const LIST: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
+    fn boolean(b: bool) -> Value {
+        if b {
+            serde_json::json!({})
+        } else {
+            serde_json::json!({"not": {}})
+        }
+    }
     const MAP: &[&str] = &["properties", "$defs", "definitions", "patternProperties"];
     let schema = |v: &Value| match v {
-        Value::Bool(true) => Value::Object(serde_json::Map::new()),
+        Value::Bool(b) => boolean(*b),
         other => as_schema(other),
     };
     match value {
-        Value::Bool(true) => Value::Object(serde_json::Map::new()),
+        Value::Bool(b) => boolean(*b),
         Value::Object(m) => Value::Object(
             m.iter()
                 .map(|(k, v)| {
@@ -396,12 +404,18 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                 || (l.keyword == key && l.detail.contains(&value.to_string()))
                 // Identical twins (two equal branches, `true` and `{}` being the same schema)
                 // are one place to a reader: an entry at either names both.
+                // (A keyword a rule wrote, such as the `not` of a `false` made an object, is
+                // named by its node's pointer.)
                 || (l.keyword == key
-                    && l.pointer.rsplit_once('/').is_some_and(|(node, _)| {
-                        node != at
-                            && input.pointer(node).is_some()
-                            && input.pointer(node).map(as_schema) == input.pointer(&at).map(as_schema)
-                    }))
+                    && [l.pointer.rsplit_once('/').map(|(node, _)| node), Some(&*l.pointer)]
+                        .into_iter()
+                        .flatten()
+                        .any(|node| {
+                            node != at
+                                && input.pointer(node).is_some()
+                                && input.pointer(node).map(as_schema)
+                                    == input.pointer(&at).map(as_schema)
+                        }))
         }) || lost_with_its_uses(&at)
             || removed_unreferenced(&at);
         if !(kept || reported) {
