@@ -151,10 +151,14 @@ pub(crate) fn append_description(tree: &mut Tree, id: NodeId, text: &str, separa
 /// once); the joined entry keeps the node's place when it had one.
 pub(crate) fn join_description(tree: &mut Tree, node: NodeId, description: &Entry) {
     let own = tree.value(node, Keyword::Description);
+    // An empty text of the node's own is replaced, not joined: the text is then the other's,
+    // and so is its place.
+    let replaced = own.and_then(Value::as_str).is_some_and(str::is_empty);
     if let Some(joined) = joined_description(own, description.value.as_value()) {
-        let origin = tree
-            .get(node, Keyword::Description)
-            .map_or(description.origin, |e| e.origin);
+        let origin = match tree.get(node, Keyword::Description) {
+            Some(e) if !(replaced && Some(&joined) == description.value.as_value()) => e.origin,
+            _ => description.origin,
+        };
         tree.set(
             node,
             Entry {
