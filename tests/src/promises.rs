@@ -466,7 +466,14 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
         }
         if let Some(stood) = input.pointer(&l.pointer) {
             // A number is quoted by its value (`0.0` may read `0`).
-            let same = *stood == quoted || (stood.is_number() && stood.as_f64() == quoted.as_f64());
+            // A description another was joined into (a merged branch's, a reference target's)
+            // holds the node's own text first.
+            let joined = l.keyword == "description"
+                && (stood.as_str())
+                    .is_some_and(|own| quoted.as_str().is_some_and(|q| q.starts_with(own)));
+            let same = *stood == quoted
+                || (stood.is_number() && stood.as_f64() == quoted.as_f64())
+                || joined;
             if !same {
                 out.push(format!(
                     "{:?} `{}: {quoted}` is named at `{}`, where the input holds `{stood}`",
