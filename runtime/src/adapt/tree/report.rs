@@ -203,24 +203,42 @@ pub(crate) fn finish(mut tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<C
     }
     let mut spelled = spelled.into_iter();
     let (value, at) = tree.write(&wanted);
-    // Where a node is written, else where its first written copy is.
-    let at_of = |id: NodeId| -> Option<Pointer> {
+    // Where a node is written, else where its first written copy is; for a spilled keyword, the
+    // first copy whose description holds what the loss says (a copy merged into the root may
+    // have been treated apart, as Ollama's root keeps no description).
+    let at_of = |id: NodeId, said: Option<&str>| -> Option<Pointer> {
         if let Some((_, p)) = at.get(id) {
             return Some(p);
         }
-        (copies_of.get(&id)?.iter())
+        let mut written: Vec<(usize, Pointer)> = (copies_of.get(&id)?.iter())
             .filter_map(|c| at.get(*c))
-            .min_by_key(|(rank, _)| *rank)
-            .map(|(_, p)| p)
+            .collect();
+        written.sort_by_key(|(rank, _)| *rank);
+        let holds = |p: &Pointer| {
+            said.is_none_or(|said| {
+                (value.pointer(p).and_then(|n| n.get("description")))
+                    .and_then(Value::as_str)
+                    .is_some_and(|d| d.contains(said))
+            })
+        };
+        let first = written.first().map(|(_, p)| p.clone());
+        (written.into_iter().map(|(_, p)| p).find(|p| holds(p))).or(first)
     };
     let mut places = pointers.into_iter().zip(report_nodes);
-    let mut place = || {
+    let mut place = |said: Option<&str>| {
         let (pointer, node) = places.next().expect("one per entry");
-        (pointer, node.and_then(at_of))
+        (pointer, node.and_then(|n| at_of(n, said)))
     };
     let losses: Vec<Loss> = (report.losses.into_iter())
         .map(|n| {
-            let (pointer, at) = place();
+            let said = (n.kind == LossKind::Spilled)
+                .then(|| {
+                    n.detail
+                        .rsplit_once("the description says \"")
+                        .map(|(_, s)| s.trim_end_matches('"'))
+                })
+                .flatten();
+            let (pointer, at) = place(said);
             let keyword = spelled
                 .next()
                 .expect("one per loss")
@@ -239,7 +257,7 @@ pub(crate) fn finish(mut tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<C
     spilled_into_dropped(&mut losses);
     let changes = (report.changes.into_iter())
         .map(|n| {
-            let (pointer, at) = place();
+            let (pointer, at) = place(None);
             Change {
                 pointer,
                 at,
