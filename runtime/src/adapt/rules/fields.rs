@@ -1,8 +1,8 @@
 //! A provider that keeps only the fields of its own request types: every other keyword is lost
 //! there without a word (Ollama decodes a tool's parameters into fixed structs).
 
-use super::HUMAN_READABLE;
 use super::keywords::Strip;
+use super::{HUMAN_READABLE, keep_none};
 use crate::adapt::tree::{Key, KeySet, Keyword, Report, Rule, Tree};
 
 /// Keeps at the root only `root`'s keywords and on every other node only `node`'s: any other
@@ -40,7 +40,6 @@ impl Rule for OnlyFields {
         let (root_fields, root_spill) = strip(self.root);
         let (node_fields, node_spill) = strip(self.node);
         let inlined_later = |k: &Key| *k == Keyword::Ref || *k == Keyword::Defs;
-        let keep_none = |_: &str, _: &serde_json::Value| false;
         tree.walk(|tree, id| {
             let (fields, spill) = if id == root {
                 (root_fields, root_spill)

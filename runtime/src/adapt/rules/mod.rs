@@ -29,7 +29,7 @@ mod strict;
 mod types;
 mod unions;
 mod values;
-mod words;
+pub(crate) mod words;
 
 // The built-in rules are public for the workspace's own tests and for a caller who composes
 // a target from them, but hidden from the docs: a server author never names one, and a

@@ -87,7 +87,7 @@ pub(crate) fn spill(tree: &mut Tree, id: NodeId, entries: &[(String, Value)]) ->
 }
 
 /// Phrases joined by `; `, the first capitalized, ended by a period.
-pub(crate) fn sentence(phrases: &[String]) -> String {
+fn sentence(phrases: &[String]) -> String {
     let mut text = phrases.join("; ");
     if let Some(first) = text.chars().next().filter(char::is_ascii_lowercase) {
         text.replace_range(..1, &first.to_ascii_uppercase().to_string());
@@ -98,8 +98,16 @@ pub(crate) fn sentence(phrases: &[String]) -> String {
 
 /// The end of a `spilled` loss's detail: where the reader finds the keyword again.
 pub(crate) fn said_as(phrase: &str) -> String {
-    format!("; the description says \"{phrase}\"")
+    format!("{SAID}{phrase}\"")
 }
+
+/// What a `spilled` loss's detail says the description holds (the text [`said_as`] wrote).
+pub(crate) fn said(detail: &str) -> Option<&str> {
+    let (_, phrase) = detail.rsplit_once(SAID)?;
+    phrase.strip_suffix('"')
+}
+
+const SAID: &str = "; the description says \"";
 
 /// Whether `format` on a node of type `ty` says nothing its type and bounds do not: an integer
 /// format whose range the node's `minimum` and `maximum` already state, or whose range lies
@@ -175,6 +183,13 @@ mod tests {
         let phrases = ["at least 0".to_owned(), "at most 255".to_owned()];
         assert_eq!(sentence(&phrases), "At least 0; at most 255.");
         assert_eq!(sentence(&["`x`".to_owned()]), "`x`.");
+        // The detail's end reads back as the sentence (a `"` inside it included).
+        let detail = format!(
+            "`pattern: \"a\"` is not enforced{}",
+            super::said_as("Matching `\"a`.")
+        );
+        assert_eq!(super::said(&detail), Some("Matching `\"a`."));
+        assert_eq!(super::said("no sentence"), None);
     }
 
     /// schemars' integer formats, with the bounds schemars writes beside them.

@@ -232,11 +232,7 @@ pub(crate) fn finish(mut tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<C
     let losses: Vec<Loss> = (report.losses.into_iter())
         .map(|n| {
             let said = (n.kind == LossKind::Spilled)
-                .then(|| {
-                    n.detail
-                        .rsplit_once("the description says \"")
-                        .map(|(_, s)| s.trim_end_matches('"'))
-                })
+                .then(|| crate::adapt::rules::words::said(&n.detail))
                 .flatten();
             let (pointer, at) = place(said);
             let keyword = spelled
