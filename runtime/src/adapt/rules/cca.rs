@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::adapt::tree::{Body, Keyword, NodeId, Report, Rule, Slot, Tree};
+use crate::adapt::tree::{Body, Entry, Keyword, NodeId, Report, Rule, Slot, Tree};
 use crate::nullable::is_null_branch;
 
 /// A property that accepts `null` (`nullable: true`, a `null` in its type list, a null branch of
@@ -23,22 +23,26 @@ impl Rule for NullablePropertiesOptional {
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
         tree.walk_children_first(|tree, id| {
-            let properties: Vec<(String, NodeId)> =
-                match tree.get(id, Keyword::Properties).map(|e| &e.value) {
-                    Some(Slot::Map(members)) => members.clone(),
-                    _ => return,
-                };
-            let made_optional: Vec<(String, NodeId)> = (properties.into_iter())
-                .filter(|(_, p)| strip_null(tree, *p))
-                .collect();
-            if made_optional.is_empty() {
+            let properties: Vec<NodeId> = match tree.get(id, Keyword::Properties) {
+                Some(entry @ Entry { value: Slot::Map(_), .. }) => entry.value.nodes().collect(),
+                _ => return,
+            };
+            let optional: Vec<bool> = (properties.iter()).map(|p| strip_null(tree, *p)).collect();
+            if !optional.contains(&true) {
                 return;
             }
-            let names: HashSet<&str> = made_optional.iter().map(|(n, _)| n.as_str()).collect();
+            // Only the names made optional are copied (the required list is changed below).
+            let names: HashSet<String> = match tree.get(id, Keyword::Properties).map(|e| &e.value) {
+                Some(Slot::Map(members)) => (members.iter().zip(&optional))
+                    .filter(|(_, optional)| **optional)
+                    .map(|((name, _), _)| name.clone())
+                    .collect(),
+                _ => HashSet::new(),
+            };
             if let Some(Value::Array(required)) = tree.value_mut(id, Keyword::Required) {
                 required.retain(|r| !r.as_str().is_some_and(|r| names.contains(r)));
             }
-            for (_, p) in &made_optional {
+            for (p, _) in properties.iter().zip(&optional).filter(|(_, o)| **o) {
                 report.change(tree.node(*p).origin, Some(*p), "a nullable property made optional: the model leaves it out instead of sending null");
             }
         });
