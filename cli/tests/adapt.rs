@@ -303,3 +303,92 @@ fn the_readme_says_where_convert_puts_each_schema() {
         }
     }
 }
+
+/// An invalid schema is never sent on as it is, on any target: a value with one meaning is
+/// repaired (listed in the report's `repaired` and its changes), anything else makes the tool the
+/// target's fallback with a loss naming the place; every output is valid JSON Schema 2020-12
+/// (Gemini's legacy `parameters` is an OpenAPI `Schema`, checked by its own validator elsewhere).
+#[test]
+fn invalid_schemas_are_repaired_or_sent_as_the_fallback() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/invalid/published-mistakes.json");
+    let path = path.to_str().unwrap();
+    let targets = json_out(&run(&["targets", "--json"], "", &[]));
+    let names: Vec<String> = targets
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["target"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(names.len() >= 16, "{names:?}");
+    let repaired = [
+        ("int_type", "/properties/count/type", json!("integer")),
+        ("boolean_required", "/required", json!(["path"])),
+        (
+            "string_additional_properties",
+            "/properties/env/additionalProperties",
+            json!({"type": "object"}),
+        ),
+    ];
+    for target in &names {
+        for (tool, place, value) in &repaired {
+            let out = json_out(&run(
+                &["adapt", "--to", target, "--tool", tool, "--report", path],
+                "",
+                &[],
+            ));
+            assert_eq!(out["fallback"], json!(false), "{target} {tool}: {out:#}");
+            assert!(
+                out["changes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|c| c["rule"] == "valid-keywords"),
+                "{target} {tool}: {out:#}"
+            );
+            if target == "mcp" {
+                // MCP sends the schema as the server wrote it but for the repairs: exact.
+                assert_eq!(out["schema"].pointer(place), Some(value), "{tool}: {out:#}");
+            }
+            if target != "gemini-openapi" {
+                assert!(
+                    jsonschema::meta::is_valid(&out["schema"]),
+                    "{target} {tool}: {:#}",
+                    out["schema"]
+                );
+            }
+        }
+        for (tool, place) in [
+            ("misspelt_type", "/properties/name/type"),
+            ("enum_not_a_list", "/properties/color/enum"),
+        ] {
+            let out = json_out(&run(
+                &["adapt", "--to", target, "--tool", tool, "--report", path],
+                "",
+                &[],
+            ));
+            assert_eq!(out["fallback"], json!(true), "{target} {tool}: {out:#}");
+            let loss = &out["losses"][0];
+            assert_eq!(loss["kind"], "fallback");
+            assert_eq!(loss["pointer"], *place, "{target} {tool}: {loss:#}");
+            assert!(
+                loss["detail"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("not valid JSON Schema 2020-12 at {place}")),
+                "{loss:#}"
+            );
+        }
+    }
+    // `convert --report` lists the repairs per tool.
+    let converted = json_out(&run(
+        &["convert", "--to", "openai-strict", "--report", path],
+        "",
+        &[],
+    ));
+    let tools = converted["report"]["tools"].as_array().unwrap();
+    assert_eq!(tools[0]["repaired"][0]["pointer"], "/properties/count/type");
+    assert_eq!(tools[1]["repaired"].as_array().unwrap().len(), 2);
+    assert!(tools[3].get("repaired").is_none());
+    assert_eq!(tools[3]["fallback"], json!(true));
+}

@@ -359,3 +359,66 @@ fn a_pattern_that_does_not_compile_is_a_warning() {
     let (code, _) = lint_json(&["--deny-warnings"], Some(&catalog.to_string()));
     assert_eq!(code, 1);
 }
+
+/// Keyword values that are not JSON Schema (issue 59's published mistakes, one tool each): one
+/// `invalid-schema` error per tool at the keyword, in the meta-schema's words, and the lint fails.
+#[test]
+fn invalid_schemas_get_one_error_each() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/invalid/published-mistakes.json");
+    let (code, report) = lint_json(&[path.to_str().unwrap()], None);
+    assert_eq!(code, 1, "{report:#}");
+    let invalid: Vec<(String, String, String)> = findings(&report)
+        .into_iter()
+        .filter(|(_, _, kind)| kind == "invalid-schema")
+        .collect();
+    let expected = [
+        ("int_type", "properties.count.type"),
+        ("boolean_required", "properties.path.required"),
+        ("boolean_required", "properties.mode.required"),
+        (
+            "string_additional_properties",
+            "properties.env.additionalProperties",
+        ),
+        ("misspelt_type", "properties.name.type"),
+        ("enum_not_a_list", "properties.color.enum"),
+    ];
+    let expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(t, p)| (t.to_string(), p.to_string(), "invalid-schema".to_owned()))
+        .collect();
+    assert_eq!(invalid, expected);
+    for v in report["violations"].as_array().unwrap() {
+        if v["kind"] == "invalid-schema" {
+            assert_eq!(v["severity"], "error");
+            let message = v["message"].as_str().unwrap();
+            assert!(message.contains("2020-12 meta-schema"), "{message}");
+        }
+    }
+    // The human form names the place and the rule, as every other violation.
+    let out = toolschema(&["lint", path.to_str().unwrap()], None);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("int_type: properties.count.type: not valid JSON Schema: \"int\" is not valid under any of the schemas listed in the 'anyOf' keyword"),
+        "{text}"
+    );
+    assert!(text.contains("[invalid-schema]"), "{text}");
+}
+
+/// No bundled real catalog breaks its meta-schema: the new rule adds nothing on valid schemas.
+#[test]
+fn valid_catalogs_have_no_invalid_schema_error() {
+    for entry in std::fs::read_dir(fixture("")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        if !name.ends_with(".json") || name == "SOURCES.json" {
+            continue;
+        }
+        let (_, report) = lint_json(&[path.to_str().unwrap()], None);
+        let invalid: Vec<_> = findings(&report)
+            .into_iter()
+            .filter(|(_, _, kind)| kind == "invalid-schema")
+            .collect();
+        assert!(invalid.is_empty(), "{name}: {invalid:?}");
+    }
+}

@@ -19,6 +19,8 @@ struct Raw {
     stdin: ChildStdin,
     lines: mpsc::Receiver<Value>,
     next_id: u64,
+    /// The answer to `initialize`.
+    init: Value,
 }
 
 impl Raw {
@@ -57,6 +59,7 @@ impl Raw {
             stdin,
             lines,
             next_id: 0,
+            init: Value::Null,
         };
         let init = raw.request(
             "initialize",
@@ -64,6 +67,7 @@ impl Raw {
                    "clientInfo": {"name": "raw", "version": "0"}}),
         );
         assert!(init.get("result").is_some(), "{init}");
+        raw.init = init;
         raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         raw
     }
@@ -203,33 +207,54 @@ fn unasked_progress_does_not_reset_the_timeout() {
     );
 }
 
-/// Issue 48, item 1: MCP tasks in the 2025-11-25 form cannot pass through (rmcp drops the
-/// `tasks` capability, a tool's `execution` and a call's `task` before the proxy sees them), so
-/// the start-up line says the server offers them and names the tools that require them, and a
-/// call of such a tool fails with the server's own words, not silently.
+/// Issue 59, item 2: over stdio the proxy relays JSON-RPC as written, so MCP tasks in the
+/// 2025-11-25 form pass (rmcp 3.11 has no types for them): the `tasks` capability, a tool's
+/// `execution`, a call's `task` and the task the server answers with reach the other side as
+/// the server or client wrote them, and the start-up line says nothing of tasks.
 #[test]
-fn the_start_up_line_says_what_the_proxy_cannot_pass_on() {
+fn tasks_in_the_2025_11_25_form_pass_through_over_stdio() {
     let mut raw = Raw::start_with(&[], "--tasks-2025", Stdio::piped());
     let listed = raw.request("tools/list", json!({}));
+    // The whole tool as the server wrote it (its schema is valid for MCP as it is).
     assert_eq!(
-        listed["result"]["tools"][0]["name"],
-        json!("export"),
+        listed["result"],
+        json!({"tools": [{
+            "name": "export",
+            "description": "Export the database (long-running: run it as a task).",
+            "inputSchema": {"type": "object", "properties": {"table": {"type": "string"}}},
+            "execution": {"taskSupport": "required"}
+        }]}),
         "{listed}"
     );
-    let answer = raw.request("tools/call", json!({"name": "export", "arguments": {}}));
-    let said = answer.to_string();
-    assert!(said.contains("requires task augmentation"), "{answer}");
+    let answer = raw.request(
+        "tools/call",
+        json!({"name": "export", "arguments": {"table": "users"}, "task": {"ttl": 60000}}),
+    );
+    assert_eq!(answer["result"]["task"]["taskId"], json!("t1"), "{answer}");
+    assert_eq!(
+        answer["result"]["task"]["status"],
+        json!("working"),
+        "{answer}"
+    );
     let stderr = raw.stop_and_read_stderr();
     let line = stderr
         .lines()
         .find(|l| l.starts_with("toolschema proxy (mcp): 1 tools"))
         .unwrap_or_else(|| panic!("no start-up line in {stderr:?}"));
-    assert!(
-        line.contains(
-            "the server offers MCP tasks in the 2025-11-25 form, which the proxy cannot pass on"
-        ) && line.contains("1 tool requires a task and will fail: export"),
-        "{line}"
+    assert!(!line.contains("tasks"), "{line}");
+}
+
+/// The server's `initialize` answer reaches the client whole: its `tasks` capability too.
+#[test]
+fn the_initialize_answer_passes_whole() {
+    let mut raw = Raw::start_with(&[], "--tasks-2025", Stdio::piped());
+    assert_eq!(
+        raw.init["result"]["capabilities"],
+        json!({"tools": {}, "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}),
+        "{}",
+        raw.init
     );
+    let _ = raw.stop_and_read_stderr();
 }
 
 /// A server without tasks gets no such clause.

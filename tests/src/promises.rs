@@ -383,6 +383,18 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
             })
         })
     };
+    // A repair of an invalid value (`examples: "x"` → `["x"]`, draft-04's `exclusiveMinimum:
+    // true` taking `minimum`'s number) keeps the meaning with another value: its change names the
+    // keyword, or another keyword of the same node it was read with.
+    let repaired = |at: &str, own: &str| {
+        adapted.changes.iter().any(|c| {
+            c.rule == "valid-keywords"
+                && (c.pointer == own
+                    || c.pointer
+                        .rsplit_once('/')
+                        .is_some_and(|(node, _)| node == at))
+        })
+    };
     for (at, key, value) in occurrences(input) {
         // A keyword whose value holds subschemas is kept when it is still there: what changed
         // inside it (a union reordered, a constraint spilled) is accounted at its own place.
@@ -416,7 +428,8 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                                 && input.pointer(node).map(as_schema)
                                     == input.pointer(&at).map(as_schema)
                         }))
-        }) || lost_with_its_uses(&at)
+        }) || repaired(&at, &own)
+            || lost_with_its_uses(&at)
             || removed_unreferenced(&at);
         if !(kept || reported) {
             out.push(format!("`{key}` at `{at}` vanished without a loss entry"));
@@ -471,9 +484,16 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
             let joined = l.keyword == "description"
                 && (stood.as_str())
                     .is_some_and(|own| quoted.as_str().is_some_and(|q| q.starts_with(own)));
+            // A value repaired first (`"any"` where a schema belongs → `true`) is quoted as
+            // repaired; the repair's change names the place.
+            let repaired = adapted
+                .changes
+                .iter()
+                .any(|c| c.rule == "valid-keywords" && c.pointer == l.pointer);
             let same = *stood == quoted
                 || (stood.is_number() && stood.as_f64() == quoted.as_f64())
-                || joined;
+                || joined
+                || repaired;
             if !same {
                 out.push(format!(
                     "{:?} `{}: {quoted}` is named at `{}`, where the input holds `{stood}`",

@@ -14,6 +14,7 @@
 //! passed on as the other side's id, and a progress token as the one the requester chose.
 
 pub mod limit;
+pub mod relay;
 pub mod tools;
 
 use std::collections::HashMap;
@@ -914,9 +915,11 @@ pub fn run(options: Options, listen: Option<String>) -> u8 {
     };
     let options = Arc::new(options);
     let code = runtime.block_on(async move {
-        match listen {
-            None => serve_stdio(options).await,
-            Some(addr) => serve_http(options, &addr).await,
+        match (listen, &options.server) {
+            // Both sides on stdio: JSON-RPC relayed as written, nothing of it dropped.
+            (None, Server::Command(argv)) => relay::run(options.clone(), argv).await,
+            (None, Server::Url { .. }) => serve_stdio(options).await,
+            (Some(addr), _) => serve_http(options, &addr).await,
         }
     });
     runtime.shutdown_timeout(Duration::from_secs(2));

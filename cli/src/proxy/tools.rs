@@ -13,8 +13,10 @@ use toolschema::catalog::Catalog;
 
 /// One upstream `tools/list`, as published to the client.
 pub struct Published {
-    /// The tools the client gets.
-    pub tools: Vec<Tool>,
+    /// The tools the client gets, each as the server wrote it but for `name` and `inputSchema`
+    /// (every field the proxy does not rewrite passes: `execution`, `annotations`, `_meta`, and
+    /// whatever a later MCP revision adds).
+    pub tools: Vec<Value>,
     /// Per published name: the upstream name and the adaptation of its schema.
     by_name: HashMap<String, (String, Adapted<'static>)>,
     /// What `toolschema convert --report` says for the same tools.
@@ -32,15 +34,25 @@ pub enum Call {
 }
 
 impl Published {
-    /// Adapts `tools` (one server's whole `tools/list`) with `settings`. An error when the list
-    /// does not read as a catalog (see [`Catalog::from_value`]).
+    /// Adapts `tools` (one server's whole `tools/list`, as rmcp read it) with `settings`.
     pub fn new(tools: Vec<Tool>, settings: &AdaptSettings) -> Result<Published, String> {
+        let tools = tools
+            .iter()
+            .map(|t| serde_json::to_value(t).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<Value>, String>>()?;
+        Published::from_json(tools, settings)
+    }
+
+    /// Adapts `tools` (one server's whole `tools/list`, each tool as the JSON it sent) with
+    /// `settings`. An error when the list does not read as a catalog (see
+    /// [`Catalog::from_value`]).
+    pub fn from_json(tools: Vec<Value>, settings: &AdaptSettings) -> Result<Published, String> {
         let listed: Vec<Value> = tools
             .iter()
             .map(|t| {
                 json!({
-                    "name": t.name,
-                    "inputSchema": Value::Object((*t.input_schema).clone()),
+                    "name": t.get("name").cloned().unwrap_or(Value::Null),
+                    "inputSchema": t.get("inputSchema").cloned().unwrap_or(Value::Null),
                 })
             })
             .collect();
@@ -54,12 +66,19 @@ impl Published {
             .zip(&converted.report.tools)
             .zip(converted.adapted.into_iter().map(Adapted::into_owned))
         {
-            let upstream = tool.name.to_string();
-            tool.name = entry.tool.clone().into();
-            tool.input_schema = std::sync::Arc::new(match &adapted.schema {
-                Value::Object(map) => map.clone(),
-                _ => Map::new(),
-            });
+            let upstream = tool
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            if let Value::Object(fields) = &mut tool {
+                fields.insert("name".into(), Value::String(entry.tool.clone()));
+                let schema = match &adapted.schema {
+                    Value::Object(map) => Value::Object(map.clone()),
+                    _ => Value::Object(Map::new()),
+                };
+                fields.insert("inputSchema".into(), schema);
+            }
             by_name.insert(entry.tool.clone(), (upstream, adapted));
             published.push(tool);
         }
@@ -120,8 +139,27 @@ impl Published {
             1 => "; 1 structural union kept (the client may flatten it)".to_owned(),
             n => format!("; {n} structural unions kept (the client may flatten them)"),
         };
+        // Servers that publish schemas a provider refuses: each repair and each tool sent as the
+        // fallback for a value with no one meaning (its loss names the place).
+        let repairs: usize = entries.iter().map(|t| t.repaired.len()).sum();
+        let invalid = (entries.iter())
+            .filter(|t| {
+                t.fallback
+                    && t.losses
+                        .iter()
+                        .any(|l| l.detail.contains("not valid JSON Schema"))
+            })
+            .count();
+        let invalid = match (repairs, invalid) {
+            (0, 0) => String::new(),
+            (r, f) => format!(
+                "; invalid JSON Schema: {r} value{} repaired, {f} tool{} sent as the fallback",
+                if r == 1 { "" } else { "s" },
+                if f == 1 { "" } else { "s" }
+            ),
+        };
         format!(
-            "{} tools, {strict} strict, {fallback} fallback, {renamed} renamed; losses: {losses}{unions}",
+            "{} tools, {strict} strict, {fallback} fallback, {renamed} renamed; losses: {losses}{unions}{invalid}",
             entries.len()
         )
     }

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{AdaptOptions, AdaptSettings, Adapted, Loss, LossKind, Pointer, Target};
+use super::{AdaptOptions, AdaptSettings, Adapted, Change, Loss, LossKind, Pointer, Target};
 use crate::catalog::{Catalog, CatalogError, RawCatalog};
 use crate::keys::Keys;
 
@@ -25,6 +25,19 @@ pub struct ToolReport {
     pub fallback: bool,
     /// What the provider no longer enforces.
     pub losses: Vec<Loss>,
+    /// Keyword values that were not valid JSON Schema and were repaired, each with its place
+    /// (the `valid-keywords` changes: `type: "int"` → `"integer"`, ...). An invalid value
+    /// without one meaning makes the tool the fallback instead (`fallback`, with a loss).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repaired: Vec<Change>,
+}
+
+/// The `valid-keywords` changes of an adaptation: what was repaired to make it valid JSON Schema.
+fn repairs(adapted: &Adapted) -> Vec<Change> {
+    (adapted.changes.iter())
+        .filter(|c| c.rule == super::rules::ValidKeywords::NAME)
+        .cloned()
+        .collect()
 }
 
 /// The catalog's report.
@@ -329,6 +342,7 @@ fn compact<E>(
                 strict: entry.adapted.strict,
                 fallback: entry.adapted.fallback,
                 losses: std::mem::take(&mut entry.adapted.losses),
+                repaired: repairs(&entry.adapted),
             };
             (text.into_boxed_str(), report)
         };
@@ -428,6 +442,7 @@ fn declare(
     for entry in entries {
         let strict = flag(&entry.adapted);
         let fallback = entry.adapted.fallback;
+        let repaired = repairs(&entry.adapted);
         let (schema, losses) = take(&mut entry.adapted);
         declarations.push(settings.wire.declaration(
             &entry.name,
@@ -441,6 +456,7 @@ fn declare(
             strict,
             fallback,
             losses,
+            repaired,
         });
     }
     let report = ConvertReport {

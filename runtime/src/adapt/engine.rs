@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde_json::{Value, json};
 
 use super::report::{Loss, LossKind, Pointer, Unrepresentable};
-use super::rules::Rule;
+use super::rules::{Rule, ValidKeywords};
 use super::settings::AdaptSettings;
 use super::tree::report::finish;
 use super::tree::{Report, Tree};
@@ -42,6 +42,10 @@ fn adapt_here<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a
     let target = settings.target;
     let shared = |tree: &mut Tree| {
         let mut report = Report::default();
+        // Validity first, on every target and whatever a caller composed: a keyword whose
+        // value is not of the kind the meta-schema gives it is repaired or refuses the schema.
+        report.rule = ValidKeywords.name();
+        ValidKeywords.apply(tree, &mut report);
         run(
             &mut settings.build(settings.shared, false),
             tree,

@@ -80,6 +80,12 @@ fn stack_for_depth(depth: usize) -> usize {
     depth.saturating_mul(16 * 1024).saturating_add(1 << 20)
 }
 
+/// How deep `value` nests, when deeper than [`SHALLOW`] (`None`: shallow).
+#[cfg(feature = "validate")]
+pub(crate) fn json_depth_if_deep(value: &Value) -> Option<usize> {
+    nests_deeper_than(value, SHALLOW).then(|| json_depth(value))
+}
+
 /// Parses JSON text of any nesting depth: deeper than [`SHALLOW`], on a stack grown for it
 /// (serde_json parses recursively).
 pub(crate) fn parse_deep(text: &str) -> serde_json::Result<Value> {

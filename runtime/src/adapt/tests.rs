@@ -596,9 +596,10 @@ fn cca_claude_follows_seed_section_4() {
         "{}",
         a.losses[0].detail
     );
-    // An invalid schema fails the meta-schema check.
+    // An invalid schema is refused before any rule runs (a misspelt type name has no one
+    // meaning to repair).
     let a = Target::CcaClaude
-        .adapt_owned(json!({"type": "object", "properties": {"x": {"type": "text"}}}));
+        .adapt_owned(json!({"type": "object", "properties": {"x": {"type": "strng"}}}));
     assert!(a.fallback);
     assert!(
         a.losses[0].detail.contains("2020-12"),
@@ -888,5 +889,31 @@ fn integer_formats_that_restate_their_bounds_are_not_written() {
                     .contains("only restates the node's type and bounds")),
             "{target}"
         );
+    }
+}
+
+/// Issue 59: a node with no `type` whose `pattern` (and `enum`/`const`, where they agree) says
+/// it holds strings is sent strict, typed, instead of failing open.
+#[test]
+fn an_untyped_pattern_is_strict_on_every_strict_target() {
+    for target in [
+        Target::OpenAiStrict,
+        Target::OpenAiResponses,
+        Target::AnthropicStrict,
+        Target::DeepSeekStrict,
+    ] {
+        for node in [
+            json!({"pattern": "^a"}),
+            json!({"pattern": "^a", "enum": ["ab"]}),
+        ] {
+            let input = json!({"type": "object", "properties": {"a": node}, "required": ["a"]});
+            let a = target.adapt(&input);
+            assert_eq!(a.strict, Some(true), "{target}: {:#?}", a.losses);
+            assert_eq!(
+                a.schema["properties"]["a"]["type"],
+                json!("string"),
+                "{target}"
+            );
+        }
     }
 }

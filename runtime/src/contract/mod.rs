@@ -10,9 +10,12 @@
 //! - warnings: `structured-not-first` (the one structured branch is not the first non-null
 //!   one, so a client that keeps the first branch loses it), `external-ref` (never fetched) and
 //!   `invalid-pattern` (a `pattern` that does not compile as ECMA-262: dropped by the adapters).
+//! - `invalid-schema`: a keyword whose value breaks the meta-schema of the schema's dialect
+//!   (checked with the `validate` feature).
 
 mod allow;
 mod branch;
+mod meta;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -58,6 +61,9 @@ pub enum Kind {
     /// Warning: a `pattern` that does not compile as ECMA-262: the adapters drop it (with a loss),
     /// and a provider sent it refuses the whole request.
     InvalidPattern,
+    /// A keyword whose value breaks the meta-schema of the schema's dialect (`type: "int"`,
+    /// `required: true`, `additionalProperties: "object"`): a provider refuses the whole request.
+    InvalidSchema,
 }
 
 impl Kind {
@@ -71,6 +77,7 @@ impl Kind {
             Kind::StructuredNotFirst => "structured-not-first",
             Kind::ExternalRef => "external-ref",
             Kind::InvalidPattern => "invalid-pattern",
+            Kind::InvalidSchema => "invalid-schema",
         }
     }
 
@@ -154,6 +161,17 @@ pub fn check_tool(tool: Option<&str>, schema: &Value) -> Vec<Violation> {
     };
 
     check_root(schema, &mut |kind, message| push(&[], kind, message));
+    for (steps, words) in meta::meta_errors(schema) {
+        push(
+            &steps,
+            Kind::InvalidSchema,
+            format!(
+                "not valid JSON Schema: {words}; fix the schema (the adapters repair a type name \
+                 like `int`, a boolean `required` and a type name where a schema belongs, and \
+                 send anything else as the empty object: `toolschema adapt --report` says which)"
+            ),
+        );
+    }
 
     let walk = Walk::new(schema);
     let nested = nested_unions(&walk);

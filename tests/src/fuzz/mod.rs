@@ -12,7 +12,10 @@
 //!    (a `null` for an optional property under OpenAI strict, an omitted `null` under Cloud Code
 //!    Assist), comes back from `restore` valid and equal to the original;
 //! 7. the contract checker agrees with an independent implementation ([`oracle`]) on whether the
-//!    schema has a structural union.
+//!    schema has a structural union;
+//! 8. an output that is not the fallback is valid JSON Schema (the 2020-12 meta-schema), whatever
+//!    the input: an invalid keyword value is repaired or makes the tool the fallback, never sent
+//!    on (Gemini's legacy `parameters`, an OpenAPI `Schema`, is held to its own validator).
 //!
 //! [`run`] drives a seeded, shrinking search (proptest) and returns the minimized failing case.
 
@@ -106,9 +109,23 @@ pub fn check(schema: &Value, target: Target) -> Result<(), String> {
             adapted.strict, again.strict
         ));
     }
+    // 8.
+    if !adapted.fallback && sent_as_json_schema(&adapted) && !meta_valid(&adapted.schema) {
+        let e = jsonschema::meta::validate(&adapted.schema)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        return Err(format!(
+            "an output that is not the fallback is not valid JSON Schema 2020-12: {e}"
+        ));
+    }
     // 6.
     arguments_round_trip(schema, &adapted)?;
-    // 7.
+    // 7. (on a valid schema: an invalid one's unions have no agreed reading, and `lint` says
+    // it is invalid first)
+    if !meta_valid(schema) {
+        return Ok(());
+    }
     let checker = contract_check(schema)
         .iter()
         .any(|v| v.kind == Kind::StructuralUnion && v.severity == Severity::Error);
@@ -119,6 +136,21 @@ pub fn check(schema: &Value, target: Target) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Whether the target sends the schema as JSON Schema (Gemini's legacy `parameters` is
+/// OpenAPI's `Schema` message, with `nullable` and no boolean subschemas: its own validator
+/// holds it to that).
+fn sent_as_json_schema(adapted: &Adapted) -> bool {
+    adapted.target != Target::GeminiOpenApi
+}
+
+/// Whether `schema` is valid against the meta-schema of its dialect (2020-12 where it names
+/// none: every target removes `$schema`).
+fn meta_valid(schema: &Value) -> bool {
+    jsonschema::meta::validator_for(schema)
+        .map(|v| v.is_valid(schema))
+        .unwrap_or_else(|_| jsonschema::draft202012::meta::is_valid(schema))
 }
 
 /// The instance as the target's model may send it back: the nulls and omissions the rewrite

@@ -5,7 +5,7 @@
 //! cycles, siblings, dangling), type arrays, `const`/`enum` of mixed types, `not`, `default`,
 //! every string, number and array constraint, formats inside and outside each provider's list,
 //! boolean schemas, property names that are keywords or hostile, draft-07 and 2020-12 `$schema`,
-//! and non-object roots.
+//! non-object roots, and (at some nodes) keyword values that break the meta-schema.
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -303,9 +303,63 @@ pub fn node(depth: u32) -> BoxedStrategy<Value> {
         prop::option::of("[a-z ]{0,12}"),
         prop::option::of(scalar_value()),
         any::<bool>(),
+        prop::option::weighted(0.06, invalid_keyword()),
     )
-        .prop_map(|(v, d, default, title)| decorate(v, d, default, title))
+        .prop_map(|(v, d, default, title, invalid)| {
+            let mut v = decorate(v, d, default, title);
+            if let (Value::Object(m), Some((k, bad))) = (&mut v, invalid) {
+                m.insert(k.to_owned(), bad);
+            }
+            v
+        })
         .boxed()
+}
+
+/// Keyword values that break the meta-schema, as published servers write them: some have one
+/// meaning the adapters repair (`int`, a boolean `required`, a type name where a schema
+/// belongs), the rest make the tool the target's fallback.
+fn invalid_keyword() -> impl Strategy<Value = (&'static str, Value)> {
+    prop::sample::select(vec![
+        ("type", json!("int")),
+        ("type", json!("strng")),
+        ("type", json!("String")),
+        ("type", json!(["string", "string"])),
+        ("type", json!([])),
+        ("type", json!(3)),
+        ("type", json!("any")),
+        ("required", json!(true)),
+        ("required", json!(false)),
+        ("required", json!("id")),
+        ("required", json!([1])),
+        ("required", json!(["id", "id"])),
+        ("additionalProperties", json!("object")),
+        ("additionalProperties", json!("any")),
+        ("additionalProperties", json!(3)),
+        ("items", json!("string")),
+        ("items", json!([])),
+        ("enum", json!("x")),
+        ("anyOf", json!([])),
+        ("anyOf", json!("x")),
+        ("anyOf", json!([3])),
+        ("oneOf", json!(["string", {"type": "integer"}])),
+        ("properties", json!({"a": "string"})),
+        ("properties", json!({"a": 3})),
+        ("properties", json!("x")),
+        ("minLength", json!(-1)),
+        ("minLength", json!("3")),
+        ("maxItems", json!(1.5)),
+        ("description", Value::Null),
+        ("description", json!(3)),
+        ("examples", json!("x")),
+        ("exclusiveMinimum", json!(true)),
+        ("exclusiveMaximum", json!(false)),
+        ("multipleOf", json!(0)),
+        ("$anchor", json!("1a")),
+        ("uniqueItems", json!("yes")),
+        ("format", Value::Null),
+        ("dependentRequired", json!({"a": [1]})),
+        ("pattern", json!(3)),
+    ])
 }
 
 /// A whole tool schema: usually an object root with `$defs` (which may refer to each other, to

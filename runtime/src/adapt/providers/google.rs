@@ -59,10 +59,14 @@ fn gemini(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
 /// Gemini's legacy `parameters` (the OpenAPI `Schema` message).
 fn gemini_openapi(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = google_prefix();
+    rules.push(Box::new(r::BoolItems));
     rules.push(Box::new(r::MergeSingleAllOf));
     rules.extend(google_values(true));
     rules.push(Box::new(r::StringEnumsOnly::GOOGLE));
     rules.push(Box::new(r::OpenApiSchemaFields));
+    // A node whose `allOf` the field list dropped is untyped no more than before: what its other
+    // keywords imply is its type (the first pass skipped it for the `allOf`).
+    rules.push(Box::new(r::InferType));
     rules.push(Box::new(r::InlineRefs::default()));
     rules.extend(google_suffix());
     rules

@@ -37,6 +37,8 @@ fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
             node: OLLAMA_PROPERTY,
             why: "Ollama's request types drop it",
         }),
+        // A node whose `allOf` the field list dropped: its type from what it still says.
+        Box::new(r::InferType),
         Box::new(r::InlineRefs::default()),
         Box::new(r::OpenSubschemas),
         Box::new(r::StructuredFirst),

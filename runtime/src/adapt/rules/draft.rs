@@ -62,34 +62,7 @@ fn upgrade(tree: &mut Tree, id: NodeId, report: &mut Report) {
             *r = format!("#/$defs/{rest}");
         }
     }
-    let tuple = matches!(
-        tree.get(id, Keyword::Items).map(|e| &e.value),
-        Some(Slot::Schemas(_))
-    );
-    if tuple {
-        let items = tree.take(id, Keyword::Items).expect("present");
-        tree.set(
-            id,
-            Entry {
-                key: Keyword::PrefixItems.into(),
-                ..items
-            },
-        );
-        if let Some(rest) = tree.take(id, Keyword::AdditionalItems) {
-            let permissive = matches!(&rest.value, Slot::Schema(s) if matches!(tree.node(*s).body, Body::Bool(true)))
-                || matches!(&rest.value, Slot::Value(Value::Bool(true)));
-            if !permissive {
-                tree.set(
-                    id,
-                    Entry {
-                        key: Keyword::Items.into(),
-                        ..rest
-                    },
-                );
-            }
-        }
-        report.change(origin, Some(id), "array `items` → `prefixItems`");
-    }
+    tuple_to_prefix_items(tree, id, report);
     if let Some(deps) = tree.take(id, Keyword::Dependencies) {
         if let Value::Object(deps) = tree.slot_value(&deps.value) {
             // Rare enough to be moved as JSON: what it holds keeps the place of `dependencies`.
@@ -127,6 +100,42 @@ fn upgrade(tree: &mut Tree, id: NodeId, report: &mut Report) {
         Some(_) => report.change(origin, Some(id), "`nullable: false` removed"),
         None => {}
     }
+}
+
+/// Draft-07's array `items` (a tuple) as 2020-12's `prefixItems`, its `additionalItems` as
+/// `items` (a permissive one is left out); a change, nothing lost. Nothing when `items` is no
+/// array.
+pub(crate) fn tuple_to_prefix_items(tree: &mut Tree, id: NodeId, report: &mut Report) {
+    let origin = tree.node(id).origin;
+    let tuple = matches!(
+        tree.get(id, Keyword::Items).map(|e| &e.value),
+        Some(Slot::Schemas(_))
+    );
+    if !tuple {
+        return;
+    }
+    let items = tree.take(id, Keyword::Items).expect("present");
+    tree.set(
+        id,
+        Entry {
+            key: Keyword::PrefixItems.into(),
+            ..items
+        },
+    );
+    if let Some(rest) = tree.take(id, Keyword::AdditionalItems) {
+        let permissive = matches!(&rest.value, Slot::Schema(s) if matches!(tree.node(*s).body, Body::Bool(true)))
+            || matches!(&rest.value, Slot::Value(Value::Bool(true)));
+        if !permissive {
+            tree.set(
+                id,
+                Entry {
+                    key: Keyword::Items.into(),
+                    ..rest
+                },
+            );
+        }
+    }
+    report.change(origin, Some(id), "array `items` → `prefixItems`");
 }
 
 /// Moves `definitions` into `$defs` (a name `$defs` has already keeps its schema); `None` when

@@ -141,7 +141,8 @@ impl Rule for AllConstToEnum {
 
 /// Gives an untyped node (no `type`, union, `allOf` or `$ref`) the type its keywords imply:
 /// `object` from `properties`, `array` from `items`/`prefixItems`, the one type of its `enum`
-/// or `const` values. A change.
+/// or `const` values, `string` from a `pattern` (with an `enum` or `const` only when its values
+/// are strings too). A change: a strict mode needs a type on every node.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct InferType;
 
@@ -187,25 +188,67 @@ impl Rule for InferType {
                 report.change(origin, Some(id), "`type: \"array\"` inferred from `items`");
                 return;
             }
-            let values: Vec<Value> = match (
+            // Each of `enum`, `const` and `pattern` that the node has names one type, and
+            // they agree: a `pattern` says only strings are checked, so it names `string`.
+            let values: Option<Vec<Value>> = match (
                 tree.value(id, Keyword::Enum),
                 tree.value(id, Keyword::Const),
             ) {
-                (Some(Value::Array(values)), _) => values.clone(),
-                (None, Some(c)) if !tree.has(id, Keyword::Enum) => vec![c.clone()],
+                (Some(Value::Array(values)), _) if !values.is_empty() => Some(values.clone()),
+                (Some(_), _) => return,
+                (None, Some(c)) => Some(vec![c.clone()]),
+                (None, None) => None,
+            };
+            let from_values = match &values {
+                Some(values) => match homogeneous_type(values) {
+                    Some(t) => Some(t),
+                    None => return,
+                },
+                None => None,
+            };
+            let pattern = matches!(tree.value(id, Keyword::Pattern), Some(Value::String(_)));
+            let (t, from) = match (from_values, pattern) {
+                (Some(t), false) => (t, "the enum or const"),
+                (Some("string"), true) => ("string", "the enum or const and `pattern`"),
+                (None, true) => ("string", "`pattern`"),
                 _ => return,
             };
-            if values.is_empty() {
-                return;
-            }
-            if let Some(t) = homogeneous_type(&values) {
-                tree.set_value(id, Keyword::Type, Value::from(t));
-                report.change(
-                    origin,
-                    Some(id),
-                    format!("`type: \"{t}\"` inferred from the enum or const"),
-                );
-            }
+            tree.set_value(id, Keyword::Type, Value::from(t));
+            report.change(
+                origin,
+                Some(id),
+                format!("`type: \"{t}\"` inferred from {from}"),
+            );
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::InferType;
+    use crate::adapt::rules::{Rule, apply};
+
+    /// A `pattern` names `string`, alone or with string values; values of another type disagree
+    /// with it, and nothing is inferred.
+    #[test]
+    fn a_pattern_names_string_where_everything_agrees() {
+        let input = json!({"type": "object", "properties": {
+            "p": {"pattern": "^a"},
+            "pe": {"pattern": "^a", "enum": ["ab", "ac"]},
+            "pc": {"pattern": "^a", "const": "ab"},
+            "pn": {"pattern": "^a", "enum": [1, 2]},
+            "e": {"enum": [1, 2]}
+        }});
+        let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(InferType)];
+        let applied = apply(&mut rules, &input);
+        let t = |name: &str| applied.schema["properties"][name].get("type").cloned();
+        assert_eq!(t("p"), Some(json!("string")));
+        assert_eq!(t("pe"), Some(json!("string")));
+        assert_eq!(t("pc"), Some(json!("string")));
+        assert_eq!(t("pn"), None);
+        assert_eq!(t("e"), Some(json!("integer")));
+        assert!(applied.losses.is_empty());
     }
 }

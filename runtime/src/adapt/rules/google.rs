@@ -110,6 +110,55 @@ impl Rule for BoolSchemas {
     }
 }
 
+/// A boolean `items` as the object Google's `Schema` message needs there (its `items` is a
+/// `Schema`, never a boolean): `true` → `{}`, `false` → `{}` with `maxItems: 0` (the array must
+/// be empty, as `items: false` says). A change: what is allowed stays the same.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BoolItems;
+
+impl Rule for BoolItems {
+    fn name(&self) -> &'static str {
+        "bool-items"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let bool_items = |tree: &Tree, id: NodeId| match tree.get(id, Keyword::Items) {
+            Some(Entry {
+                value: Slot::Schema(items),
+                ..
+            }) => matches!(tree.node(*items).body, Body::Bool(_)),
+            _ => false,
+        };
+        if !tree.any_node(bool_items) {
+            return;
+        }
+        tree.walk(|tree, id| {
+            if !bool_items(tree, id) {
+                return;
+            }
+            let entry = tree.get(id, Keyword::Items).expect("present");
+            let (origin, Slot::Schema(items)) = (entry.origin, &entry.value) else {
+                return;
+            };
+            let items = *items;
+            let Body::Bool(allowed) = tree.node(items).body else {
+                return;
+            };
+            tree.node_mut(items).body = Body::Object(Vec::new());
+            if allowed {
+                report.change(origin, Some(id), "`items: true` as `items: {}`");
+            } else {
+                tree.set_value(id, Keyword::MaxItems, 0.into());
+                report.change(
+                    origin,
+                    Some(id),
+                    "`items: false` as `items: {}` with `maxItems: 0`",
+                );
+            }
+        });
+    }
+}
+
 /// Whether the entry holds a boolean as a keyword's value (`additionalProperties: false`), not as
 /// a subschema.
 fn keyword_value(e: &Entry) -> bool {
@@ -203,5 +252,35 @@ impl Rule for PropertyOrdering {
                 "`propertyOrdering` as declared",
             );
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::BoolItems;
+    use crate::adapt::rules::{Rule, apply};
+
+    /// A boolean `items` becomes the object the `Schema` message needs, allowing the same arrays.
+    #[test]
+    fn bool_items_become_objects() {
+        let input = json!({"type": "object", "properties": {
+            "any": {"type": "array", "items": true},
+            "none": {"type": "array", "items": false, "maxItems": 3},
+            "typed": {"type": "array", "items": {"type": "string"}}
+        }});
+        let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(BoolItems)];
+        let applied = apply(&mut rules, &input);
+        assert_eq!(
+            applied.schema["properties"],
+            json!({
+                "any": {"type": "array", "items": {}},
+                "none": {"type": "array", "items": {}, "maxItems": 0},
+                "typed": {"type": "array", "items": {"type": "string"}}
+            })
+        );
+        assert!(applied.losses.is_empty());
+        assert_eq!(applied.changes.len(), 2);
     }
 }

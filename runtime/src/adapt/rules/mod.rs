@@ -28,6 +28,7 @@ mod root;
 mod strict;
 mod types;
 mod unions;
+mod valid;
 mod values;
 pub(crate) mod words;
 
@@ -51,7 +52,7 @@ pub use enums::{AllConstToEnum, ConstToEnum, InferType};
 #[doc(hidden)]
 pub use fields::OnlyFields;
 #[doc(hidden)]
-pub use google::{BoolSchemas, EnsureProperties, PropertyOrdering, SnakeCaseKeywords};
+pub use google::{BoolItems, BoolSchemas, EnsureProperties, PropertyOrdering, SnakeCaseKeywords};
 #[doc(hidden)]
 pub use google_values::{GoogleNullable, OneBranchUnions, RequiredAreProperties, StringEnumsOnly};
 #[doc(hidden)]
@@ -88,6 +89,7 @@ pub use strict::{AnthropicStrictCheck, StrictPrecheck, TypedWithinLimits};
 pub use types::SplitTypeArrays;
 #[doc(hidden)]
 pub use unions::{OneOfToAnyOf, SpliceNestedAnyOf};
+pub use valid::ValidKeywords;
 
 use schemars::Schema;
 use schemars::transform::Transform;

@@ -409,7 +409,7 @@ fn anthropic_refusal(tree: &Tree, r: &Reached<'_>, own: &Own<'_>) -> Option<&'st
         }
     }
     // A node whose type infer-type reads from its keywords (`properties`, `items`,
-    // `prefixItems`) is typed in the strict rewrite.
+    // `prefixItems`, a string `pattern`) is typed in the strict rewrite.
     let id = r.id;
     let typed = TYPING.iter().any(|k| tree.has(id, *k))
         || matches!(
@@ -417,7 +417,8 @@ fn anthropic_refusal(tree: &Tree, r: &Reached<'_>, own: &Own<'_>) -> Option<&'st
             Some(Slot::Map(_))
         )
         || tree.has(id, Keyword::Items)
-        || tree.has(id, Keyword::PrefixItems);
+        || tree.has(id, Keyword::PrefixItems)
+        || matches!(tree.value(id, Keyword::Pattern), Some(Value::String(_)));
     let slot = r
         .step
         .is_some_and(|s| !matches!(s, WalkStep::Keyword("not")));
