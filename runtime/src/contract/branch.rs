@@ -84,11 +84,27 @@ fn combinator_of(schema: &Value) -> Option<(&'static str, &Vec<Value>)> {
             ("anyOf", Value::Array(items)) if found.is_none() => found = Some(("anyOf", items)),
             ("oneOf", Value::Array(items)) if found.is_none() => found = Some(("oneOf", items)),
             (k, _) if ANNOTATIONS.contains(&k) => {}
-            _ => return None,
+            // What says the node's own kind (a type, a structure, another schema): the node is
+            // judged as a whole. Any other keyword (an assertion on some type, an unknown name)
+            // leaves the values the union offers, so the union still speaks for the node.
+            (k, _) if OWN_KIND.contains(&k) => return None,
+            _ => {}
         }
     }
     found
 }
+
+/// Keywords that give a node a kind of its own beside a union.
+const OWN_KIND: &[&str] = &[
+    "type",
+    "properties",
+    "items",
+    "prefixItems",
+    "$ref",
+    "anyOf",
+    "oneOf",
+    "allOf",
+];
 
 /// The node is nothing but an `anyOf` or `oneOf` (plus annotations): it contributes its branches
 /// to a parent union. Returns the keyword and the branches.

@@ -469,3 +469,28 @@ fn patterns_that_do_not_compile_are_warned_about() {
         found[0].message
     );
 }
+
+/// A union beside a keyword that gives its node no kind of its own (an assertion on objects, an
+/// unknown name) still speaks for the node: its structured branch counts in a parent union (a
+/// fuzz finding, seed 0x5eed0059: missed when the node was not only a union plus annotations).
+#[test]
+fn a_union_beside_an_assertion_counts_through_a_reference() {
+    for beside in [
+        json!({"dependentRequired": {"a": ["b"]}}),
+        json!({"x-note": 1}),
+    ] {
+        let mut d0 = json!({"anyOf": [{"properties": {}}]});
+        d0.as_object_mut()
+            .unwrap()
+            .extend(beside.as_object().unwrap().clone());
+        let schema = json!({"type": "object", "properties": {
+            "id": {"anyOf": [{"type": ["object", "null"]}, {"$ref": "#/$defs/D0"}]}
+        }, "$defs": {"D0": d0}});
+        assert_eq!(unions_at(&schema), ["properties.id"], "{schema}");
+    }
+    // A type beside the union makes the node's own kind: judged as a whole (a string here).
+    let typed = json!({"type": "object", "properties": {
+        "id": {"anyOf": [{"type": "object"}, {"$ref": "#/$defs/D0"}]}
+    }, "$defs": {"D0": {"type": "string", "anyOf": [{"minLength": 1}]}}});
+    assert!(unions_at(&typed).is_empty());
+}
