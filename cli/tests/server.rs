@@ -372,7 +372,8 @@ fn a_union_the_derive_allowed_is_allowed_by_lint_and_reported_for_gemini() {
         .find(|l| l["rule"] == "structural-union-kept")
         .expect("the kept union is a loss");
     assert_eq!(union["pointer"], "/$defs/Change/anyOf");
-    assert_eq!(union["at"], "/properties/change");
+    // Gemini takes references: the union is sent (and reported) at its definition.
+    assert_eq!(union["at"], "/$defs/Change");
     assert_eq!(union["kind"], "collapsed");
     // One tool of the live server, adapted alone: the same schema and losses.
     let out = toolschema(&[

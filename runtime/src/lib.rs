@@ -63,10 +63,10 @@
 //! ```
 //! use serde_json::json;
 //! use toolschema::Target;
-//! let schema = json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}});
+//! let schema = json!({"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 2}}});
 //! let gemini = Target::Gemini.adapt(&schema);
-//! assert!(gemini.schema["properties"]["n"].get("minimum").is_none()); // Gemini strips it...
-//! assert_eq!(gemini.losses[0].keyword, "minimum"); // ...and the report says so
+//! assert!(gemini.schema["properties"]["n"].get("multipleOf").is_none()); // Gemini has no such keyword...
+//! assert_eq!(gemini.losses[0].keyword, "multipleOf"); // ...and the report says so
 //! let strict = Target::OpenAiStrict.adapt(&schema);
 //! assert_eq!(strict.strict, Some(true));
 //! ```

@@ -256,7 +256,11 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
     }
     if matches!(
         target,
-        Target::Gemini | Target::GeminiOpenApi | Target::CcaClaude | Target::Mcp
+        Target::Gemini
+            | Target::GeminiCompat
+            | Target::GeminiOpenApi
+            | Target::CcaClaude
+            | Target::Mcp
     ) {
         for v in &unions {
             let reported = adapted.losses.iter().any(|l| {

@@ -32,7 +32,8 @@ pub fn validate(target: Target, schema: &Value, strict: Option<bool>) -> Vec<Str
                 anthropic_strict(schema, &mut out);
             }
         }
-        Target::Gemini => gemini(schema, &mut out),
+        Target::Gemini => gemini_json_schema(schema, &mut out),
+        Target::GeminiCompat => gemini(schema, &mut out),
         Target::GeminiOpenApi => openapi_schema(schema, &mut out),
         Target::CcaClaude => cca(schema, &mut out),
         Target::DeepSeek => {}
@@ -404,7 +405,152 @@ fn required_defined(m: &serde_json::Map<String, Value>, path: &str, out: &mut Ve
     }
 }
 
-/// Gemini `parametersJsonSchema`, as the seed's section 3 sends it.
+/// Gemini `parametersJsonSchema` as Google documents its JSON Schema fields (providers.md 3b,
+/// [G-SDK]: the `response_json_schema` list, "only the following properties are supported:
+/// `$id`, `$defs`, `$ref`, `$anchor`, `type`, `format`, `title`, `description`, `enum` (for
+/// strings and numbers), `items`, `prefixItems`, `minItems`, `maxItems`, `minimum`, `maximum`,
+/// `anyOf`, `oneOf` (interpreted the same as `anyOf`), `properties`, `additionalProperties`,
+/// `required`" and `propertyOrdering`; "If `$ref` is set on a sub-schema, no other properties,
+/// except for than those starting as a `$`, may be set"; cyclic references "may only be used
+/// within non-required properties"; [ERR-G-UNDEFREF]: a reference to an undefined schema is a
+/// 400). Not from the adapter's tables: a keyword outside Google's words is a problem here.
+/// `default` is accepted too: Google's own error names it ("only description and default can be
+/// set alongside it", [ERR-G-REFSIB]) and Gemini CLI sends it to every backend ([GCLI-MCP]).
+fn gemini_json_schema(schema: &Value, out: &mut Vec<String>) {
+    const DOCUMENTED: &[&str] = &[
+        "default",
+        "$id",
+        "$defs",
+        "$ref",
+        "$anchor",
+        "type",
+        "format",
+        "title",
+        "description",
+        "enum",
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "anyOf",
+        "oneOf",
+        "properties",
+        "additionalProperties",
+        "required",
+        "propertyOrdering",
+    ];
+    let types = [
+        "string", "number", "integer", "boolean", "object", "array", "null",
+    ];
+    for (node, path) in nodes(schema) {
+        let Some(m) = node.as_object() else { continue };
+        for k in m.keys() {
+            if !DOCUMENTED.contains(&k.as_str()) {
+                out.push(format!(
+                    "{path}: `{k}` is not among Google's supported properties"
+                ));
+            }
+        }
+        if m.contains_key("$ref") {
+            if let Some(k) = m.keys().find(|k| !k.starts_with('$')) {
+                out.push(format!(
+                    "{path}: `$ref` was set alongside unsupported fields (`{k}`)"
+                ));
+            }
+            let target = m.get("$ref").and_then(Value::as_str).unwrap_or("");
+            if resolve_local(schema, target).is_none() {
+                out.push(format!("{path}: reference to undefined schema {target}"));
+            }
+        }
+        if let Some(Value::Array(values)) = m.get("enum") {
+            if values.iter().any(|v| !v.is_string() && !v.is_number()) {
+                out.push(format!("{path}: `enum` holds only strings and numbers"));
+            }
+        }
+        let named = |t: &Value| t.as_str().is_some_and(|t| types.contains(&t));
+        match m.get("type") {
+            Some(Value::Array(ts)) if !ts.iter().all(named) => {
+                out.push(format!("{path}: unknown type in {ts:?}"));
+            }
+            Some(t @ Value::String(_)) if !named(t) => {
+                out.push(format!("{path}: unknown type {t}"))
+            }
+            _ => {}
+        }
+    }
+    required_cycles(schema, out);
+}
+
+/// "Cyclic references ... may only be used within non-required properties. (Nullable properties
+/// are not sufficient.)" (providers.md 3b, [G-SDK]): a definition that reaches itself through a
+/// required property.
+fn required_cycles(schema: &Value, out: &mut Vec<String>) {
+    let Some(defs) = schema.get("$defs").and_then(Value::as_object) else {
+        return;
+    };
+    // Per definition: the definitions it references, and whether through a required property.
+    let mut edges: HashMap<String, Vec<(String, bool)>> = HashMap::new();
+    fn refs(v: &Value, required: bool, found: &mut Vec<(String, bool)>) {
+        let Value::Object(m) = v else { return };
+        if let Some(Value::String(r)) = m.get("$ref") {
+            if let Some(name) = r.strip_prefix("#/$defs/") {
+                found.push((name.to_owned(), required));
+            }
+        }
+        let listed: Vec<&str> = m
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for (k, child) in m {
+            match (k.as_str(), child) {
+                ("properties", Value::Object(props)) => {
+                    for (name, p) in props {
+                        refs(p, required || listed.contains(&name.as_str()), found);
+                    }
+                }
+                ("enum" | "required" | "propertyOrdering" | "$defs", _) => {}
+                (_, Value::Array(items)) => items.iter().for_each(|i| refs(i, required, found)),
+                (_, child @ Value::Object(_)) => refs(child, required, found),
+                _ => {}
+            }
+        }
+    }
+    for (name, def) in defs {
+        let mut found = Vec::new();
+        refs(def, false, &mut found);
+        edges.insert(name.clone(), found);
+    }
+    let reaches = |from: &str, to: &str| {
+        let mut seen = HashSet::new();
+        let mut queue = vec![from.to_owned()];
+        while let Some(at) = queue.pop() {
+            if at == to {
+                return true;
+            }
+            if seen.insert(at.clone()) {
+                if let Some(next) = edges.get(&at) {
+                    queue.extend(next.iter().map(|(n, _)| n.clone()));
+                }
+            }
+        }
+        false
+    };
+    for (name, targets) in &edges {
+        for (target, required) in targets {
+            if *required && reaches(target, name) {
+                out.push(format!(
+                    "$defs.{name}: a cyclic reference through a required property"
+                ));
+            }
+        }
+    }
+}
+
+/// Gemini `parametersJsonSchema` under the seed's contract (`gemini-compat`), as the seed's
+/// section 3 sends it.
 fn gemini(schema: &Value, out: &mut Vec<String>) {
     google_common(schema, out);
     for (node, path) in nodes(schema) {

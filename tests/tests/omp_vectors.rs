@@ -120,7 +120,7 @@ fn ours(vector: &Value) -> Result<Value, &'static str> {
             Ok(stage(vec![Box::new(ResponsesPrepass), Box::new(OneOfToAnyOf)]).0)
         }
         "normalizeSchemaForMCP" => Ok(Target::Mcp.adapt(input).schema),
-        "normalizeSchemaForGoogle" => Ok(node_level(input, Target::Gemini)),
+        "normalizeSchemaForGoogle" => Ok(node_level(input, Target::GeminiCompat)),
         "normalizeSchemaForCCA" => Ok(node_level(input, Target::CcaClaude)),
         _ => Err("provider-call"),
     }

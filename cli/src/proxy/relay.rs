@@ -79,6 +79,8 @@ struct Relay {
     init_answer: Option<Vec<u8>>,
     /// When the listing in progress is given up.
     listing_deadline: Option<Instant>,
+    /// The server went before any request reached it: the reason, for the client's first one.
+    gone_before: Option<String>,
 }
 
 /// A client request sent on to the server.
@@ -171,6 +173,7 @@ pub async fn run(options: Arc<Options>, argv: &[String]) -> u8 {
         initialized: false,
         init_answer: None,
         listing_deadline: None,
+        gone_before: None,
     };
     let code = loop {
         let deadline = (relay.pending.values().map(|p| p.deadline))
@@ -187,7 +190,11 @@ pub async fn run(options: Arc<Options>, argv: &[String]) -> u8 {
             Some(Event::Client(line)) => relay.client_wrote(line),
             Some(Event::Server(line)) => relay.server_wrote(line),
             Some(Event::ClientClosed) | None => break 0,
-            Some(Event::ServerClosed) => break relay.server_gone(),
+            Some(Event::ServerClosed) => {
+                let code = relay.server_gone();
+                relay.answer_late_initialize(&mut incoming).await;
+                break code;
+            }
         }
     };
     // What is queued for the client reaches it; the server gets no more input, and what it
@@ -359,6 +366,33 @@ impl Relay {
         );
     }
 
+    /// The server went before the client's first request reached it: the first request that
+    /// comes within two seconds gets the reason as its error.
+    async fn answer_late_initialize(&mut self, incoming: &mut mpsc::UnboundedReceiver<Event>) {
+        let Some(why) = self.gone_before.take() else {
+            return;
+        };
+        let wait = async {
+            while let Some(event) = incoming.recv().await {
+                match event {
+                    Event::Client(line) => {
+                        let Ok(message) = serde_json::from_slice::<Value>(&line) else {
+                            continue;
+                        };
+                        if let (Some(id), Some(_)) = (message.get("id"), message.get("method")) {
+                            let answer = error(id, INTERNAL_ERROR, &why);
+                            let _ = self.to_client.send(line_of(&answer));
+                            return;
+                        }
+                    }
+                    Event::ClientClosed => return,
+                    _ => {}
+                }
+            }
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(2), wait).await;
+    }
+
     /// Each request past its deadline gets an error, and the server a cancellation; a listing
     /// past its deadline fails.
     fn time_out(&mut self) {
@@ -400,6 +434,10 @@ impl Relay {
                 "{name}: did not initialize as an MCP server: it exited, closed its output or wrote something that is not MCP JSON-RPC"
             );
             eprintln!("toolschema proxy: {why}");
+            if self.pending.is_empty() {
+                // Gone before the client's `initialize` reached it: kept for that request.
+                self.gone_before = Some(why.clone());
+            }
             for (_, pending) in self.pending.drain() {
                 let _ = self
                     .to_client

@@ -451,7 +451,7 @@ fn gemini_follows_seed_section_3() {
         "required": ["kind"],
         "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}, "v": {"type": "string"}}}}
     });
-    let a = Target::Gemini.adapt(&schema);
+    let a = Target::GeminiCompat.adapt(&schema);
     assert_eq!(a.strict, None);
     assert!(!a.fallback);
     let p = &a.schema["properties"];
@@ -519,7 +519,7 @@ fn tuples_per_target() {
         Target::OpenAiStrict,
         Target::OpenAiResponses,
         Target::AnthropicStrict,
-        Target::Gemini,
+        Target::GeminiCompat,
         Target::GeminiOpenApi,
         Target::CcaClaude,
     ] {
@@ -795,7 +795,7 @@ fn no_target_sends_a_definition_nothing_references() {
 /// entry there). A union with a branch that already accepted anything is no widening.
 #[test]
 fn a_union_of_null_alone_sent_untyped_on_google_is_a_widening() {
-    for target in [Target::Gemini, Target::GeminiOpenApi] {
+    for target in [Target::GeminiCompat, Target::GeminiOpenApi] {
         let input = json!({"type": "object", "properties": {
             "gone": {"anyOf": [{"type": "null"}, {"const": null}]},
             "any": {"anyOf": [{}, {"type": "null"}]}
@@ -837,7 +837,7 @@ fn integer_formats_that_restate_their_bounds_are_not_written() {
         rgb: [u8; 3],
     }
     let schema = serde_json::to_value(schemars::schema_for!(Counts)).unwrap();
-    for target in [Target::Gemini, Target::AnthropicStrict] {
+    for target in [Target::GeminiCompat, Target::AnthropicStrict] {
         let a = target.adapt(&schema);
         let p = &a.schema["properties"];
         let description = |name: &str| p[name].get("description").and_then(Value::as_str);
@@ -858,7 +858,7 @@ fn integer_formats_that_restate_their_bounds_are_not_written() {
             Some("In uint32 format; at least 0."),
             "{target}"
         );
-        if target == Target::Gemini {
+        if target == Target::GeminiCompat {
             // Equal bounds read as one.
             assert_eq!(description("rgb"), Some("Exactly 3 items."), "{target}");
         }
@@ -916,4 +916,70 @@ fn an_untyped_pattern_is_strict_on_every_strict_target() {
             );
         }
     }
+}
+
+/// Issue 61: `gemini` follows Google's documented keyword list for its JSON Schema fields: the
+/// listed keywords are sent (bounds, item counts, `prefixItems`, `additionalProperties`, type
+/// lists with `null`, `$ref` through optional properties), the rest spilled or dropped with a
+/// loss, `oneOf` read as `anyOf` (widened), `const` as `enum`, a `$ref` with siblings inlined.
+#[test]
+fn gemini_follows_google_documentation() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": ["string", "null"], "minLength": 1, "pattern": "^a", "description": "Name"},
+            "kind": {"const": "fixed"},
+            "level": {"type": "integer", "minimum": 1, "maximum": 5, "multipleOf": 1, "exclusiveMaximum": 9},
+            "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3, "uniqueItems": true},
+            "point": {"type": "array", "prefixItems": [{"type": "number"}, {"type": "number"}]},
+            "extra": {"type": "object", "additionalProperties": false, "properties": {"a": {"type": "string"}}},
+            "either": {"oneOf": [{"type": "number"}, {"type": "integer"}]},
+            "node": {"$ref": "#/$defs/Node"},
+            "noted": {"$ref": "#/$defs/Node", "description": "A node."}
+        },
+        "required": ["kind"],
+        "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}, "v": {"type": "string"}}}}
+    });
+    let a = Target::Gemini.adapt(&schema);
+    assert!(!a.fallback);
+    let p = &a.schema["properties"];
+    assert_eq!(p["name"]["type"], json!(["string", "null"]));
+    assert!(p["name"].get("nullable").is_none());
+    assert_eq!(p["kind"], json!({"enum": ["fixed"], "type": "string"}));
+    assert_eq!(p["level"]["minimum"], json!(1));
+    assert_eq!(p["level"]["maximum"], json!(5));
+    assert!(p["level"].get("multipleOf").is_none() && p["level"].get("exclusiveMaximum").is_none());
+    assert_eq!(
+        (&p["tags"]["minItems"], &p["tags"]["maxItems"]),
+        (&json!(1), &json!(3))
+    );
+    assert_eq!(
+        p["point"]["prefixItems"],
+        json!([{"type": "number"}, {"type": "number"}])
+    );
+    assert_eq!(p["extra"]["additionalProperties"], json!(false));
+    assert!(p["either"].get("anyOf").is_some() && p["either"].get("oneOf").is_none());
+    // Recursion through an optional property stays a reference; one with siblings is inlined.
+    assert_eq!(p["node"], json!({"$ref": "#/$defs/Node"}));
+    assert!(p["noted"].get("$ref").is_none() && p["noted"]["description"] == json!("A node."));
+    assert!(a.schema["$defs"]["Node"].is_object());
+    let lost = |keyword: &str, kind: LossKind| {
+        a.losses
+            .iter()
+            .any(|l| l.keyword == keyword && l.kind == kind)
+    };
+    for keyword in [
+        "minLength",
+        "pattern",
+        "multipleOf",
+        "exclusiveMaximum",
+        "uniqueItems",
+    ] {
+        assert!(
+            lost(keyword, LossKind::Spilled),
+            "{keyword}: {:#?}",
+            a.losses
+        );
+    }
+    assert!(lost("oneOf", LossKind::Widened), "{:#?}", a.losses);
 }

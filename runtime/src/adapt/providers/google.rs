@@ -1,6 +1,43 @@
 //! Gemini function calling: `parametersJsonSchema` (JSON Schema) and the legacy `parameters`
 //! (the OpenAPI 3.0 `Schema` message)
 //! (<https://ai.google.dev/api/caching#FunctionDeclaration>, <https://ai.google.dev/api/caching#Schema>).
+//!
+//! `gemini` follows what Google documents for the JSON Schema fields now. Sources (checked
+//! 2026-12; the project's `providers.md` section 3b cites each):
+//! - the keyword list of `response_json_schema` / `responseJsonSchema` (python-genai
+//!   `GenerateContentConfig.response_json_schema`; googleapis aiplatform v1 `content.proto`):
+//!   "only the following properties are supported: `$id`, `$defs`, `$ref`, `$anchor`, `type`,
+//!   `format`, `title`, `description`, `enum` (for strings and numbers), `items`, `prefixItems`,
+//!   `minItems`, `maxItems`, `minimum`, `maximum`, `anyOf`, `oneOf` (interpreted the same as
+//!   `anyOf`), `properties`, `additionalProperties`, `required`", plus `propertyOrdering`; "Cyclic
+//!   references ... may only be used within non-required properties. (Nullable properties are not
+//!   sufficient.)"; "If `$ref` is set on a sub-schema, no other properties, except for than those
+//!   starting as a `$`, may be set." Google documents no separate list for `parametersJsonSchema`;
+//!   this one is the closest Google gives, and Google's own `parameters_json_schema` example
+//!   carries `additionalProperties: false`, `required` and `propertyOrdering`;
+//! - Google's announcement of JSON Schema support for all active Gemini models (Nov 2025): `anyOf`,
+//!   `$ref` for recursive schemas, `minimum`/`maximum`, `additionalProperties`, `type: "null"`,
+//!   `prefixItems`;
+//! - the structured-output guide: nullability as a type list (`{"type": ["string", "null"]}`),
+//!   "The model ignores unsupported properties";
+//! - Gemini CLI, which sends `minimum`, `minItems`, `maxItems`, `minLength`, `default` and
+//!   `additionalProperties: false` in its own tools' `parametersJsonSchema` to every backend: so
+//!   those are accepted. `default` (an annotation, which nothing enforces anywhere) is kept, as
+//!   before: the reported `$ref` error names it as allowed ("only description and default can be
+//!   set alongside it"). `minLength`, `maxLength` and `pattern` are not in Google's list, and the
+//!   guide says the model ignores what is unsupported: accepted is not enforced, so they are
+//!   spilled into the description in words (reported), where the model reads them.
+//!
+//! Reported 400s on this field are about a `$ref` with siblings, references to undefined
+//! definitions and nesting depth; the "Unknown name ... Cannot find field" errors come from the
+//! legacy `parameters` field. Vertex AI has refused a `type` beside a bare `anyOf` on the legacy
+//! field; on this field no such refusal is documented or reported, so the `type` stays (named
+//! here, not rewritten).
+//!
+//! `gemini-compat` is the seed's cross-provider contract (the reference implementation's Google
+//! path, written from protojson errors of the legacy `Schema` message), byte for byte what
+//! `gemini` sent before: for gateways that convert the field to the legacy form and for endpoints
+//! that refuse more than the Gemini API.
 
 use super::super::rules::{self as r, KeySet, Rule, keep_none};
 use super::super::settings::{AdaptSettings, NameRule, Wire};
@@ -8,11 +45,24 @@ use super::super::{AdaptOptions, Target};
 use super::{json_schema_prefix, strip_keywords};
 
 impl AdaptSettings {
-    /// Gemini `parametersJsonSchema`: Google's accepted keywords (the rest spilled or dropped,
-    /// reported), references inlined, null as `nullable`, string enums only.
+    /// Gemini `parametersJsonSchema` as Google documents it: its keyword list kept, the rest
+    /// spilled or dropped (reported), `$ref` kept (its siblings moved beside a one-branch `anyOf`)
+    /// unless recursion passes a required property or it names nothing, `oneOf` → `anyOf`,
+    /// `const` → `enum`, enums of strings and numbers.
     pub fn gemini() -> Self {
         AdaptSettings {
             target: Target::Gemini,
+            relaxed: gemini,
+            ..Self::gemini_compat()
+        }
+    }
+
+    /// Gemini `parametersJsonSchema` under the seed's contract: the reference implementation's
+    /// accepted keywords (the rest spilled or dropped, reported), references inlined, null as
+    /// `nullable`, string enums only.
+    pub fn gemini_compat() -> Self {
+        AdaptSettings {
+            target: Target::GeminiCompat,
             options: AdaptOptions::default(),
             kept_keywords: Vec::new(),
             names: NameRule::Google,
@@ -23,7 +73,7 @@ impl AdaptSettings {
             strict_flag: false,
             shared: |_| Vec::new(),
             strict: None,
-            relaxed: gemini,
+            relaxed: gemini_compat,
             meta_validate: false,
             added: Vec::new(),
             removed: Vec::new(),
@@ -39,13 +89,93 @@ impl AdaptSettings {
                 field: "parameters",
             },
             relaxed: gemini_openapi,
-            ..Self::gemini()
+            ..Self::gemini_compat()
         }
     }
 }
 
-/// Gemini `parametersJsonSchema`.
+/// Gemini `parametersJsonSchema` as Google documents it (the module's sources).
 fn gemini(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    let mut rules = json_schema_prefix();
+    rules.extend([
+        // "The schema must describe an object where the properties are the parameters".
+        Box::new(r::RootCombinators::OPENAI) as Box<dyn Rule>,
+        Box::new(r::MergeSingleAllOf),
+        Box::new(r::AllConstToEnum),
+        Box::new(r::ConstToEnum),
+        Box::new(r::OneOfToAnyOf),
+        Box::new(strip_keywords(
+            settings,
+            "strip-gemini-undocumented",
+            GEMINI_UNDOCUMENTED,
+            "not in Google's documented JSON Schema keywords: the model ignores it",
+            keep_none,
+        )),
+        Box::new(r::StringEnumsOnly::MOONSHOT),
+        Box::new(r::InferType),
+        // "If `$ref` is set on a sub-schema, no other properties, except for than those starting
+        // as a `$`, may be set": the reference moved into a one-branch `anyOf` beside them (the
+        // same schema, no copy); beside a union of its own, the target inlined.
+        Box::new(r::WrapRefSiblings),
+        Box::new(r::ResolveRefSiblings),
+        Box::new(r::InlineRefusedRefs),
+        // A `required` name without its property: the legacy field refuses it ("property is not
+        // defined"); on this one it is kept out too, reported, rather than risk the request.
+        Box::new(r::RequiredAreProperties),
+        Box::new(r::OrphanedDefinitions),
+        Box::new(r::PropertyOrdering),
+        Box::new(r::StructuredFirst),
+        Box::new(r::StructuralUnionKept::GEMINI),
+    ]);
+    rules
+}
+
+/// What `gemini` does not send: every keyword outside Google's documented list (the module's
+/// sources), with the human-readable ones spilled into the description in words.
+const GEMINI_UNDOCUMENTED: KeySet = KeySet::of(&[
+    "$comment",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependentRequired",
+    "dependencies",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "propertyNames",
+    "patternProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "examples",
+    "example",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "nullable",
+    "discriminator",
+    "x-mcp-header",
+]);
+
+/// Gemini `parametersJsonSchema` under the seed's contract.
+fn gemini_compat(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = google_prefix();
     rules.push(Box::new(google_strip(settings)));
     rules.extend(google_values(true));

@@ -89,11 +89,21 @@ targets! {
     /// 16 union parameters) is shared across a catalog.
     AnthropicStrict = "anthropic-strict" => AdaptSettings::anthropic_strict,
     /// Gemini `parametersJsonSchema`, [function
-    /// calling](https://ai.google.dev/gemini-api/docs/function-calling): unsupported keywords
-    /// spilled, `$ref` inlined (recursion unrolled two levels, then cut and reported), type
-    /// arrays → `nullable`, `const` and all-const unions → `enum`, string enums only, `properties`
-    /// on every object, `propertyOrdering`.
+    /// calling](https://ai.google.dev/gemini-api/docs/function-calling), as Google documents its
+    /// JSON Schema fields (the `responseJsonSchema` keyword list, the JSON Schema announcement,
+    /// the structured-output guide): those keywords kept (`minimum`/`maximum`,
+    /// `minItems`/`maxItems`, `prefixItems`, `additionalProperties`, type lists with `null`,
+    /// `$ref`), the rest spilled or dropped; a `$ref`'s siblings moved beside a one-branch
+    /// `anyOf`, recursion through a required property unrolled and cut, `oneOf` → `anyOf`,
+    /// `const` → `enum`, enums of strings and numbers, `propertyOrdering`.
     Gemini = "gemini" => AdaptSettings::gemini,
+    /// Gemini `parametersJsonSchema` under the seed's cross-provider contract (the reference
+    /// implementation's Google path, written for the legacy `Schema` message), what `gemini` sent
+    /// before: unsupported keywords spilled, `$ref` inlined (recursion unrolled two levels, then
+    /// cut and reported), type arrays → `nullable`, `const` and all-const unions → `enum`, string
+    /// enums only, `properties` on every object, `propertyOrdering`. For gateways that convert
+    /// the field to the legacy form.
+    GeminiCompat = "gemini-compat" => AdaptSettings::gemini_compat,
     /// Gemini legacy `parameters`, the OpenAPI 3.0 [`Schema`
     /// message](https://ai.google.dev/api/caching#Schema) (Live API, older models): only its
     /// fields, string-only enums, formats `enum`/`date-time` (and `float`/`double`,

@@ -22,6 +22,7 @@ mod open;
 mod openapi;
 mod order;
 mod patterns;
+mod recursion;
 mod refs;
 mod responses;
 mod root;
@@ -77,7 +78,9 @@ pub use order::StructuredFirst;
 pub use patterns::PatternsCompile;
 pub(crate) use patterns::pattern_refusal;
 #[doc(hidden)]
-pub use refs::{MergeSingleAllOf, ResolveRefSiblings};
+pub use recursion::InlineRefusedRefs;
+#[doc(hidden)]
+pub use refs::{MergeSingleAllOf, ResolveRefSiblings, WrapRefSiblings};
 #[doc(hidden)]
 pub use responses::ResponsesPrepass;
 pub(crate) use responses::has_lookaround;

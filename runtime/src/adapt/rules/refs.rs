@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::{joined_description, json_text, str_of};
 use crate::adapt::report::LossKind;
-use crate::adapt::tree::{Entry, Keyword, NodeId, Refused, Report, Rule, Slot, Tree};
+use crate::adapt::tree::{Body, Entry, Key, Keyword, NodeId, Refused, Report, Rule, Slot, Tree};
 
 /// Merges an `allOf` of exactly one object schema into its node (the branch's keywords set on
 /// the node, the descriptions joined, the node's first). A change: the same values validate.
@@ -53,6 +53,60 @@ impl Rule for MergeSingleAllOf {
                     "`allOf` of one schema merged into the node",
                 );
             }
+        });
+    }
+}
+
+/// `$ref` next to keywords that do not start with `$` (Google: "If `$ref` is set on a
+/// sub-schema, no other properties, except for than those starting as a `$`, may be set"): the
+/// reference moves into a one-branch `anyOf` of its node, beside the other keywords, which means
+/// the same (`{$ref: R, description: d}` → `{anyOf: [{$ref: R}], description: d}`). A change:
+/// nothing is copied, so it is linear on any chain of references and keeps recursion. A node
+/// with its own `anyOf`, `oneOf` or `allOf` is left as it is (for [`ResolveRefSiblings`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WrapRefSiblings;
+
+impl Rule for WrapRefSiblings {
+    fn name(&self) -> &'static str {
+        "wrap-ref-siblings"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        if !tree.holds(Keyword::Ref) {
+            return;
+        }
+        tree.walk(|tree, id| {
+            if !matches!(tree.value(id, Keyword::Ref), Some(Value::String(_))) {
+                return;
+            }
+            let entries = tree.entries(id);
+            let siblings = entries.iter().any(|e| !e.key.as_str().starts_with('$'));
+            let union = entries.iter().any(|e| {
+                matches!(
+                    e.key,
+                    Key::Kw(Keyword::AnyOf | Keyword::OneOf | Keyword::AllOf)
+                )
+            });
+            if !siblings || union {
+                return;
+            }
+            let reference = tree.take(id, Keyword::Ref).expect("present");
+            let at = reference.origin;
+            let origin = tree.node(id).origin;
+            let branch = tree.add(origin, Body::Object(vec![reference]));
+            tree.set(
+                id,
+                Entry {
+                    key: Keyword::AnyOf.into(),
+                    value: Slot::Schemas(vec![branch]),
+                    origin,
+                },
+            );
+            report.change(
+                at,
+                Some(id),
+                "`$ref` beside other keywords moved into a one-branch `anyOf`",
+            );
         });
     }
 }
@@ -271,4 +325,40 @@ pub(crate) fn merge_sibling(tree: &mut Tree, node: NodeId, sibling: Entry, repor
         }
     }
     tree.set(node, sibling);
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use serde_json::json;
+
+    use super::WrapRefSiblings;
+    use crate::adapt::rules::{Rule, apply};
+
+    /// A reference with siblings is wrapped, one with only `$` siblings or beside a union is
+    /// left; recursion stays a reference.
+    #[test]
+    fn references_with_siblings_are_wrapped() {
+        let input = json!({"type": "object", "properties": {
+            "a": {"$ref": "#/$defs/N", "description": "An N."},
+            "b": {"$ref": "#/$defs/N", "$comment": "only a $-keyword"},
+            "c": {"$ref": "#/$defs/N", "anyOf": [{"type": "object"}], "description": "x"}
+        }, "$defs": {"N": {"type": "object", "properties": {
+            "next": {"$ref": "#/$defs/N", "description": "The next."}
+        }}}});
+        let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(WrapRefSiblings)];
+        let applied = apply(&mut rules, &input);
+        let p = &applied.schema["properties"];
+        assert_eq!(
+            p["a"],
+            json!({"description": "An N.", "anyOf": [{"$ref": "#/$defs/N"}]})
+        );
+        assert_eq!(p["b"], input["properties"]["b"]);
+        assert_eq!(p["c"], input["properties"]["c"]);
+        assert_eq!(
+            applied.schema["$defs"]["N"]["properties"]["next"],
+            json!({"description": "The next.", "anyOf": [{"$ref": "#/$defs/N"}]})
+        );
+        assert!(applied.losses.is_empty());
+        assert_eq!(applied.changes.len(), 2);
+    }
 }

@@ -195,14 +195,14 @@ fn spilled_keywords_are_at_the_branch_that_holds_them_after_branches_move() {
 fn spilled_keywords_are_at_the_node_that_holds_them_after_schemas_move() {
     let cases = [
         (
-            Target::Gemini,
+            Target::GeminiCompat,
             json!({"properties": {"id": {"$ref": "#/$defs/D1"}}, "$defs": {"D1": {"anyOf": [
                 {"type": "string", "format": "date-time"}, {"type": ["object", "null"]}]}}}),
             "format",
             "/properties/id/anyOf/1",
         ),
         (
-            Target::Gemini,
+            Target::GeminiCompat,
             json!({"type": "object", "properties": {"id": {"type": "array", "prefixItems": [
                 {"oneOf": [{"enum": [null]}, {"type": "string"}]},
                 {"anyOf": [{"type": "string", "format": "date-time"}]}]}}}),
