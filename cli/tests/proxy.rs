@@ -964,3 +964,72 @@ async fn a_task_made_for_a_call_passes_through() {
         other => panic!("not the task: {other:?}"),
     }
 }
+
+/// Over Streamable HTTP, progress a server sends just before its answer reaches the client
+/// before that answer, on the request's own stream (the MCP conformance suite's
+/// `tools-call-with-progress` failed through the proxy without this: rmcp passes each
+/// notification on from a task of its own, and the last one went after the result, when a
+/// client no longer listens for that request's progress). Read as the wire carries it: one
+/// `tools/call` POST's event stream, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_before_an_answer_arrives_before_it_over_http() {
+    let (_proxy, url, _log) = listen_before_raw_server("mcp");
+    let http = reqwest::Client::new();
+    let post = |body: Value, session: Option<String>| {
+        let mut request = http
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(body.to_string());
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let init = post(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "wire", "version": "0"}}}),
+        None,
+    )
+    .await
+    .unwrap();
+    let session = init
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let _ = init.text().await.unwrap();
+    let _ = post(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        session.clone(),
+    )
+    .await
+    .unwrap();
+    for round in 0..20 {
+        let id = 100 + round;
+        let stream = post(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                "name": "progress", "arguments": {}, "_meta": {"progressToken": format!("t{round}")}}}),
+            session.clone(),
+        )
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+        let messages: Vec<Value> = (stream.lines())
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str(d.trim()).ok())
+            .collect();
+        let answer = messages
+            .iter()
+            .position(|m| m["id"] == json!(id))
+            .unwrap_or_else(|| panic!("no answer on the stream: {stream}"));
+        let progress = messages[..answer]
+            .iter()
+            .filter(|m| m["method"] == json!("notifications/progress"))
+            .count();
+        assert_eq!(progress, 2, "round {round}: {stream}");
+    }
+}

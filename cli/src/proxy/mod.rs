@@ -242,7 +242,28 @@ impl Session {
 /// the token the original requester chose. The lock is held from before a request is sent
 /// until its token is recorded, so a progress notification cannot be looked up in between.
 #[derive(Default)]
-struct Tokens(tokio::sync::Mutex<HashMap<ProgressToken, ProgressToken>>);
+struct Tokens(
+    tokio::sync::Mutex<HashMap<ProgressToken, ProgressToken>>,
+    /// Progress notifications being passed on now (rmcp hands each to a task of its own, so one
+    /// sent just before a response may still be on its way when the response is).
+    std::sync::atomic::AtomicUsize,
+);
+
+/// A progress notification being passed on, counted while it is.
+struct Passing<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl<'a> Passing<'a> {
+    fn start(count: &'a std::sync::atomic::AtomicUsize) -> Passing<'a> {
+        count.fetch_add(1, Ordering::SeqCst);
+        Passing(count)
+    }
+}
+
+impl Drop for Passing<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 impl Tokens {
     /// Sends `request` to `peer`, recording its token for `requester`'s (if it asked).
@@ -305,6 +326,16 @@ impl Tokens {
             }
         };
         self.forget_later(token);
+        // Progress the server sent before its response goes before the response (a client stops
+        // listening for a request's progress once it has the answer): the tasks rmcp started for
+        // it run first, up to 200 ms.
+        for _ in 0..3 {
+            tokio::task::yield_now().await;
+        }
+        let start = std::time::Instant::now();
+        while self.1.load(Ordering::SeqCst) > 0 && start.elapsed() < Duration::from_millis(200) {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
         result
     }
 
@@ -849,16 +880,18 @@ impl Service<RoleClient> for Upstream {
         let notification = match notification {
             ServerNotification::CancelledNotification(_) => return Ok(()),
             ServerNotification::ProgressNotification(mut progress) => {
-                let Some(token) = self
-                    .session
-                    .progress_down
-                    .requester(&progress.params.progress_token)
-                    .await
-                else {
+                let tokens = &self.session.progress_down;
+                let _passing = Passing::start(&tokens.1);
+                let Some(token) = tokens.requester(&progress.params.progress_token).await else {
                     return Ok(());
                 };
                 progress.params.progress_token = token;
-                ServerNotification::ProgressNotification(progress)
+                if let Some(downstream) = &self.downstream {
+                    let _ = downstream
+                        .send_notification(ServerNotification::ProgressNotification(progress))
+                        .await;
+                }
+                return Ok(());
             }
             ServerNotification::ToolListChangedNotification(changed) => {
                 // Listed again before the client hears of it, so its next `tools/list` gets
