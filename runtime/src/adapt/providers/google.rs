@@ -100,6 +100,9 @@ fn gemini(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     rules.extend([
         // "The schema must describe an object where the properties are the parameters".
         Box::new(r::RootCombinators::OPENAI) as Box<dyn Rule>,
+        // A definition whose last use the root rules dropped, before anything is spilled into
+        // it (as on OpenAI and Anthropic).
+        Box::new(r::OrphanedDefinitions),
         Box::new(r::MergeSingleAllOf),
         Box::new(r::AllConstToEnum),
         Box::new(r::ConstToEnum),
@@ -119,6 +122,16 @@ fn gemini(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(r::WrapRefSiblings),
         Box::new(r::ResolveRefSiblings),
         Box::new(r::InlineRefusedRefs),
+        // What inlining wrote (a `false` definition as `{"not": {}}`) is held to the same list,
+        // and a node whose `$ref` named nothing is typed by what it still says.
+        Box::new(strip_keywords(
+            settings,
+            "strip-gemini-undocumented",
+            GEMINI_UNDOCUMENTED,
+            "not in Google's documented JSON Schema keywords: the model ignores it",
+            keep_none,
+        )),
+        Box::new(r::InferType),
         // A `required` name without its property: the legacy field refuses it ("property is not
         // defined"); on this one it is kept out too, reported, rather than risk the request.
         Box::new(r::RequiredAreProperties),
@@ -181,6 +194,8 @@ fn gemini_compat(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     rules.extend(google_values(true));
     rules.push(Box::new(r::StringEnumsOnly::GOOGLE));
     rules.push(Box::new(r::InlineRefs::default()));
+    // A node whose `$ref` named nothing (removed, reported) is typed by what it still says.
+    rules.push(Box::new(r::InferType));
     rules.push(Box::new(r::RequiredAreProperties));
     rules.extend(google_suffix());
     rules
@@ -198,6 +213,7 @@ fn gemini_openapi(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     // keywords imply is its type (the first pass skipped it for the `allOf`).
     rules.push(Box::new(r::InferType));
     rules.push(Box::new(r::InlineRefs::default()));
+    rules.push(Box::new(r::InferType));
     rules.extend(google_suffix());
     rules
 }

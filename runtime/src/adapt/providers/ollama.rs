@@ -40,6 +40,7 @@ fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         // A node whose `allOf` the field list dropped: its type from what it still says.
         Box::new(r::InferType),
         Box::new(r::InlineRefs::default()),
+        Box::new(r::InferType),
         Box::new(r::OpenSubschemas),
         Box::new(r::StructuredFirst),
     ]);
