@@ -158,19 +158,7 @@ async fn calls_seen_by_server(p: &Proxied) -> u64 {
 /// What the library makes of the raw server's catalog for `target`: the tools a client must be
 /// given, whole (name after any rename, description, adapted schema).
 fn expected_tools(target: Target, with_extra: bool) -> Vec<Value> {
-    let upstream = toolschema_tests::raw_server::tools(with_extra);
-    let catalog = Catalog::from_value(json!({ "tools": upstream.clone() })).unwrap();
-    let converted = convert(&catalog, target);
-    upstream
-        .into_iter()
-        .zip(&converted.report.tools)
-        .zip(&converted.adapted)
-        .map(|((mut tool, entry), adapted)| {
-            tool["name"] = json!(entry.tool);
-            tool["inputSchema"] = adapted.schema.clone();
-            tool
-        })
-        .collect()
+    common::adapted_listing(toolschema_tests::raw_server::tools(with_extra), target)
 }
 
 async fn listed(p: &Proxied) -> Vec<Value> {

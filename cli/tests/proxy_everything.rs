@@ -13,10 +13,10 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+mod common;
+
 use serde_json::{Value, json};
 use toolschema::Target;
-use toolschema::adapt::convert;
-use toolschema::catalog::Catalog;
 
 /// The server-everything release the test runs.
 const VERSION: &str = "2026.8.31";
@@ -97,17 +97,7 @@ impl Client {
         self.next_id += 1;
         let id = self.next_id;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let message = self
-                .lines
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no answer to `{method}` within 30 s"));
-            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
-                return message;
-            }
-        }
+        common::answer_to(&self.lines, id, method, &mut Vec::new())
     }
 }
 
@@ -198,17 +188,7 @@ fn the_reference_server_through_the_proxy_keeps_tasks() {
     );
     assert_eq!(proxied.initialized, direct.initialized);
 
-    let catalog = Catalog::from_value(json!({ "tools": direct.tools.clone() })).unwrap();
-    let converted = convert(&catalog, Target::OpenAiStrict);
-    let expected: Vec<Value> = (direct.tools.iter().cloned())
-        .zip(&converted.report.tools)
-        .zip(&converted.adapted)
-        .map(|((mut tool, entry), adapted)| {
-            tool["name"] = json!(entry.tool);
-            tool["inputSchema"] = adapted.schema.clone();
-            tool
-        })
-        .collect();
+    let expected = common::adapted_listing(direct.tools.clone(), Target::OpenAiStrict);
     assert_eq!(proxied.tools, expected);
     let required: Vec<&Value> = (proxied.tools.iter())
         .filter(|t| t["execution"]["taskSupport"] == json!("required"))

@@ -83,18 +83,7 @@ impl Raw {
         self.next_id += 1;
         let id = self.next_id;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let message = self
-                .lines
-                .recv_timeout(left)
-                .unwrap_or_else(|_| panic!("no answer to `{method}` within 30 s"));
-            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
-                return message;
-            }
-            seen.push(message);
-        }
+        common::answer_to(&self.lines, id, method, seen)
     }
 
     fn request(&mut self, method: &str, params: Value) -> Value {

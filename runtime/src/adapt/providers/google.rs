@@ -107,13 +107,7 @@ fn gemini(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(r::AllConstToEnum),
         Box::new(r::ConstToEnum),
         Box::new(r::OneOfToAnyOf),
-        Box::new(strip_keywords(
-            settings,
-            "strip-gemini-undocumented",
-            GEMINI_UNDOCUMENTED,
-            "not in Google's documented JSON Schema keywords: the model ignores it",
-            keep_none,
-        )),
+        Box::new(gemini_strip(settings)),
         Box::new(r::StringEnumsOnly::MOONSHOT),
         Box::new(r::InferType),
         // "If `$ref` is set on a sub-schema, no other properties, except for than those starting
@@ -124,13 +118,7 @@ fn gemini(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(r::InlineRefusedRefs),
         // What inlining wrote (a `false` definition as `{"not": {}}`) is held to the same list,
         // and a node whose `$ref` named nothing is typed by what it still says.
-        Box::new(strip_keywords(
-            settings,
-            "strip-gemini-undocumented",
-            GEMINI_UNDOCUMENTED,
-            "not in Google's documented JSON Schema keywords: the model ignores it",
-            keep_none,
-        )),
+        Box::new(gemini_strip(settings)),
         Box::new(r::InferType),
         // A `required` name without its property: the legacy field refuses it ("property is not
         // defined"); on this one it is kept out too, reported, rather than risk the request.
@@ -141,6 +129,17 @@ fn gemini(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(r::StructuralUnionKept::GEMINI),
     ]);
     rules
+}
+
+/// `gemini`'s keyword table ([`GEMINI_UNDOCUMENTED`]).
+fn gemini_strip(settings: &AdaptSettings) -> r::StripKeywords {
+    strip_keywords(
+        settings,
+        "strip-gemini-undocumented",
+        GEMINI_UNDOCUMENTED,
+        "not in Google's documented JSON Schema keywords: the model ignores it",
+        keep_none,
+    )
 }
 
 /// What `gemini` does not send: every keyword outside Google's documented list (the module's
