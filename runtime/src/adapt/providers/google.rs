@@ -259,6 +259,9 @@ pub(super) fn google_values(mark_nullable: bool) -> Vec<Box<dyn Rule>> {
 fn google_suffix() -> Vec<Box<dyn Rule>> {
     vec![
         Box::new(r::OneBranchUnions),
+        // A union of one branch that named nothing (a dangling reference, removed) leaves its
+        // node as its other keywords say: typed by them.
+        Box::new(r::InferType),
         Box::new(r::EnsureProperties),
         Box::new(r::PropertyOrdering),
         Box::new(r::StructuredFirst),
