@@ -61,8 +61,9 @@ impl Rule for MergeSingleAllOf {
 /// sub-schema, no other properties, except for than those starting as a `$`, may be set"): the
 /// reference moves into a one-branch `anyOf` of its node, beside the other keywords, which means
 /// the same (`{$ref: R, description: d}` → `{anyOf: [{$ref: R}], description: d}`). A change:
-/// nothing is copied, so it is linear on any chain of references and keeps recursion. A node
-/// with its own `anyOf`, `oneOf` or `allOf` is left as it is (for [`ResolveRefSiblings`]).
+/// nothing is copied, so it is linear on any chain of references and keeps recursion. The root
+/// (which takes no combinator) and a node with its own `anyOf`, `oneOf` or `allOf` are left as
+/// they are (for [`ResolveRefSiblings`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WrapRefSiblings;
 
@@ -75,8 +76,10 @@ impl Rule for WrapRefSiblings {
         if !tree.holds(Keyword::Ref) {
             return;
         }
+        let root = tree.root;
         tree.walk(|tree, id| {
-            if !matches!(tree.value(id, Keyword::Ref), Some(Value::String(_))) {
+            // The root takes no combinator (providers need an object root): left as it is.
+            if id == root || !matches!(tree.value(id, Keyword::Ref), Some(Value::String(_))) {
                 return;
             }
             let entries = tree.entries(id);
