@@ -48,6 +48,16 @@ impl Rule for ValidKeywords {
         if !tree.is_object(tree.root) {
             return;
         }
+        // A valid document, the common case, costs one flat scan of the entries and nothing
+        // else: no walk, no allocation.
+        let suspicious_node = |tree: &Tree, id: NodeId| match &tree.node(id).body {
+            Body::Object(entries) => entries.iter().any(suspicious),
+            Body::NotSchema(_) => true,
+            Body::Bool(_) => false,
+        };
+        if !tree.any_node(suspicious_node) {
+            return;
+        }
         let mut bool_bounds = false;
         tree.walk(|tree, id| {
             if !report.failed() {
@@ -152,8 +162,12 @@ fn check_node(tree: &mut Tree, id: NodeId, bool_bounds: &mut bool, report: &mut 
                 Some("a non-empty array of schemas (objects or booleans)")
             }
             Slot::Schemas(members) => {
-                let members = members.clone();
-                let problem = check_members(tree, &members, keyword, report);
+                let problem = if members.iter().any(|m| not_schema(tree, *m)) {
+                    let members = members.clone();
+                    check_members(tree, &members, keyword, report)
+                } else {
+                    None
+                };
                 if problem.is_none() && keyword == Keyword::Items {
                     tuple_to_prefix_items(tree, id, report);
                     // `items` has moved: the entry at `index` is another one now.
@@ -161,10 +175,11 @@ fn check_node(tree: &mut Tree, id: NodeId, bool_bounds: &mut bool, report: &mut 
                 }
                 problem
             }
-            Slot::Map(members) => {
+            Slot::Map(members) if members.iter().any(|(_, m)| not_schema(tree, *m)) => {
                 let members: Vec<NodeId> = members.iter().map(|(_, m)| *m).collect();
                 check_members(tree, &members, keyword, report)
             }
+            Slot::Map(_) => None,
             Slot::Schema(_) => None,
         };
         if let Some(what) = problem {
@@ -209,6 +224,37 @@ fn check_members(
         report.change(origin, Some(member), words);
     }
     None
+}
+
+/// Whether an entry may need a repair or a refusal: a keyword's value of another kind than the
+/// meta-schema's, a draft form the walk rewrites, an empty list of schemas.
+fn suspicious(entry: &Entry) -> bool {
+    let Key::Kw(keyword) = entry.key else {
+        return false;
+    };
+    match (&entry.value, keyword.holds()) {
+        // The keywords most schemas are made of first, each with its cheapest test.
+        (Slot::Value(value), Holds::Value) => match keyword {
+            Keyword::Description | Keyword::Title => !value.is_string(),
+            Keyword::Default | Keyword::Const => false,
+            Keyword::Type => !matches!(check_type(value), Verdict::Valid),
+            _ => {
+                let mut bool_bounds = false;
+                !matches!(
+                    check_value(keyword, value, &mut bool_bounds),
+                    Verdict::Valid
+                ) || bool_bounds
+            }
+        },
+        (Slot::Value(_), _) => true,
+        (Slot::Schemas(members), _) => members.is_empty() || keyword == Keyword::Items,
+        _ => false,
+    }
+}
+
+/// Whether a list or map keyword's member is not a schema (an array, a string, ...).
+fn not_schema(tree: &Tree, id: NodeId) -> bool {
+    matches!(tree.node(id).body, Body::NotSchema(_))
 }
 
 /// A node for `schema` (a type name's `{"type": ...}` or `true`), its entries at `origin`.
@@ -332,6 +378,19 @@ fn check_value(keyword: Keyword, value: &Value, bool_bounds: &mut bool) -> Verdi
 
 fn check_type(value: &Value) -> Verdict {
     const WHAT: &str = "a JSON Schema type name (array, boolean, integer, null, number, object, string) or a non-empty list of unique ones";
+    // The common case first, without allocating: one name, or a list of unique names.
+    let named = |v: &Value| v.as_str().is_some_and(|t| TYPES.contains(&t));
+    match value {
+        Value::String(_) if named(value) => return Verdict::Valid,
+        Value::Array(items)
+            if !items.is_empty()
+                && items.iter().all(named)
+                && (items.iter().enumerate()).all(|(i, t)| !items[..i].contains(t)) =>
+        {
+            return Verdict::Valid;
+        }
+        _ => {}
+    }
     let names: Vec<&Value> = match value {
         Value::String(_) => vec![value],
         Value::Array(items) if !items.is_empty() => items.iter().collect(),
