@@ -54,7 +54,10 @@ pub struct ConvertReport {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Converted<'a> {
-    /// The wire form: an array of declarations, or MCP's `{"tools": [...]}`.
+    /// The value the provider's request takes, as `toolschema convert` prints it (the README's
+    /// `convert` table): an array of declarations (OpenAI's `tools`, Anthropic's `tools`, Bedrock's
+    /// `toolConfig.tools`), Gemini's one `Tool` `{"functionDeclarations": [...]}`, or MCP's
+    /// `{"tools": [...]}`.
     pub declarations: Value,
     /// What changed and what was lost, per tool.
     pub report: ConvertReport,
