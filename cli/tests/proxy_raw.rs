@@ -258,3 +258,25 @@ fn a_server_without_tasks_gets_no_tasks_clause() {
         .unwrap_or_else(|| panic!("no start-up line in {stderr:?}"));
     assert!(!line.contains("tasks"), "{line}");
 }
+
+/// Issue 63, item 4: an allowed union is published in the tool's `_meta` with the derive's
+/// reason and the issue reference that reason names, never a Rust path. Read whole as a client
+/// receives it (the stdio relay passes `_meta` as the server wrote it).
+#[test]
+fn allowed_unions_are_published_with_their_reason_and_issue() {
+    let mut raw = Raw::start_with(&[], "--allowed-union", Stdio::piped());
+    let listed = raw.request("tools/list", json!({}));
+    let edit = (listed["result"]["tools"].as_array().unwrap().iter())
+        .find(|t| t["name"] == json!("edit_task"))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(
+        edit["_meta"],
+        json!({"toolschema/allowedUnions": [{
+            "path": "/$defs/Change",
+            "reason": "old clients send both shapes; splitting it is tracked in #12",
+            "issue": "#12"
+        }]}),
+        "{edit}"
+    );
+    let _ = raw.stop_and_read_stderr();
+}

@@ -25,7 +25,8 @@ pub struct AllowEntry {
     pub path: String,
     /// Why the union is tolerated for now.
     pub reason: String,
-    /// The issue that tracks removing it.
+    /// The issue that tracks removing it (for a derive's `allow_union`, the reference its
+    /// reason names: `#163`, a URL).
     pub issue: String,
 }
 
@@ -108,6 +109,40 @@ pub struct AllowList {
     entries: Vec<AllowEntry>,
 }
 
+/// The issue reference a reason names, as the derive requires one (`#163`, `org/repo#163`, a URL,
+/// `issue 163`); the reason itself when it names none in those forms. Never a Rust path: the
+/// entry is published to every client in the tool's `_meta`.
+pub(crate) fn issue_reference(reason: &str) -> String {
+    let trim = |t: &str| {
+        t.trim_matches(|c: char| matches!(c, '(' | ')' | '[' | ']' | ',' | ';' | '.' | ':'))
+            .to_owned()
+    };
+    let words: Vec<&str> = reason.split_whitespace().collect();
+    for (i, word) in words.iter().enumerate() {
+        if word.contains("://") {
+            return word
+                .trim_matches(|c: char| matches!(c, '(' | ')' | '[' | ']' | ',' | ';'))
+                .trim_end_matches('.')
+                .to_owned();
+        }
+        let bytes = word.as_bytes();
+        if bytes
+            .windows(2)
+            .any(|w| w[0] == b'#' && w[1].is_ascii_digit())
+        {
+            return trim(word);
+        }
+        if word.eq_ignore_ascii_case("issue") {
+            if let Some(next) = words.get(i + 1).map(|n| trim(n)) {
+                if next.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+                    return format!("issue {next}");
+                }
+            }
+        }
+    }
+    reason.to_owned()
+}
+
 impl AllowList {
     /// An empty list: every structural union fails.
     pub fn new() -> Self {
@@ -164,7 +199,7 @@ impl AllowList {
                     tool: None,
                     path: crate::walk::pointer(&[crate::walk::Step::Name("$defs", key)]),
                     reason: u.reason.to_owned(),
-                    issue: format!("allow_union on `{}`", u.rust_type),
+                    issue: issue_reference(u.reason),
                 });
             }
         }
@@ -448,5 +483,27 @@ mod tests {
             AllowList::from_json(list),
             Err(AllowListError::Parse(_))
         ));
+    }
+}
+
+#[cfg(test)]
+mod issue_tests {
+    use super::issue_reference;
+
+    /// The reference a reason names, in each form the derive accepts; never a Rust path.
+    #[test]
+    fn the_issue_is_the_reference_the_reason_names() {
+        assert_eq!(
+            issue_reference("old clients send both shapes (#163)"),
+            "#163"
+        );
+        assert_eq!(issue_reference("splitting it is tracked in #12"), "#12");
+        assert_eq!(issue_reference("see acme/api#7, soon"), "acme/api#7");
+        assert_eq!(
+            issue_reference("see https://tracker.example/163."),
+            "https://tracker.example/163"
+        );
+        assert_eq!(issue_reference("tracked as issue 42."), "issue 42");
+        assert_eq!(issue_reference("no reference"), "no reference");
     }
 }
