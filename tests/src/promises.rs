@@ -392,11 +392,12 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
     // keyword, or another keyword of the same node it was read with.
     let repaired = |at: &str, own: &str| {
         adapted.changes.iter().any(|c| {
-            c.rule == "valid-keywords"
+            (c.rule == "valid-keywords"
                 && (c.pointer == own
-                    || c.pointer
-                        .rsplit_once('/')
-                        .is_some_and(|(node, _)| node == at))
+                    || c.pointer.rsplit_once('/').is_some_and(|(node, _)| node == at)))
+                // `items: false` sent as `maxItems: 0`: a `maxItems` beside it is rewritten, at
+                // its own place.
+                || (c.rule == "bool-items" && c.pointer == own)
         })
     };
     for (at, key, value) in occurrences(input) {

@@ -148,6 +148,18 @@ impl Rule for BoolItems {
             if allowed {
                 report.change(origin, Some(id), "`items: true` as `items: {}`");
             } else {
+                // A `maxItems` already there says no more than `items: false` does: it becomes 0,
+                // a change at its own place.
+                if let Some(old) = tree.get(id, Keyword::MaxItems) {
+                    let (at, value) = (old.origin, tree.slot_value(&old.value));
+                    report.change(
+                        at,
+                        Some(id),
+                        format!(
+                            "`maxItems: {value}` → `maxItems: 0`: `items: false` allows no item"
+                        ),
+                    );
+                }
                 tree.set_value(id, Keyword::MaxItems, 0.into());
                 report.change(
                     origin,
@@ -281,6 +293,7 @@ mod tests {
             })
         );
         assert!(applied.losses.is_empty());
-        assert_eq!(applied.changes.len(), 2);
+        // `items` twice, and `maxItems: 3` at its own place.
+        assert_eq!(applied.changes.len(), 3);
     }
 }
