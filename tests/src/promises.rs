@@ -495,10 +495,31 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                 .changes
                 .iter()
                 .any(|c| c.rule == "valid-keywords" && c.pointer == l.pointer);
+            // A type list whose `null` an earlier rule took out (its own `collapsed` loss at
+            // the node) is quoted without it.
+            let without_null = l.keyword == "type"
+                && stood.as_array().is_some_and(|ts| {
+                    let rest: Vec<&Value> = ts.iter().filter(|t| *t != "null").collect();
+                    rest.len() < ts.len()
+                        && match rest.as_slice() {
+                            [one] => **one == quoted,
+                            more => quoted
+                                .as_array()
+                                .is_some_and(|q| q.iter().eq(more.iter().copied())),
+                        }
+                })
+                && adapted.losses.iter().any(|c| {
+                    c.keyword == "type"
+                        && c.kind == LossKind::Collapsed
+                        && l.pointer
+                            .rsplit_once('/')
+                            .is_some_and(|(node, _)| c.pointer == node)
+                });
             let same = *stood == quoted
                 || (stood.is_number() && stood.as_f64() == quoted.as_f64())
                 || joined
-                || repaired;
+                || repaired
+                || without_null;
             if !same {
                 out.push(format!(
                     "{:?} `{}: {quoted}` is named at `{}`, where the input holds `{stood}`",
