@@ -38,6 +38,20 @@ impl Rule for SplitTypeArrays {
             return;
         }
         tree.walk(|tree, id| {
+            // A list of one type is that type: the node keeps every keyword (a split would keep
+            // only those of the type, and drop the rest without a word).
+            if let Some(Value::Array(types)) = tree.value(id, Keyword::Type) {
+                if let [only] = types.as_slice() {
+                    let only = only.clone();
+                    let detail = format!("`type: [{only}]` → `type: {only}`");
+                    let at = tree.get(id, Keyword::Type).map(|e| e.origin);
+                    tree.set_value(id, Keyword::Type, only);
+                    if let Some(at) = at {
+                        report.change(at, Some(id), detail);
+                    }
+                    return;
+                }
+            }
             let kept = self.keep_nullable_scalar && super::objects::nullable_scalar(tree, id);
             if tree.entries(id).iter().any(listed) && !kept {
                 split(tree, id, report);

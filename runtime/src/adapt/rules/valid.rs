@@ -412,8 +412,9 @@ fn check_type(value: &Value) -> Verdict {
             }
         }
     }
-    let new = match (value, canonical.as_slice()) {
-        (Value::String(_), [t]) => json!(t),
+    // One name left is written as the name.
+    let new = match canonical.as_slice() {
+        [t] => json!(t),
         _ => json!(canonical),
     };
     if &new == value {
@@ -557,6 +558,7 @@ mod tests {
         let input = json!({"type": "object", "properties": {
             "a": {"type": "int"},
             "b": {"type": ["String", "string", "null"]},
+            "b1": {"type": ["string", "String"]},
             "c": {"type": "string", "required": true},
             "d": {"type": "string", "required": false},
             "e": {"type": "object", "additionalProperties": "object"},
@@ -576,6 +578,7 @@ mod tests {
             json!({"type": "object", "properties": {
                 "a": {"type": "integer"},
                 "b": {"type": ["string", "null"]},
+                "b1": {"type": "string"},
                 "c": {"type": "string"},
                 "d": {"type": "string"},
                 "e": {"type": "object", "additionalProperties": {"type": "object"}},
