@@ -7,7 +7,8 @@ use crate::adapt::report::LossKind;
 use crate::adapt::tree::{Body, Entry, Key, Keyword, NodeId, Refused, Report, Rule, Slot, Tree};
 
 /// Merges an `allOf` of exactly one object schema into its node (the branch's keywords set on
-/// the node, the descriptions joined, the node's first). A change: the same values validate.
+/// the node, the descriptions joined, the node's first). A change: the same values validate. A
+/// branch with a keyword the node also has, with another value, is not merged (both must hold).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MergeSingleAllOf;
 
@@ -27,6 +28,19 @@ impl Rule for MergeSingleAllOf {
                     Some(Slot::Schemas(all)) if all.len() == 1 && tree.is_object(all[0]) => all[0],
                     _ => return,
                 };
+                // Both must hold: a keyword the node has too, with another value, would be
+                // replaced by the branch's (`{type: string, allOf: [{type: integer}]}` is not an
+                // integer schema). Then the `allOf` stays.
+                // (The node's own `allOf`, the one being merged, is not a collision.)
+                let collides = tree.entries(branch).iter().any(|b| {
+                    b.key != Keyword::Description
+                        && b.key != Keyword::AllOf
+                        && (tree.entries(id).iter())
+                            .any(|n| n.key == b.key && !tree.same_slot(&n.value, &b.value))
+                });
+                if collides {
+                    return;
+                }
                 tree.take(id, Keyword::AllOf);
                 let description = joined_description(
                     tree.value(id, Keyword::Description),
@@ -363,5 +377,34 @@ mod wrap_tests {
         );
         assert!(applied.losses.is_empty());
         assert_eq!(applied.changes.len(), 2);
+    }
+}
+
+#[cfg(test)]
+mod merge_tests {
+    use serde_json::json;
+
+    use super::MergeSingleAllOf;
+    use crate::adapt::rules::{Rule, apply};
+
+    /// A member that says what its node says, or more, is merged; one whose keyword the node
+    /// has with another value is not (both must hold), and nested members merge all the way.
+    #[test]
+    fn a_colliding_member_is_not_merged() {
+        let input = json!({"type": "object", "properties": {
+            "more": {"type": "string", "allOf": [{"minLength": 1, "description": "d"}]},
+            "same": {"type": "string", "allOf": [{"type": "string"}]},
+            "other": {"type": "string", "allOf": [{"type": "integer"}]},
+            "nested": {"allOf": [{"allOf": [{"type": "string"}]}]}
+        }});
+        let mut rules: Vec<Box<dyn Rule>> = vec![Box::new(MergeSingleAllOf)];
+        let p = apply(&mut rules, &input).schema["properties"].clone();
+        assert_eq!(
+            p["more"],
+            json!({"type": "string", "minLength": 1, "description": "d"})
+        );
+        assert_eq!(p["same"], json!({"type": "string"}));
+        assert_eq!(p["other"], input["properties"]["other"]);
+        assert_eq!(p["nested"], json!({"type": "string"}));
     }
 }
