@@ -387,17 +387,17 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
             })
         })
     };
-    // A repair of an invalid value (`examples: "x"` → `["x"]`, draft-04's `exclusiveMinimum:
-    // true` taking `minimum`'s number) keeps the meaning with another value: its change names the
-    // keyword, or another keyword of the same node it was read with.
+    // A change named at a keyword's own place is its rule's word that the keyword's meaning is
+    // kept with another value (`examples: "x"` → `["x"]`; `maxItems: 3` → `0` beside `items:
+    // false`). A repair of an invalid value may also take a sibling along (draft-04's
+    // `exclusiveMinimum: true` taking `minimum`'s number): its change names the node's keyword.
     let repaired = |at: &str, own: &str| {
         adapted.changes.iter().any(|c| {
-            (c.rule == "valid-keywords"
-                && (c.pointer == own
-                    || c.pointer.rsplit_once('/').is_some_and(|(node, _)| node == at)))
-                // `items: false` sent as `maxItems: 0`: a `maxItems` beside it is rewritten, at
-                // its own place.
-                || (c.rule == "bool-items" && c.pointer == own)
+            c.pointer == own
+                || (c.rule == "valid-keywords"
+                    && c.pointer
+                        .rsplit_once('/')
+                        .is_some_and(|(node, _)| node == at))
         })
     };
     for (at, key, value) in occurrences(input) {
@@ -491,10 +491,7 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                     .is_some_and(|own| quoted.as_str().is_some_and(|q| q.starts_with(own)));
             // A value repaired first (`"any"` where a schema belongs → `true`) is quoted as
             // repaired; the repair's change names the place.
-            let repaired = adapted
-                .changes
-                .iter()
-                .any(|c| c.rule == "valid-keywords" && c.pointer == l.pointer);
+            let repaired = adapted.changes.iter().any(|c| c.pointer == l.pointer);
             // A type list whose `null` an earlier rule took out (its own `collapsed` loss at
             // the node) is quoted without it.
             let without_null = l.keyword == "type"

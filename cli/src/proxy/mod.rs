@@ -189,16 +189,11 @@ impl Session {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clause();
-        eprintln!(
-            "toolschema proxy ({}): {}{tasks}",
+        published.announce(
             self.options.settings.target,
-            published.summary()
-        );
-        if let Some(path) = &self.options.report {
-            let text = serde_json::to_string_pretty(&published.report).unwrap_or_default();
-            std::fs::write(path, text + "\n")
-                .map_err(|e| format!("cannot write the report {}: {e}", path.display()))?;
-        }
+            &tasks,
+            self.options.report.as_deref(),
+        )?;
         *self.published.write().unwrap_or_else(|e| e.into_inner()) = Some(published);
         Ok(())
     }

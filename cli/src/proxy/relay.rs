@@ -567,19 +567,10 @@ impl Relay {
     fn publish(&mut self, outcome: Result<Published, String>) {
         match outcome {
             Ok(published) => {
-                eprintln!(
-                    "toolschema proxy ({}): {}",
-                    self.options.settings.target,
-                    published.summary()
-                );
-                if let Some(path) = &self.options.report {
-                    let text = serde_json::to_string_pretty(&published.report).unwrap_or_default();
-                    if let Err(e) = std::fs::write(path, text + "\n") {
-                        eprintln!(
-                            "toolschema proxy: cannot write the report {}: {e}",
-                            path.display()
-                        );
-                    }
+                let options = &self.options;
+                let report = options.report.as_deref();
+                if let Err(e) = published.announce(options.settings.target, "", report) {
+                    eprintln!("toolschema proxy: {e}");
                 }
                 self.published = Some(Arc::new(published));
                 self.failed = None;

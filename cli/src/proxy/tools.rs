@@ -111,6 +111,23 @@ impl Published {
         }
     }
 
+    /// Says what was published: the start-up line on stderr (`clause` appended), and the report
+    /// written to `report` when asked for.
+    pub fn announce(
+        &self,
+        target: toolschema::Target,
+        clause: &str,
+        report: Option<&std::path::Path>,
+    ) -> Result<(), String> {
+        eprintln!("toolschema proxy ({target}): {}{clause}", self.summary());
+        if let Some(path) = report {
+            let text = serde_json::to_string_pretty(&self.report).unwrap_or_default();
+            std::fs::write(path, text + "\n")
+                .map_err(|e| format!("cannot write the report {}: {e}", path.display()))?;
+        }
+        Ok(())
+    }
+
     /// One line: tools, strict tools, fallbacks, renames and losses by kind.
     pub fn summary(&self) -> String {
         let entries = &self.report.tools;

@@ -7,7 +7,7 @@
 //! no root combinators, an object root.
 
 use super::super::Target;
-use super::super::rules::{self as r, KeySet, Rule, keep_none};
+use super::super::rules::{KeySet, Rule, keep_none};
 use super::super::settings::AdaptSettings;
 use super::{openai, strip_keywords};
 
@@ -23,8 +23,9 @@ impl AdaptSettings {
 }
 
 fn shared(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    // Draft-04's boolean bounds, which Mistral's meta-schema refuses, are rewritten as numbers on
+    // every target before its rules run (`valid-keywords`).
     let mut rules = openai::shared(settings);
-    rules.push(Box::new(r::Draft04Bounds));
     rules.push(Box::new(strip_keywords(
         settings,
         "strip-mistral-unsupported",

@@ -148,7 +148,7 @@ fn check_node(tree: &mut Tree, id: NodeId, bool_bounds: &mut bool, report: &mut 
                             "`{}: {value}` (a type name where a schema belongs) → `{schema}`",
                             keyword.as_str()
                         );
-                        let node = made_node(tree, origin, &schema);
+                        let node = tree.node_from_json(&schema, origin);
                         tree.entries_mut(id).expect("an object")[index].value = Slot::Schema(node);
                         report.change(origin, Some(id), words);
                         None
@@ -218,7 +218,7 @@ fn check_members(
             });
         };
         let words = format!("{value} (a type name where a schema belongs) → `{schema}`");
-        let made = made_node(tree, origin, &schema);
+        let made = tree.node_from_json(&schema, origin);
         let body = std::mem::replace(&mut tree.node_mut(made).body, Body::Bool(true));
         tree.node_mut(member).body = body;
         report.change(origin, Some(member), words);
@@ -255,25 +255,6 @@ fn suspicious(entry: &Entry) -> bool {
 /// Whether a list or map keyword's member is not a schema (an array, a string, ...).
 fn not_schema(tree: &Tree, id: NodeId) -> bool {
     matches!(tree.node(id).body, Body::NotSchema(_))
-}
-
-/// A node for `schema` (a type name's `{"type": ...}` or `true`), its entries at `origin`.
-fn made_node(tree: &mut Tree, origin: Origin, schema: &Value) -> NodeId {
-    match schema {
-        Value::Object(map) => {
-            let entries = map
-                .iter()
-                .map(|(k, v)| Entry {
-                    key: Key::of(k),
-                    value: Slot::Value(v.clone()),
-                    origin,
-                })
-                .collect();
-            tree.add(origin, Body::Object(entries))
-        }
-        Value::Bool(b) => tree.add(origin, Body::Bool(*b)),
-        _ => unreachable!("a type name's schema is an object or a boolean"),
-    }
 }
 
 fn unique_strings(value: &Value) -> bool {

@@ -230,8 +230,14 @@ impl Tree {
         }
     }
 
-    /// An entry made from JSON, its subschemas read as the input's are, every part of it with
-    /// origin `origin` (for a value a rule rebuilds as JSON).
+    /// A schema made from JSON, read as the input is, every part of it with origin `origin` (a
+    /// node a rule makes for the place it stands in).
+    pub fn node_from_json(&mut self, value: &Value, origin: Origin) -> NodeId {
+        build(self, value, origin, false)
+    }
+
+    /// An entry `key: value` read from JSON, every node made with `origin` (see
+    /// [`Tree::node_from_json`]).
     pub fn entry_from_json(&mut self, key: super::Keyword, value: Value, origin: Origin) -> Entry {
         let mut wrapper = Map::new();
         wrapper.insert(key.as_str().to_owned(), value);
