@@ -12,12 +12,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::ServiceExt;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
 use tokio::io::AsyncReadExt;
 
 use crate::input::InputError;
+use crate::proxy::arrivals::{Arrivals, Counted};
 
 /// Where the tools come from.
 pub enum Server {
@@ -237,13 +239,15 @@ fn read_to_the_end(
 /// [`crate::proxy::limit::LineLimit`] (`max` bytes per message), its standard error passes
 /// through, and the child is returned to be kept (it is killed when dropped); over HTTP, rmcp's
 /// response limits are set to `max`. What a command's output says of MCP tasks in the 2025-11-25
-/// form is written to `tasks` (over HTTP nothing is).
+/// form is written to `tasks` (over HTTP nothing is); each progress notification read is counted
+/// in `arrivals`.
 pub async fn connect_bounded<H: rmcp::Service<rmcp::RoleClient>>(
     server: &Server,
     handler: H,
     env: &[(String, String)],
     max: usize,
     tasks: Arc<Mutex<TasksSeen>>,
+    arrivals: Arc<Arrivals>,
 ) -> Result<
     (
         rmcp::service::RunningService<rmcp::RoleClient, H>,
@@ -254,7 +258,7 @@ pub async fn connect_bounded<H: rmcp::Service<rmcp::RoleClient>>(
     let argv = match server {
         Server::Command(argv) => argv,
         Server::Url { url, headers } => {
-            let transport = http_transport(url, headers, Some(max))?;
+            let transport = Counted::new(http_transport(url, headers, Some(max))?, arrivals);
             return handler
                 .serve(transport)
                 .await
@@ -284,7 +288,8 @@ pub async fn connect_bounded<H: rmcp::Service<rmcp::RoleClient>>(
     };
     let reader =
         crate::proxy::limit::LineLimit::new(read_to_the_end(stdout, tasks), max, "the server");
-    match handler.serve((reader, stdin)).await {
+    let transport = Counted::new(AsyncRwTransport::new_client(reader, stdin), arrivals);
+    match handler.serve(transport).await {
         Ok(service) => Ok((service, Some(child))),
         Err(e) => Err(format!(
             "did not initialize as an MCP server ({}): it exited, closed its output or wrote something that is not MCP JSON-RPC",

@@ -13,6 +13,7 @@
 //! Each side has its own request ids (rmcp numbers what the proxy sends); a cancellation is
 //! passed on as the other side's id, and a progress token as the one the requester chose.
 
+pub mod arrivals;
 pub mod limit;
 pub mod relay;
 pub mod tools;
@@ -47,6 +48,7 @@ use tokio_util::sync::CancellationToken;
 use toolschema::adapt::AdaptSettings;
 
 use crate::server::{Server, TasksSeen, connect_bounded};
+use arrivals::Arrivals;
 use tools::{Call, Published};
 
 /// What the proxy was asked to do.
@@ -132,6 +134,7 @@ impl Session {
                 &self.options.env,
                 self.options.max_message,
                 self.tasks.clone(),
+                self.progress_down.arrivals.clone(),
             ),
         )
         .await
@@ -237,27 +240,11 @@ impl Session {
 /// the token the original requester chose. The lock is held from before a request is sent
 /// until its token is recorded, so a progress notification cannot be looked up in between.
 #[derive(Default)]
-struct Tokens(
-    tokio::sync::Mutex<HashMap<ProgressToken, ProgressToken>>,
-    /// Progress notifications being passed on now (rmcp hands each to a task of its own, so one
-    /// sent just before a response may still be on its way when the response is).
-    std::sync::atomic::AtomicUsize,
-);
-
-/// A progress notification being passed on, counted while it is.
-struct Passing<'a>(&'a std::sync::atomic::AtomicUsize);
-
-impl<'a> Passing<'a> {
-    fn start(count: &'a std::sync::atomic::AtomicUsize) -> Passing<'a> {
-        count.fetch_add(1, Ordering::SeqCst);
-        Passing(count)
-    }
-}
-
-impl Drop for Passing<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
+struct Tokens {
+    map: tokio::sync::Mutex<HashMap<ProgressToken, ProgressToken>>,
+    /// Progress notifications read from the side requests go to, and those passed on: an
+    /// answer goes back only after the progress read before it (see [`arrivals`]).
+    arrivals: Arc<Arrivals>,
 }
 
 impl Tokens {
@@ -269,7 +256,7 @@ impl Tokens {
         options: PeerRequestOptions,
         requester: Option<ProgressToken>,
     ) -> Result<rmcp::service::RequestHandle<R>, ServiceError> {
-        let mut map = self.0.lock().await;
+        let mut map = self.map.lock().await;
         let handle = peer.send_cancellable_request(request, options).await?;
         if let Some(requester) = requester {
             map.insert(handle.progress_token.clone(), requester);
@@ -321,22 +308,15 @@ impl Tokens {
             }
         };
         self.forget_later(token);
-        // Progress the server sent before its response goes before the response (a client stops
-        // listening for a request's progress once it has the answer): the tasks rmcp started for
-        // it run first, up to 200 ms.
-        for _ in 0..3 {
-            tokio::task::yield_now().await;
-        }
-        let start = std::time::Instant::now();
-        while self.1.load(Ordering::SeqCst) > 0 && start.elapsed() < Duration::from_millis(200) {
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
+        // Progress sent before the answer goes before it (a client stops listening for a
+        // request's progress once it has the answer).
+        self.arrivals.settled(Duration::from_secs(2)).await;
         result
     }
 
     /// The requester's token for a progress notification, if its request is known.
     async fn requester(&self, sent: &ProgressToken) -> Option<ProgressToken> {
-        self.0.lock().await.get(sent).cloned()
+        self.map.lock().await.get(sent).cloned()
     }
 
     /// Forgets a finished request's token a little later: a progress notification sent just
@@ -345,7 +325,7 @@ impl Tokens {
         let tokens = self.clone();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_secs(2)).await;
-            tokens.0.lock().await.remove(&sent);
+            tokens.map.lock().await.remove(&sent);
         });
     }
 }
@@ -876,7 +856,7 @@ impl Service<RoleClient> for Upstream {
             ServerNotification::CancelledNotification(_) => return Ok(()),
             ServerNotification::ProgressNotification(mut progress) => {
                 let tokens = &self.session.progress_down;
-                let _passing = Passing::start(&tokens.1);
+                let _handling = tokens.arrivals.handling();
                 let Some(token) = tokens.requester(&progress.params.progress_token).await else {
                     return Ok(());
                 };
