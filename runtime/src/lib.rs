@@ -125,7 +125,7 @@ pub mod walk;
 
 pub use adapt::{Adapted, Target};
 #[cfg(feature = "validate")]
-pub use args::{ArgsError, restore};
+pub use args::{ArgsError, encode, restore};
 pub use shape::{Shape, ShapeKind};
 /// What the derives' generated code collects allowed unions with.
 #[doc(hidden)]

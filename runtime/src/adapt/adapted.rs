@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Change, Loss, Target};
+use super::{Change, Encoded, Loss, Target};
 
 /// A schema adapted for one target, with what it changed and lost. It borrows the input when
 /// adapted from a reference ([`Target::adapt`]); [`Adapted::into_owned`] (or
@@ -26,6 +26,12 @@ pub struct Adapted<'a> {
     pub losses: Vec<Loss>,
     /// Rewrites that keep what the schema enforces (or change only the shape of arguments).
     pub changes: Vec<Change>,
+    /// Places sent in another form than their own ([`AdaptSettings::with_encoding`]), each
+    /// decoded back by [`crate::restore`]; empty unless encoding is on.
+    ///
+    /// [`AdaptSettings::with_encoding`]: super::AdaptSettings::with_encoding
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub encoded: Vec<Encoded>,
     /// The schema before adaptation: arguments are restored and validated against it
     /// ([`crate::restore`]).
     #[serde(skip)]
@@ -42,6 +48,7 @@ impl Adapted<'_> {
             fallback: self.fallback,
             losses: self.losses,
             changes: self.changes,
+            encoded: self.encoded,
             input: Cow::Owned(self.input.into_owned()),
         }
     }

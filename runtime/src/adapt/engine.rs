@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::report::{Loss, LossKind, Pointer, Unrepresentable};
 use super::rules::{Rule, ValidKeywords};
 use super::settings::AdaptSettings;
-use super::tree::report::finish;
+use super::tree::report::{Finished, finish_all};
 use super::tree::{Report, Tree};
 use super::{Adapted, SHALLOW, json_depth, nests_deeper_than, stack_for_depth};
 
@@ -63,14 +63,15 @@ fn adapt_here<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a
             let changed = run(&mut settings.build(strict, true), &mut tree, &mut report);
             match report.take_failure(&tree) {
                 None => {
-                    let (schema, losses, changes) = finish(tree, report);
+                    let done = finish_all(tree, report);
                     return Adapted {
                         target,
-                        schema,
+                        schema: done.schema,
                         strict: Some(true),
                         fallback: false,
-                        losses,
-                        changes,
+                        losses: done.losses,
+                        changes: done.changes,
+                        encoded: done.encoded,
                         input,
                     };
                 }
@@ -104,10 +105,11 @@ fn adapt_here<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a
         .map(|(why, input)| (why.reason, input));
     let mut written = None;
     if failure.is_none() {
-        let (schema, losses, changes) = finish(tree, report);
+        let done = finish_all(tree, report);
+        let schema = &done.schema;
         if settings.meta_validate {
             // An output place that is not in the input is named by the root.
-            failure = meta_failure(&schema).map(|why| {
+            failure = meta_failure(schema).map(|why| {
                 let pointer = Pointer::parse(&why.pointer);
                 let input_place = input.pointer(pointer.as_str()).is_some();
                 (
@@ -120,7 +122,7 @@ fn adapt_here<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a
                 )
             });
         }
-        written = Some((schema, losses, changes));
+        written = Some(done);
     }
     if let Some((reason, pointer)) = failure {
         // The empty object, as this target sends it, so that the fallback is itself a fixed
@@ -143,10 +145,16 @@ fn adapt_here<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a
                 rule: "fallback",
             }],
             changes: Vec::new(),
+            encoded: Vec::new(),
             input,
         };
     }
-    let (schema, losses, changes) = written.expect("written when nothing failed");
+    let Finished {
+        schema,
+        losses,
+        changes,
+        encoded,
+    } = written.expect("written when nothing failed");
     Adapted {
         target,
         schema,
@@ -154,6 +162,7 @@ fn adapt_here<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a
         fallback: false,
         losses,
         changes,
+        encoded,
         input,
     }
 }

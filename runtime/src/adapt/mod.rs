@@ -30,7 +30,7 @@ pub use convert::{
     CompactConverted, ConvertReport, Converted, ToolReport, convert, convert_compact, convert_for,
     convert_owned, convert_raw, convert_with,
 };
-pub use report::{Change, Loss, LossKind, Pointer, Unrepresentable};
+pub use report::{Change, Encoded, Encoding, Loss, LossKind, Pointer, Unrepresentable};
 pub use settings::{AdaptSettings, NameRule, StrictBudget, Wire};
 pub use target::{Target, UnknownTarget};
 

@@ -90,3 +90,60 @@ impl fmt::Display for Unrepresentable {
         write!(f, "at {at}: {}", self.reason)
     }
 }
+
+/// A form a place is sent in instead of its own, because the target cannot hold it (an open map
+/// under a strict mode, a value of any type, recursion past what the target allows). A model's
+/// value there is decoded back by [`crate::restore`] before it is validated against the original
+/// schema; [`crate::encode`] goes the other way.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "form", rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Encoding {
+    /// An open map sent as a list of `{"key", "value"}` objects (`[{"key": "a", "value": 1}]` for
+    /// `{"a": 1}`).
+    Pairs,
+    /// A value sent as a string holding its JSON text (`"{\"a\":1}"` for `{"a": 1}`).
+    JsonText,
+    /// An object's properties beyond its declared ones, sent under the added property
+    /// `property` as a list of `{"key", "value"}` objects. The name is one the object does not
+    /// declare, so it never collides with a declared property.
+    ExtraPairs {
+        /// The added property.
+        property: String,
+    },
+    /// An object's properties beyond its declared ones, sent under the added property
+    /// `property` as the JSON text of an object.
+    ExtraJsonText {
+        /// The added property.
+        property: String,
+    },
+}
+
+impl Encoding {
+    /// How the report words the form: "encoded as key/value pairs", "encoded as JSON text".
+    pub fn words(&self) -> &'static str {
+        match self {
+            Encoding::Pairs | Encoding::ExtraPairs { .. } => "encoded as key/value pairs",
+            Encoding::JsonText | Encoding::ExtraJsonText { .. } => "encoded as JSON text",
+        }
+    }
+}
+
+/// One place sent encoded ([`Encoding`]): where it was in the input, where it is in the output,
+/// and what the form no longer enforces is a [`Loss`] of its own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Encoded {
+    /// JSON Pointer of the node in the input schema.
+    pub pointer: Pointer,
+    /// JSON Pointer of the node in the output (a node written at several places, as inlining
+    /// copies one, has an entry for each).
+    pub at: Pointer,
+    /// The form.
+    #[serde(flatten)]
+    pub encoding: Encoding,
+    /// What was done, in words.
+    pub detail: Cow<'static, str>,
+    /// The rule that made it.
+    pub rule: &'static str,
+}

@@ -74,6 +74,8 @@ pub struct AdaptSettings {
     pub(crate) added: Vec<AddedRule>,
     /// The rules the caller took out ([`AdaptSettings::without_rule`]), by name.
     pub(crate) removed: Vec<&'static str>,
+    /// Encode what the target cannot hold instead of losing it ([`AdaptSettings::with_encoding`]).
+    pub encode: bool,
 }
 
 impl AdaptSettings {
@@ -124,6 +126,33 @@ impl AdaptSettings {
     /// Whether the target attempts strict enforcement.
     pub fn wants_strict(&self) -> bool {
         self.strict.is_some()
+    }
+
+    /// Encodes what the target cannot hold instead of losing it or sending the tool non-strict
+    /// (off by default): an open map becomes a list of `{"key", "value"}` objects, a place that
+    /// takes any JSON value a string of JSON text, recursion past what the target allows JSON
+    /// text after two levels. Each encoded place is an entry of [`Adapted::encoded`].
+    ///
+    /// The model then sends arguments in the encoded form: decode them with
+    /// [`crate::restore`] (or [`crate::from_args`]) through the same settings. Which encodings a
+    /// target uses is in its provider file; a target that holds every shape encodes nothing.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolschema::adapt::AdaptSettings;
+    ///
+    /// let schema = json!({"type": "object", "properties": {
+    ///     "labels": {"type": "object", "additionalProperties": {"type": "string"}}},
+    ///     "required": ["labels"]});
+    /// let adapted = AdaptSettings::openai_strict().with_encoding(true).adapt(&schema);
+    /// assert_eq!(adapted.strict, Some(true));
+    /// assert_eq!(adapted.schema["properties"]["labels"]["type"], "array");
+    /// let args = json!({"labels": [{"key": "env", "value": "prod"}]});
+    /// assert_eq!(toolschema::restore(&adapted, args).unwrap(), json!({"labels": {"env": "prod"}}));
+    /// ```
+    pub fn with_encoding(mut self, yes: bool) -> Self {
+        self.encode = yes;
+        self
     }
 
     /// Adds `rule` to every form these settings send, as schemars' `with_transform` adds a

@@ -15,7 +15,9 @@ use crate::adapt::Adapted;
 use crate::nullable::accepts_null;
 use crate::walk::resolve_local;
 
+mod encoding;
 mod wording;
+pub use encoding::encode;
 pub use wording::describe;
 
 /// What went wrong with a tool call's arguments.
@@ -153,7 +155,10 @@ fn object_schemas<'a>(
         return;
     }
     let Value::Object(m) = schema else { return };
-    if m.get("properties").is_some_and(Value::is_object) || m.get("required").is_some() {
+    if m.get("properties").is_some_and(Value::is_object)
+        || m.get("required").is_some()
+        || m.get("additionalProperties").is_some_and(Value::is_object)
+    {
         out.push(m);
     }
     if let Some(Value::String(r)) = m.get("$ref") {
@@ -270,9 +275,13 @@ fn undo(instance: &mut Value, schema: &Value, root: &Value, made_optional: &Hash
                     }
                 }
             }
+            // A map's values too (an encoded map's values went through strict mode as well).
+            let values = shapes
+                .iter()
+                .find_map(|s| s.get("additionalProperties").filter(|v| v.is_object()));
             let keys: Vec<String> = map.keys().cloned().collect();
             for k in keys {
-                if let Some(p) = property(&k) {
+                if let Some(p) = property(&k).or(values) {
                     if let Some(v) = map.get_mut(&k) {
                         undo(v, p, root, made_optional);
                     }
@@ -358,7 +367,11 @@ pub fn validate(schema: &Value, args: &Value) -> Result<(), ArgsError> {
 /// Restores arguments the model sent for `adapted`'s schema to what the original schema means,
 /// then validates them against the original schema (so every constraint the provider did not
 /// enforce is checked here). The result always satisfies the original schema.
+///
+/// Places the adaptation encoded ([`Adapted::encoded`]: key/value pairs, JSON text) are decoded
+/// first; a repeated key or text that is not JSON is refused there, named.
 pub fn restore(adapted: &Adapted<'_>, mut args: Value) -> Result<Value, ArgsError> {
+    encoding::decode(adapted, &mut args)?;
     let original = &adapted.input;
     // Arguments the original schema already accepts are never changed: the undoing below is for
     // what only the adapted schema made the model send.

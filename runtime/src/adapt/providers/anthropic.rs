@@ -27,6 +27,7 @@ impl AdaptSettings {
             meta_validate: false,
             added: Vec::new(),
             removed: Vec::new(),
+            encode: false,
         }
     }
 
@@ -62,10 +63,22 @@ fn shared(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
 /// the check of what strict cannot represent, then the rewrite (types inferred, `anyOf` only,
 /// unsupported keywords stripped or spilled, closed objects keeping optional properties).
 fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
-    vec![
+    let mut rules: Vec<Box<dyn Rule>> = vec![
         Box::new(r::MergeSingleAllOf),
         Box::new(r::TupleItems::default()),
-        Box::new(r::AnthropicStrictCheck),
+    ];
+    // With encoding on: open maps as key/value pairs (any-value maps as JSON text), any value
+    // as JSON text, and recursion (which strict tool use does not take) unrolled two levels,
+    // then JSON text.
+    if settings.encode {
+        rules.extend([
+            Box::new(r::EncodeMaps { any: true }) as Box<dyn Rule>,
+            Box::new(r::EncodeAny),
+            Box::new(r::UnrollRecursion),
+        ]);
+    }
+    rules.extend([
+        Box::new(r::AnthropicStrictCheck) as Box<dyn Rule>,
         // A node with `properties` or `items` and no `type` gets the type they imply (the
         // check counts it as typed), as OpenAI strict types it.
         Box::new(r::InferType),
@@ -81,7 +94,8 @@ fn strict(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
             optional: r::Optional::Keep,
         }),
         Box::new(r::StructuredFirst),
-    ]
+    ]);
+    rules
 }
 
 /// Anthropic strict tool use: what its grammar does not support (<https://platform.claude.com/docs/en/agents-and-tools/tool-use/strict-tool-use>).

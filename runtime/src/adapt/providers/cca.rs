@@ -5,7 +5,7 @@
 use super::super::rules::{self as r, Rule};
 use super::super::settings::{AdaptSettings, NameRule, Wire};
 use super::super::{AdaptOptions, Target};
-use super::google::{google_prefix, google_strip, google_values};
+use super::google::{google_prefix, google_strip, google_values, typed_maps};
 
 impl AdaptSettings {
     /// Cloud Code Assist Claude: no combinators at all (object unions merged, mixed types
@@ -28,6 +28,7 @@ impl AdaptSettings {
             meta_validate: true,
             added: Vec::new(),
             removed: Vec::new(),
+            encode: false,
         }
     }
 }
@@ -35,6 +36,7 @@ impl AdaptSettings {
 /// The list; the output is then checked against the meta-schema (`meta_validate`).
 fn rules(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = google_prefix();
+    rules.extend(typed_maps(settings));
     rules.push(Box::new(r::MergeSingleAllOf));
     rules.push(Box::new(r::NullablePropertiesOptional));
     rules.push(Box::new(google_strip(settings)));

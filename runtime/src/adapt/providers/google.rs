@@ -77,6 +77,7 @@ impl AdaptSettings {
             meta_validate: false,
             added: Vec::new(),
             removed: Vec::new(),
+            encode: false,
         }
     }
 
@@ -189,6 +190,7 @@ const GEMINI_UNDOCUMENTED: KeySet = KeySet::of(&[
 /// Gemini `parametersJsonSchema` under the seed's contract.
 fn gemini_compat(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = google_prefix();
+    rules.extend(typed_maps(settings));
     rules.push(Box::new(google_strip(settings)));
     rules.extend(google_values(true));
     rules.push(Box::new(r::StringEnumsOnly::GOOGLE));
@@ -201,8 +203,9 @@ fn gemini_compat(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
 }
 
 /// Gemini's legacy `parameters` (the OpenAPI `Schema` message).
-fn gemini_openapi(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+fn gemini_openapi(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = google_prefix();
+    rules.extend(typed_maps(settings));
     rules.push(Box::new(r::BoolItems));
     rules.push(Box::new(r::MergeSingleAllOf));
     rules.extend(google_values(true));
@@ -215,6 +218,16 @@ fn gemini_openapi(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     rules.push(Box::new(r::InferType));
     rules.extend(google_suffix());
     rules
+}
+
+/// With encoding on ([`AdaptSettings::with_encoding`]), a map whose values have a schema, which
+/// these lists drop with `additionalProperties`, is sent as key/value pairs that keep it.
+/// `gemini` takes `additionalProperties` as Google documents it, and encodes nothing.
+pub(super) fn typed_maps(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    if !settings.encode {
+        return Vec::new();
+    }
+    vec![Box::new(r::EncodeMaps { any: false })]
 }
 
 /// What every Google target starts with: the definitions nothing references removed, the JSON

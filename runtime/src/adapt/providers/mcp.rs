@@ -25,6 +25,7 @@ impl AdaptSettings {
             meta_validate: false,
             added: Vec::new(),
             removed: Vec::new(),
+            encode: false,
         }
     }
 }

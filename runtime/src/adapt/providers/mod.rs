@@ -185,6 +185,7 @@ fn relaxed_only(
         meta_validate: false,
         added: Vec::new(),
         removed: Vec::new(),
+        encode: false,
     }
 }
 

@@ -27,6 +27,7 @@ impl AdaptSettings {
             meta_validate: false,
             added: Vec::new(),
             removed: Vec::new(),
+            encode: false,
         }
     }
 
@@ -94,8 +95,9 @@ pub(super) fn strict_with(
     keep: fn(&str, &Value) -> bool,
     why: &'static str,
 ) -> Vec<Box<dyn Rule>> {
-    vec![
-        Box::new(r::StrictPrecheck),
+    let mut rules = encodings(settings);
+    rules.extend([
+        Box::new(r::StrictPrecheck) as Box<dyn Rule>,
         Box::new(r::MergeSingleAllOf),
         Box::new(r::ResolveRefSiblings),
         Box::new(r::TupleItems {
@@ -121,7 +123,18 @@ pub(super) fn strict_with(
         // A definition whose every use was inlined (a `$ref` with siblings) is not sent.
         Box::new(r::OrphanedDefinitions),
         Box::new(r::TypedWithinLimits),
-    ]
+    ]);
+    rules
+}
+
+/// With encoding on ([`AdaptSettings::with_encoding`]), what strict mode cannot hold and the
+/// precheck would refuse: open maps as key/value pairs (any-value maps as JSON text), and any
+/// value as JSON text. Recursion needs none: strict mode takes `$ref` cycles.
+fn encodings(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
+    if !settings.encode {
+        return Vec::new();
+    }
+    vec![Box::new(r::EncodeMaps { any: true }), Box::new(r::EncodeAny)]
 }
 
 /// OpenAI strict strips the keywords that are not structural (the reference implementation's

@@ -39,7 +39,14 @@ fn relaxed(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(r::MergeSingleAllOf),
         Box::new(r::OneOfToAnyOf),
         Box::new(r::EmptyChoices),
-        Box::new(r::OpenMaps),
+    ]);
+    // With encoding on, a map whose values have a schema is sent as key/value pairs (which
+    // keep the values' schema) instead of `additionalProperties: true`.
+    if settings.encode {
+        rules.push(Box::new(r::EncodeMaps { any: false }));
+    }
+    rules.extend([
+        Box::new(r::OpenMaps) as Box<dyn Rule>,
         Box::new(strip_keywords(
             settings,
             "strip-xai-unsupported",

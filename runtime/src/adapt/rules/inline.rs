@@ -211,11 +211,17 @@ impl Rule for InlineRefsNotUnder {
 pub struct InlineRefs {
     /// How many times one reference is expanded inside itself before it is cut.
     pub unroll: usize,
+    /// Where recursion is cut, the node becomes a string of JSON text (an encoded place,
+    /// decoded by `restore`) instead of a node that no longer describes its values.
+    pub cut_as_text: bool,
 }
 
 impl Default for InlineRefs {
     fn default() -> Self {
-        InlineRefs { unroll: 2 }
+        InlineRefs {
+            unroll: 2,
+            cut_as_text: false,
+        }
     }
 }
 
@@ -274,6 +280,11 @@ impl Rule for InlineRefs {
                     break;
                 };
                 let depth = chain_count(&chain, at, &reference);
+                if depth >= self.unroll && self.cut_as_text {
+                    super::encode::cut_as_text(tree, id, &reference, report);
+                    at = usize::MAX;
+                    break;
+                }
                 if depth >= self.unroll {
                     let detail = format!(
                         "recursion through `{reference}` cut after {} levels: deeper values are not described",

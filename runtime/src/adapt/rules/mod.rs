@@ -9,6 +9,7 @@ mod cca;
 mod degrade;
 mod draft;
 mod empty;
+mod encode;
 mod enums;
 mod fields;
 mod google;
@@ -48,6 +49,8 @@ pub use degrade::StructuralUnionKept;
 pub use draft::UpgradeDraft07;
 #[doc(hidden)]
 pub use empty::EmptyChoices;
+#[doc(hidden)]
+pub use encode::{EncodeAny, EncodeMaps, UnrollRecursion};
 #[doc(hidden)]
 pub use enums::{AllConstToEnum, ConstToEnum, InferType};
 #[doc(hidden)]

@@ -56,6 +56,16 @@ fn target_of(reference: &str) -> Option<String> {
 /// Whether a reference cycle passes through a required property: an edge from a definition
 /// (or the root) to a reference reached through a required property, whose target reaches back.
 fn required_cycle(tree: &Tree) -> bool {
+    cycle(tree, true)
+}
+
+/// Whether the document's references form a cycle (recursion).
+pub(crate) fn has_cycle(tree: &Tree) -> bool {
+    cycle(tree, false)
+}
+
+/// Whether a reference cycle exists (`required_only`: one through a required property).
+fn cycle(tree: &Tree, required_only: bool) -> bool {
     let root = tree.root;
     let mut sources: Vec<(String, NodeId)> = vec![("#".to_owned(), root)];
     for keyword in [Keyword::Defs, Keyword::Definitions] {
@@ -120,7 +130,7 @@ fn required_cycle(tree: &Tree) -> bool {
     edges.iter().any(|(source, targets)| {
         targets
             .iter()
-            .any(|(target, required)| *required && reaches(target, source))
+            .any(|(target, required)| (*required || !required_only) && reaches(target, source))
     })
 }
 

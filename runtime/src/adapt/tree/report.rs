@@ -8,13 +8,15 @@ use serde_json::Value;
 
 use super::{Keyword, NodeId, Origin, Refused, Tree};
 use crate::adapt::pointer::Places;
-use crate::adapt::report::{Change, Loss, LossKind, Pointer, Unrepresentable};
+use crate::adapt::report::{Change, Encoded, Encoding, Loss, LossKind, Pointer, Unrepresentable};
 
 /// One rule's (or a whole list's) record.
 #[derive(Debug, Default)]
 pub struct Report {
     losses: Vec<Noted>,
     changes: Vec<Noted>,
+    /// Places sent in another form (each with the form), the argument decoder's guide.
+    encoded: Vec<(Noted, Encoding)>,
     /// Where and why.
     failure: Option<(Refused, String)>,
     /// The rule running, named in what it records.
@@ -67,6 +69,26 @@ impl Report {
             detail: detail.into(),
             rule: self.rule,
         });
+    }
+
+    /// Records that node `node` (from `origin`) is sent in the form `encoding`: a model's value
+    /// there is decoded back by [`crate::restore`].
+    pub fn encoded(
+        &mut self,
+        origin: Origin,
+        node: NodeId,
+        encoding: Encoding,
+        detail: impl Into<Cow<'static, str>>,
+    ) {
+        let noted = Noted {
+            origin,
+            node: Some(node),
+            keyword: Cow::Borrowed(""),
+            kind: LossKind::Dropped,
+            detail: detail.into(),
+            rule: self.rule,
+        };
+        self.encoded.push((noted, encoding));
     }
 
     /// The schema cannot be represented for the target (the first failure is kept), at
@@ -129,8 +151,24 @@ impl Report {
     }
 }
 
-/// Writes the tree and the report's entries with their pointers and output places.
-pub(crate) fn finish(mut tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Change>) {
+/// Writes the tree and the report's losses and changes with their pointers and output places.
+pub(crate) fn finish(tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<Change>) {
+    let written = finish_all(tree, report);
+    (written.schema, written.losses, written.changes)
+}
+
+/// What [`finish_all`] writes.
+pub(crate) struct Finished {
+    pub schema: Value,
+    pub losses: Vec<Loss>,
+    pub changes: Vec<Change>,
+    /// One entry per written place of each encoded node (a node copied by inlining is encoded
+    /// at each of its copies).
+    pub encoded: Vec<Encoded>,
+}
+
+/// Writes the tree and every entry of the report with its pointers and output places.
+pub(crate) fn finish_all(mut tree: Tree, report: Report) -> Finished {
     // A loss is named as the input spelled it where its pointer names a keyword a rule renamed
     // (`const` made `enum`, draft-07 `items` made `prefixItems`).
     const RENAMED: [(Keyword, &str); 3] = [
@@ -150,6 +188,9 @@ pub(crate) fn finish(mut tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<C
     let pointers: Vec<Pointer> = (report.losses.iter().chain(&report.changes))
         .map(|n| Places::pointer(&places, n.origin.0))
         .collect();
+    let encoded_pointers: Vec<Pointer> = (report.encoded.iter())
+        .map(|(n, _)| Places::pointer(&places, n.origin.0))
+        .collect();
     // A node merged into another is where that one is written.
     let written = |mut id: NodeId| {
         while let Some(into) = tree.node(id).merged_into {
@@ -160,7 +201,12 @@ pub(crate) fn finish(mut tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<C
     let report_nodes: Vec<Option<NodeId>> = (report.losses.iter().chain(&report.changes))
         .map(|n| n.node.map(written))
         .collect();
-    let mut named: Vec<NodeId> = report_nodes.iter().flatten().copied().collect();
+    let encoded_nodes: Vec<NodeId> = (report.encoded.iter())
+        .filter_map(|(n, _)| n.node.map(written))
+        .collect();
+    let mut named: Vec<NodeId> = (report_nodes.iter().flatten().copied())
+        .chain(encoded_nodes.iter().copied())
+        .collect();
     named.sort_unstable();
     named.dedup();
     // The copies of each node (inlined definitions, split type branches), made from the arena
@@ -262,7 +308,33 @@ pub(crate) fn finish(mut tree: Tree, report: Report) -> (Value, Vec<Loss>, Vec<C
             }
         })
         .collect();
-    (value, losses, changes)
+    let mut encoded = Vec::new();
+    for (((n, encoding), pointer), node) in (report.encoded.into_iter())
+        .zip(encoded_pointers)
+        .zip(encoded_nodes)
+    {
+        let copies = copies_of.get(&node).into_iter().flatten();
+        let mut places: Vec<(usize, Pointer)> = (std::iter::once(&node).chain(copies))
+            .filter_map(|c| at.get(*c))
+            .collect();
+        places.sort_by_key(|(rank, _)| *rank);
+        places.dedup_by(|a, b| a.1 == b.1);
+        for (_, at) in places {
+            encoded.push(Encoded {
+                pointer: pointer.clone(),
+                at,
+                encoding: encoding.clone(),
+                detail: n.detail.clone(),
+                rule: n.rule,
+            });
+        }
+    }
+    Finished {
+        schema: value,
+        losses,
+        changes,
+        encoded,
+    }
 }
 
 /// A keyword spilled into a description that a later rule dropped with the subschema holding

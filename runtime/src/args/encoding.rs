@@ -1,0 +1,607 @@
+//! Encoded places ([`crate::adapt::Encoding`]) in arguments: decoded back to their own form
+//! before validation ([`decode`], run by [`super::restore`]), and encoded from it ([`encode`]).
+//!
+//! Both walk the value beside the *adapted* schema, whose encoded places the adaptation listed
+//! by output pointer ([`Adapted::encoded`]): a node written at several places (a definition
+//! inlined twice, recursion unrolled) is decoded wherever the value reaches one of them, and only
+//! there.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value};
+
+use super::{ArgsError, Problem};
+use crate::adapt::{Adapted, Encoding};
+use crate::walk::{escape, resolve_local};
+
+/// How many `$ref`s are followed in a row without the value getting deeper.
+const MAX_HOPS: usize = 32;
+
+/// One encoded place, as the walks read it.
+struct Place<'a> {
+    encoding: &'a Encoding,
+    /// The original place takes a string as it is (any value): JSON text holding a string is
+    /// then that string, and text that is not JSON is the string itself.
+    takes_text: bool,
+}
+
+/// The adapted schema and its encoded places.
+struct Guide<'a> {
+    root: &'a Value,
+    places: HashMap<&'a str, Place<'a>>,
+}
+
+impl<'a> Guide<'a> {
+    fn new(adapted: &'a Adapted<'_>) -> Guide<'a> {
+        let input: &Value = &adapted.input;
+        let places = (adapted.encoded.iter())
+            .map(|e| {
+                let original = input.pointer(e.pointer.as_str());
+                let takes_text = original.is_some_and(|o| takes_string(o, input));
+                let place = Place {
+                    encoding: &e.encoding,
+                    takes_text,
+                };
+                (e.at.as_str(), place)
+            })
+            .collect();
+        Guide {
+            root: &adapted.schema,
+            places,
+        }
+    }
+
+    /// The node at `at` (a JSON Pointer into the adapted schema) and its pointer, with local
+    /// references followed unless the referring node is itself an encoded place.
+    fn node(&self, mut at: String) -> Option<(String, &'a Value)> {
+        for _ in 0..MAX_HOPS {
+            let node = self.root.pointer(&at)?;
+            if self.places.contains_key(at.as_str()) {
+                return Some((at, node));
+            }
+            match node.get("$ref").and_then(Value::as_str) {
+                Some(r) if resolve_local(self.root, r).is_some() => {
+                    at = crate::walk::percent_decoded(r.strip_prefix('#')?)?;
+                }
+                _ => return Some((at, node)),
+            }
+        }
+        None
+    }
+
+    /// Of a node's `anyOf`/`oneOf`/`allOf` members, the one the value goes through: a member
+    /// encoded in the form the value has (`encoded_form`: the value is in the encoded form),
+    /// else the first whose type takes the value.
+    fn branch(&self, at: &str, node: &Value, value: &Value, encoded_form: bool) -> Option<String> {
+        let mut fallback = None;
+        for key in ["anyOf", "oneOf", "allOf"] {
+            let Some(Value::Array(members)) = node.get(key) else {
+                continue;
+            };
+            for i in 0..members.len() {
+                let member = format!("{at}/{key}/{i}");
+                let Some((resolved, m)) = self.node(member.clone()) else {
+                    continue;
+                };
+                if let Some(place) = self.places.get(resolved.as_str()) {
+                    if matches_encoded(place.encoding, value, encoded_form) {
+                        return Some(member);
+                    }
+                    continue;
+                }
+                if fallback.is_none() && admits(m, value) {
+                    fallback = Some(member);
+                }
+            }
+        }
+        fallback
+    }
+}
+
+/// Whether a value in one form or the other goes through an encoded member.
+fn matches_encoded(encoding: &Encoding, value: &Value, encoded_form: bool) -> bool {
+    match (encoding, encoded_form) {
+        (Encoding::Pairs, true) => value.is_array(),
+        (Encoding::Pairs, false) => value.is_object(),
+        (Encoding::JsonText, true) => value.is_string(),
+        (Encoding::JsonText, false) => !value.is_null(),
+        _ => false,
+    }
+}
+
+/// Whether a node's `type` (absent: any) takes the value's JSON type.
+fn admits(node: &Value, value: &Value) -> bool {
+    let kind = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let fits = |t: &str| t == kind || (t == "number" && kind == "integer");
+    match node.get("type") {
+        Some(Value::String(t)) => fits(t),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(fits),
+        _ => !matches!(node, Value::Bool(false)),
+    }
+}
+
+/// Whether the original schema node takes a string as it is (no `type`, or one naming
+/// `string`), its local `$ref` followed.
+fn takes_string(node: &Value, root: &Value) -> bool {
+    let mut node = node;
+    for _ in 0..MAX_HOPS {
+        match node.get("$ref").and_then(Value::as_str) {
+            Some(r) if node.get("type").is_none() => match resolve_local(root, r) {
+                Some(target) => node = target,
+                None => return true,
+            },
+            _ => break,
+        }
+    }
+    match node {
+        Value::Bool(b) => *b,
+        Value::Object(m) => match m.get("type") {
+            Some(Value::String(t)) => t == "string",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+            _ => true,
+        },
+        _ => true,
+    }
+}
+
+/// Decodes every encoded place in `args` (the adapted form) back to the original form. A value
+/// a model sent in the original form instead is kept when that is unambiguous (an object where
+/// pairs were asked, an object or array where text was asked); JSON text encoded twice is read
+/// through both layers where the original place takes no string. A repeated key, a pair that
+/// names a declared property, and text that is not JSON are refused, each named.
+pub(crate) fn decode(adapted: &Adapted<'_>, args: &mut Value) -> Result<(), ArgsError> {
+    if adapted.encoded.is_empty() {
+        return Ok(());
+    }
+    let guide = Guide::new(adapted);
+    let mut problems = Vec::new();
+    decode_at(&guide, args, String::new(), &mut String::new(), &mut problems);
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(ArgsError {
+            problems,
+            ..ArgsError::invalid()
+        })
+    }
+}
+
+fn decode_at(
+    guide: &Guide<'_>,
+    value: &mut Value,
+    at: String,
+    path: &mut String,
+    problems: &mut Vec<Problem>,
+) {
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        let Some((at, node)) = guide.node(at) else {
+            return;
+        };
+        if let Some(place) = guide.places.get(at.as_str()) {
+            decode_place(guide, place, value, &at, path, problems);
+            return;
+        }
+        match value {
+            Value::Object(map) => {
+                let properties = node.get("properties").and_then(Value::as_object);
+                // An added property for the undeclared ones: decoded into the object.
+                let extra = properties.and_then(|p| {
+                    p.keys().find_map(|name| {
+                        let child = format!("{at}/properties/{}", escape(name));
+                        let place = guide.places.get(child.as_str())?;
+                        matches!(
+                            place.encoding,
+                            Encoding::ExtraPairs { .. } | Encoding::ExtraJsonText { .. }
+                        )
+                        .then(|| (name.clone(), child))
+                    })
+                });
+                let keys: Vec<String> = map.keys().cloned().collect();
+                for key in keys {
+                    if extra.as_ref().is_some_and(|(name, _)| *name == key) {
+                        continue;
+                    }
+                    let child = if properties.is_some_and(|p| p.contains_key(&key)) {
+                        format!("{at}/properties/{}", escape(&key))
+                    } else if node.get("additionalProperties").is_some_and(Value::is_object) {
+                        format!("{at}/additionalProperties")
+                    } else {
+                        continue;
+                    };
+                    let len = path.len();
+                    path.push('/');
+                    path.push_str(&escape(&key));
+                    if let Some(v) = map.get_mut(&key) {
+                        decode_at(guide, v, child, path, problems);
+                    }
+                    path.truncate(len);
+                }
+                if let Some((name, child)) = extra {
+                    decode_extra(guide, map, &name, &child, path, problems);
+                }
+            }
+            Value::Array(items) => {
+                let prefix = node.get("prefixItems").and_then(Value::as_array);
+                for (i, item) in items.iter_mut().enumerate() {
+                    let child = match prefix {
+                        Some(p) if i < p.len() => format!("{at}/prefixItems/{i}"),
+                        _ if node.get("items").is_some_and(Value::is_object) => {
+                            format!("{at}/items")
+                        }
+                        _ => continue,
+                    };
+                    let len = path.len();
+                    path.push('/');
+                    path.push_str(&i.to_string());
+                    decode_at(guide, item, child, path, problems);
+                    path.truncate(len);
+                }
+            }
+            _ => {}
+        }
+        if let Some(member) = guide.branch(&at, node, value, true) {
+            decode_at(guide, value, member, path, problems);
+        }
+    })
+}
+
+/// A value at an encoded place, in its original form again.
+fn decode_place(
+    guide: &Guide<'_>,
+    place: &Place<'_>,
+    value: &mut Value,
+    at: &str,
+    path: &mut String,
+    problems: &mut Vec<Problem>,
+) {
+    match place.encoding {
+        Encoding::Pairs => {
+            if let Some(map) = pairs_to_map(guide, value, at, path, &[], problems) {
+                *value = Value::Object(map);
+            }
+        }
+        Encoding::JsonText => {
+            if let Some(parsed) = text_to_value(place, value, path, problems) {
+                *value = parsed;
+            }
+        }
+        // Decoded with the object that holds them.
+        Encoding::ExtraPairs { .. } | Encoding::ExtraJsonText { .. } => {}
+    }
+}
+
+/// A list of `{"key", "value"}` objects as the map it stands for (`None`: not a list, left as
+/// it is, or refused). `declared` names keys the map may not hold.
+fn pairs_to_map(
+    guide: &Guide<'_>,
+    value: &mut Value,
+    at: &str,
+    path: &mut String,
+    declared: &[&str],
+    problems: &mut Vec<Problem>,
+) -> Option<Map<String, Value>> {
+    let Value::Array(items) = value else {
+        if !value.is_object() && !value.is_null() {
+            problems.push(Problem::new(
+                path.clone(),
+                "must be a list of {\"key\", \"value\"} objects",
+                Some(value),
+            ));
+        }
+        return None;
+    };
+    let mut map = Map::new();
+    let mut ok = true;
+    for (i, item) in std::mem::take(items).into_iter().enumerate() {
+        let here = format!("{path}/{i}");
+        let Value::Object(mut pair) = item else {
+            problems.push(Problem::new(
+                here,
+                "must be an object with a string `key` and a `value`",
+                Some(&item),
+            ));
+            ok = false;
+            continue;
+        };
+        let key = match pair.get("key") {
+            Some(Value::String(k)) if pair.len() == 2 && pair.contains_key("value") => k.clone(),
+            _ => {
+                problems.push(Problem::new(
+                    here,
+                    "must be an object with exactly a string `key` and a `value`",
+                    Some(&Value::Object(pair)),
+                ));
+                ok = false;
+                continue;
+            }
+        };
+        if declared.contains(&key.as_str()) {
+            problems.push(Problem::new(
+                format!("{here}/key"),
+                format!("must not be `{key}`, a declared property: set `{key}` itself instead"),
+                None,
+            ));
+            ok = false;
+            continue;
+        }
+        if map.contains_key(&key) {
+            problems.push(Problem::new(
+                format!("{here}/key"),
+                format!("repeats the key `{key}`: give each key once"),
+                None,
+            ));
+            ok = false;
+            continue;
+        }
+        let mut v = pair.remove("value").unwrap_or(Value::Null);
+        let mut inner = format!("{here}/value");
+        decode_at(
+            guide,
+            &mut v,
+            format!("{at}/items/properties/value"),
+            &mut inner,
+            problems,
+        );
+        map.insert(key, v);
+    }
+    ok.then_some(map)
+}
+
+/// JSON text as its value (`None`: not text, left as it is, or refused).
+fn text_to_value(
+    place: &Place<'_>,
+    value: &Value,
+    path: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<Value> {
+    let Value::String(text) = value else {
+        return None;
+    };
+    match crate::adapt::parse_deep(text) {
+        Ok(Value::String(inner)) if !place.takes_text => {
+            // Encoded twice: the text of the text.
+            match crate::adapt::parse_deep(&inner) {
+                Ok(parsed) => Some(parsed),
+                Err(_) => Some(Value::String(inner)),
+            }
+        }
+        Ok(parsed) => Some(parsed),
+        // Not JSON: where the original takes a string as it is, this is that string.
+        Err(_) if place.takes_text => None,
+        Err(e) => {
+            problems.push(Problem::new(
+                path.to_owned(),
+                format!("must be JSON text ({e})"),
+                Some(value),
+            ));
+            None
+        }
+    }
+}
+
+/// The added property `name` of `object` (its undeclared properties, encoded) merged back into
+/// it.
+fn decode_extra(
+    guide: &Guide<'_>,
+    object: &mut Map<String, Value>,
+    name: &str,
+    at: &str,
+    path: &mut String,
+    problems: &mut Vec<Problem>,
+) {
+    let Some(mut extra) = object.shift_remove(name) else {
+        return;
+    };
+    let len = path.len();
+    path.push('/');
+    path.push_str(&escape(name));
+    let owner = at.rsplit_once("/properties/").map_or("", |(o, _)| o);
+    let declared: Vec<String> = (guide.root.pointer(owner))
+        .and_then(|n| n.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().filter(|k| *k != name).cloned().collect())
+        .unwrap_or_default();
+    let declared: Vec<&str> = declared.iter().map(String::as_str).collect();
+    let map = match guide.places.get(at).map(|p| p.encoding) {
+        Some(Encoding::ExtraPairs { .. }) => {
+            pairs_to_map(guide, &mut extra, at, path, &declared, problems)
+        }
+        Some(Encoding::ExtraJsonText { .. }) => {
+            let place = Place {
+                encoding: &Encoding::JsonText,
+                takes_text: false,
+            };
+            match text_to_value(&place, &extra, path, problems) {
+                Some(Value::Object(m)) => Some(m),
+                Some(other) => {
+                    problems.push(Problem::new(
+                        path.clone(),
+                        "must be the JSON text of an object",
+                        Some(&other),
+                    ));
+                    None
+                }
+                None => extra.as_object().cloned(),
+            }
+        }
+        _ => None,
+    };
+    let Some(map) = map else {
+        if !extra.is_null() && !problems.iter().any(|p| p.pointer.starts_with(path.as_str())) {
+            problems.push(Problem::new(
+                path.clone(),
+                "must hold the properties beyond the declared ones",
+                Some(&extra),
+            ));
+        }
+        path.truncate(len);
+        return;
+    };
+    for (key, v) in map {
+        if declared.contains(&key.as_str()) || object.contains_key(&key) {
+            problems.push(Problem::new(
+                path.clone(),
+                format!("must not hold `{key}`, a declared property: set `{key}` itself instead"),
+                None,
+            ));
+            continue;
+        }
+        object.insert(key, v);
+    }
+    path.truncate(len);
+}
+
+/// A value of the original schema in the form the adapted schema takes: each encoded place
+/// encoded, and a `null` for each property the adaptation made required and nullable (strict
+/// mode's optional properties) that the value leaves out. For building arguments as a model
+/// sends them (few-shot examples, tests): [`super::restore`] gives the value back.
+///
+/// ```
+/// use serde_json::json;
+/// use toolschema::adapt::AdaptSettings;
+///
+/// let schema = json!({"type": "object", "properties": {
+///     "labels": {"type": "object", "additionalProperties": {"type": "string"}}}});
+/// let adapted = AdaptSettings::openai_strict().with_encoding(true).adapt(&schema);
+/// let value = json!({"labels": {"env": "prod"}});
+/// let sent = toolschema::encode(&adapted, value.clone());
+/// assert_eq!(sent, json!({"labels": [{"key": "env", "value": "prod"}]}));
+/// assert_eq!(toolschema::restore(&adapted, sent).unwrap(), value);
+/// ```
+pub fn encode(adapted: &Adapted<'_>, mut value: Value) -> Value {
+    let guide = Guide::new(adapted);
+    encode_at(&guide, &mut value, String::new());
+    value
+}
+
+fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String) {
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        let Some((at, node)) = guide.node(at) else {
+            return;
+        };
+        if let Some(place) = guide.places.get(at.as_str()) {
+            match place.encoding {
+                Encoding::Pairs => {
+                    if let Value::Object(map) = value {
+                        let pairs = std::mem::take(map)
+                            .into_iter()
+                            .map(|(k, mut v)| {
+                                encode_at(guide, &mut v, format!("{at}/items/properties/value"));
+                                serde_json::json!({"key": k, "value": v})
+                            })
+                            .collect();
+                        *value = Value::Array(pairs);
+                    }
+                }
+                Encoding::JsonText => {
+                    if !(value.is_null() && admits(node, value)) {
+                        *value = Value::String(value.to_string());
+                    }
+                }
+                Encoding::ExtraPairs { .. } | Encoding::ExtraJsonText { .. } => {}
+            }
+            return;
+        }
+        match value {
+            Value::Object(map) => {
+                let properties = node.get("properties").and_then(Value::as_object);
+                let mut extra_place = None;
+                if let Some(p) = properties {
+                    for name in p.keys() {
+                        let child = format!("{at}/properties/{}", escape(name));
+                        if let Some(place) = guide.places.get(child.as_str()) {
+                            if matches!(
+                                place.encoding,
+                                Encoding::ExtraPairs { .. } | Encoding::ExtraJsonText { .. }
+                            ) {
+                                extra_place = Some((name.clone(), place.encoding));
+                            }
+                        }
+                    }
+                }
+                let keys: Vec<String> = map.keys().cloned().collect();
+                let mut extras = Map::new();
+                for key in keys {
+                    let declared = properties.is_some_and(|p| p.contains_key(&key))
+                        && extra_place.as_ref().is_none_or(|(n, _)| *n != key);
+                    if declared {
+                        let child = format!("{at}/properties/{}", escape(&key));
+                        if let Some(v) = map.get_mut(&key) {
+                            encode_at(guide, v, child);
+                        }
+                    } else if extra_place.is_some() {
+                        if let Some(v) = map.shift_remove(&key) {
+                            extras.insert(key, v);
+                        }
+                    } else if node.get("additionalProperties").is_some_and(Value::is_object) {
+                        if let Some(v) = map.get_mut(&key) {
+                            encode_at(guide, v, format!("{at}/additionalProperties"));
+                        }
+                    }
+                }
+                if let Some((name, encoding)) = extra_place
+                    && !extras.is_empty()
+                {
+                    let encoded = match encoding {
+                        Encoding::ExtraPairs { .. } => Value::Array(
+                            extras
+                                .into_iter()
+                                .map(|(k, v)| serde_json::json!({"key": k, "value": v}))
+                                .collect(),
+                        ),
+                        _ => Value::String(Value::Object(extras).to_string()),
+                    };
+                    map.insert(name, encoded);
+                }
+                fill_nulls(guide, node, &at, map);
+            }
+            Value::Array(items) => {
+                let prefix = node.get("prefixItems").and_then(Value::as_array);
+                for (i, item) in items.iter_mut().enumerate() {
+                    let child = match prefix {
+                        Some(p) if i < p.len() => format!("{at}/prefixItems/{i}"),
+                        _ if node.get("items").is_some_and(Value::is_object) => {
+                            format!("{at}/items")
+                        }
+                        _ => continue,
+                    };
+                    encode_at(guide, item, child);
+                }
+            }
+            _ => {}
+        }
+        if let Some(member) = guide.branch(&at, node, value, false) {
+            encode_at(guide, value, member);
+        }
+    })
+}
+
+/// A `null` for each required property the value leaves out whose adapted schema takes `null`
+/// (strict mode's optional properties, made required and nullable).
+fn fill_nulls(guide: &Guide<'_>, node: &Value, at: &str, map: &mut Map<String, Value>) {
+    let Some(Value::Array(required)) = node.get("required") else {
+        return;
+    };
+    let mut seen = HashSet::new();
+    let missing: Vec<&str> = (required.iter())
+        .filter_map(Value::as_str)
+        .filter(|name| !map.contains_key(*name) && seen.insert(*name))
+        .collect();
+    for name in missing {
+        let child = format!("{at}/properties/{}", escape(name));
+        let Some((_, property)) = guide.node(child) else {
+            continue;
+        };
+        if crate::nullable::accepts_null(property, guide.root) {
+            map.insert(name.to_owned(), Value::Null);
+        }
+    }
+}
