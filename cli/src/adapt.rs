@@ -39,7 +39,8 @@ pub fn run_adapt(args: &AdaptArgs) -> u8 {
         Err(why) => return fail(InputError(format!("{name}: {why}"))),
     };
     let options = adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
-    let adapted = args.to.settings().with_options(options).adapt_owned(schema);
+    let settings = args.to.settings().with_options(options);
+    let adapted = settings.with_encoding(args.encode).adapt_owned(schema);
     if args.report {
         // `{"target", "schema", "strict", "fallback", "losses", "changes"}`: the adaptation
         // as it serializes (its input is not part of it).
@@ -89,7 +90,7 @@ pub fn run_convert(args: &ConvertArgs) -> u8 {
     // declarations are printed one at a time.
     let converted = match args.live.convert(
         args.input.as_deref(),
-        &args.to.settings().with_options(options),
+        &(args.to.settings().with_options(options)).with_encoding(args.encode),
     ) {
         Ok(c) => c,
         Err(e) => return fail(e),
@@ -117,7 +118,7 @@ pub fn run_snapshot(args: &SnapshotArgs) -> u8 {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let files = toolschema::snapshot::catalog(&catalog);
+    let files = toolschema::snapshot::catalog_encoded(&catalog, args.encode);
     let dir = args.out.as_path();
     if args.check {
         let cmp = match toolschema::snapshot::compare(&files, dir) {

@@ -76,6 +76,10 @@ struct ProxyArgs {
     /// descriptions instead of sending them (fine-tuned models lack these keywords).
     #[arg(long)]
     openai_conservative: bool,
+    /// Send open maps and any-value places as the provider takes them, without encoding them
+    /// (by default the proxy encodes them, as `--encode` does, and decodes every call itself).
+    #[arg(long)]
+    no_encode: bool,
     #[command(flatten)]
     live: LiveArgs,
 }
@@ -89,6 +93,11 @@ struct SnapshotArgs {
     /// or are extra.
     #[arg(long)]
     check: bool,
+    /// Encode what the target cannot hold instead of losing it or sending the tool non-strict:
+    /// open maps as `{key, value}` pairs, any-value places as JSON text (the model's arguments
+    /// must then be decoded, as the library's `restore` and the proxy do).
+    #[arg(long)]
+    encode: bool,
     /// A tool catalog (as for `lint`): a path, or `-` (or nothing) for standard input.
     #[arg(value_name = "INPUT", conflicts_with_all = ["server", "url"])]
     input: Option<PathBuf>,
@@ -108,6 +117,11 @@ struct AdaptArgs {
     /// descriptions instead of sending them (fine-tuned models lack these keywords).
     #[arg(long)]
     openai_conservative: bool,
+    /// Encode what the target cannot hold instead of losing it or sending the tool non-strict:
+    /// open maps as `{key, value}` pairs, any-value places as JSON text (the model's arguments
+    /// must then be decoded, as the library's `restore` and the proxy do).
+    #[arg(long)]
+    encode: bool,
     /// The tool to adapt, by name, when the input is a catalog or a live server.
     #[arg(long, value_name = "NAME")]
     tool: Option<String>,
@@ -131,6 +145,11 @@ struct ConvertArgs {
     /// descriptions instead of sending them (fine-tuned models lack these keywords).
     #[arg(long)]
     openai_conservative: bool,
+    /// Encode what the target cannot hold instead of losing it or sending the tool non-strict:
+    /// open maps as `{key, value}` pairs, any-value places as JSON text (the model's arguments
+    /// must then be decoded, as the library's `restore` and the proxy do).
+    #[arg(long)]
+    encode: bool,
     /// A tool catalog (as for `lint`): a path, or `-` (or nothing) for standard input.
     #[arg(value_name = "INPUT", conflicts_with_all = ["server", "url"])]
     input: Option<PathBuf>,
@@ -273,7 +292,7 @@ fn run_proxy(args: ProxyArgs) -> u8 {
     let options =
         toolschema::adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
     let options = proxy::Options {
-        settings: args.target.settings().with_options(options),
+        settings: (args.target.settings().with_options(options)).with_encoding(!args.no_encode),
         server,
         env: args.env,
         report: args.report,

@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{Value, json};
 
-use crate::adapt::{Target, convert};
+use crate::adapt::{Target, convert_for};
 use crate::catalog::{Catalog, Layout, Tool};
 use crate::traits::ToolParams;
 
@@ -51,14 +51,20 @@ pub fn of<T: ToolParams>(name: &str) -> Files {
 
 /// The snapshot files of every tool of a catalog, for every target.
 pub fn catalog(catalog: &Catalog) -> Files {
+    catalog_encoded(catalog, false)
+}
+
+/// [`catalog`], with encoding on or off ([`crate::adapt::AdaptSettings::with_encoding`]); a
+/// file then lists the encoded places under `encoded`.
+pub fn catalog_encoded(catalog: &Catalog, encode: bool) -> Files {
     let mut files = Files::new();
     let dirs = directory_names(catalog);
     for &target in Target::ALL {
-        let converted = convert(catalog, target);
+        let converted = convert_for(catalog, &target.settings().with_encoding(encode));
         let declarations = declarations_of(&converted.declarations);
         for (i, tool) in converted.report.tools.iter().enumerate() {
             let adapted = &converted.adapted[i];
-            let document = json!({
+            let mut document = json!({
                 "tool": catalog.tools[i].name,
                 "target": target,
                 "declaration": declarations.get(i).cloned().unwrap_or(Value::Null),
@@ -68,6 +74,9 @@ pub fn catalog(catalog: &Catalog) -> Files {
                 "losses": adapted.losses,
                 "changes": adapted.changes,
             });
+            if !adapted.encoded.is_empty() {
+                document["encoded"] = json!(adapted.encoded);
+            }
             let mut text = serde_json::to_string_pretty(&document).expect("a report serializes");
             text.push('\n');
             files.insert(format!("{}/{}.json", dirs[i], target.as_str()), text);

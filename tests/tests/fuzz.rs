@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use toolschema::Target;
-use toolschema_tests::fuzz::{check, run};
+use toolschema_tests::fuzz::{ENCODING_TARGETS, check, check_with, run, run_with};
 
 const SEED: u64 = 0x7001_5c4e;
 
@@ -27,6 +27,21 @@ fn generated_schemas_keep_every_invariant_for_every_target() {
         if let Err(finding) = run(target, cases(), SEED, &mut |_| {}) {
             panic!(
                 "{target}, seed {:#x}: {}\nminimized case (save as tests/fixtures/fuzz/<name>.json with {{\"target\": \"{target}\", \"schema\": ...}}):\n{}",
+                finding.seed,
+                finding.message,
+                serde_json::to_string_pretty(&finding.schema).unwrap()
+            );
+        }
+    }
+}
+
+/// The same, with encoding on, for every target that encodes.
+#[test]
+fn generated_schemas_keep_every_invariant_when_encoded() {
+    for &target in ENCODING_TARGETS {
+        if let Err(finding) = run_with(target, true, cases(), SEED, &mut |_| {}) {
+            panic!(
+                "{target} (encoded), seed {:#x}: {}\nminimized case (save as tests/fixtures/fuzz/<name>.json with {{\"target\": \"{target}\", \"schema\": ...}}):\n{}",
                 finding.seed,
                 finding.message,
                 serde_json::to_string_pretty(&finding.schema).unwrap()
@@ -59,6 +74,11 @@ fn regression_cases_stay_fixed() {
         for &target in Target::ALL {
             if let Err(e) = check(&case["schema"], target) {
                 panic!("{} / {target}: {e}", file.display());
+            }
+        }
+        for &target in ENCODING_TARGETS {
+            if let Err(e) = check_with(&case["schema"], target, true) {
+                panic!("{} / {target} (encoded): {e}", file.display());
             }
         }
     }

@@ -7,7 +7,9 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{AdaptOptions, AdaptSettings, Adapted, Change, Loss, LossKind, Pointer, Target};
+use super::{
+    AdaptOptions, AdaptSettings, Adapted, Change, Encoded, Loss, LossKind, Pointer, Target,
+};
 use crate::catalog::{Catalog, CatalogError, RawCatalog};
 use crate::keys::Keys;
 
@@ -30,6 +32,10 @@ pub struct ToolReport {
     /// without one meaning makes the tool the fallback instead (`fallback`, with a loss).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub repaired: Vec<Change>,
+    /// Places sent encoded ([`super::AdaptSettings::with_encoding`]): key/value pairs, JSON
+    /// text. A model's arguments there are decoded by [`crate::restore`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub encoded: Vec<Encoded>,
 }
 
 /// The `valid-keywords` changes of an adaptation: what was repaired to make it valid JSON Schema.
@@ -346,6 +352,7 @@ fn compact<E>(
                 fallback: entry.adapted.fallback,
                 losses: std::mem::take(&mut entry.adapted.losses),
                 repaired: repairs(&entry.adapted),
+                encoded: std::mem::take(&mut entry.adapted.encoded),
             };
             (text.into_boxed_str(), report)
         };
@@ -446,6 +453,7 @@ fn declare(
         let strict = flag(&entry.adapted);
         let fallback = entry.adapted.fallback;
         let repaired = repairs(&entry.adapted);
+        let encoded = entry.adapted.encoded.clone();
         let (schema, losses) = take(&mut entry.adapted);
         declarations.push(settings.wire.declaration(
             &entry.name,
@@ -460,6 +468,7 @@ fn declare(
             fallback,
             losses,
             repaired,
+            encoded,
         });
     }
     let report = ConvertReport {

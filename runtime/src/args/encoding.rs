@@ -69,6 +69,30 @@ impl<'a> Guide<'a> {
         None
     }
 
+    /// Where the values' schema of the pairs at `at` is: `items.properties.value` of the node,
+    /// or of its member that has `items` (strict mode wraps a nullable place in
+    /// `anyOf: [..., {"type": "null"}]`).
+    fn pair_values(&self, at: &str) -> String {
+        let has_items = |p: &str| self.root.pointer(p).is_some_and(|n| n.get("items").is_some());
+        if !has_items(at) {
+            for key in ["anyOf", "oneOf"] {
+                let count = (self.root.pointer(at))
+                    .and_then(|n| n.get(key))
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
+                for i in 0..count {
+                    let member = format!("{at}/{key}/{i}");
+                    if let Some((resolved, _)) = self.node(member)
+                        && has_items(&resolved)
+                    {
+                        return format!("{resolved}/items/properties/value");
+                    }
+                }
+            }
+        }
+        format!("{at}/items/properties/value")
+    }
+
     /// Of a node's `anyOf`/`oneOf`/`allOf` members, the one the value goes through: a member
     /// encoded in the form the value has (`encoded_form`: the value is in the encoded form),
     /// else the first whose type takes the value.
@@ -343,13 +367,7 @@ fn pairs_to_map(
         }
         let mut v = pair.remove("value").unwrap_or(Value::Null);
         let mut inner = format!("{here}/value");
-        decode_at(
-            guide,
-            &mut v,
-            format!("{at}/items/properties/value"),
-            &mut inner,
-            problems,
-        );
+        decode_at(guide, &mut v, guide.pair_values(at), &mut inner, problems);
         map.insert(key, v);
     }
     ok.then_some(map)
@@ -494,7 +512,7 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String) {
                         let pairs = std::mem::take(map)
                             .into_iter()
                             .map(|(k, mut v)| {
-                                encode_at(guide, &mut v, format!("{at}/items/properties/value"));
+                                encode_at(guide, &mut v, guide.pair_values(&at));
                                 serde_json::json!({"key": k, "value": v})
                             })
                             .collect();
@@ -550,11 +568,15 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String) {
                 if let Some((name, encoding)) = extra_place
                     && !extras.is_empty()
                 {
+                    let values = guide.pair_values(&format!("{at}/properties/{}", escape(&name)));
                     let encoded = match encoding {
                         Encoding::ExtraPairs { .. } => Value::Array(
                             extras
                                 .into_iter()
-                                .map(|(k, v)| serde_json::json!({"key": k, "value": v}))
+                                .map(|(k, mut v)| {
+                                    encode_at(guide, &mut v, values.clone());
+                                    serde_json::json!({"key": k, "value": v})
+                                })
                                 .collect(),
                         ),
                         _ => Value::String(Value::Object(extras).to_string()),

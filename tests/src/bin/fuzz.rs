@@ -1,17 +1,19 @@
 //! The long fuzz run: `cargo run --release -p toolschema-tests --bin fuzz -- [--cases N]
-//! [--seed S] [--target T]...`. Every target (or the ones named), N generated schemas each
+//! [--seed S] [--target T]... [--encode]` (`--encode`: with encoding on, the targets that
+//! encode). Every target (or the ones named), N generated schemas each
 //! (default 1,000,000), every invariant of `toolschema_tests::fuzz::check`. Prints a progress
 //! line, then per target the cases and time; exits 1 on the first finding with its minimized case.
 
 use std::time::Instant;
 
 use toolschema::Target;
-use toolschema_tests::fuzz::run;
+use toolschema_tests::fuzz::{ENCODING_TARGETS, run_with};
 
 fn main() {
     let mut cases: u32 = 1_000_000;
     let mut seed: u64 = 0x7001_5c4e;
     let mut targets: Vec<Target> = Vec::new();
+    let mut encode = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || {
@@ -30,24 +32,31 @@ fn main() {
                 }
                 .expect("--seed takes a number")
             }
+            "--encode" => encode = true,
             "--target" => targets.push(value().parse().unwrap_or_else(|e| {
                 eprintln!("fuzz: {e}");
                 std::process::exit(2)
             })),
             other => {
-                eprintln!("fuzz: unknown argument `{other}` (--cases N, --seed S, --target T)");
+                eprintln!(
+                    "fuzz: unknown argument `{other}` (--cases N, --seed S, --target T, --encode)"
+                );
                 std::process::exit(2);
             }
         }
     }
     if targets.is_empty() {
-        targets = Target::ALL.to_vec();
+        targets = if encode {
+            ENCODING_TARGETS.to_vec()
+        } else {
+            Target::ALL.to_vec()
+        };
     }
     let total = Instant::now();
     for target in targets {
         let start = Instant::now();
         let mut last = Instant::now();
-        let outcome = run(target, cases, seed, &mut |n| {
+        let outcome = run_with(target, encode, cases, seed, &mut |n| {
             if last.elapsed().as_secs() >= 10 {
                 last = Instant::now();
                 eprintln!(
@@ -58,7 +67,8 @@ fn main() {
         });
         match outcome {
             Ok(()) => println!(
-                "{target}: {cases} cases, every invariant held, {:.1} s",
+                "{target}{}: {cases} cases, every invariant held, {:.1} s",
+                if encode { " (encoded)" } else { "" },
                 start.elapsed().as_secs_f64()
             ),
             Err(finding) => {

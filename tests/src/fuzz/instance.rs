@@ -92,8 +92,33 @@ pub fn instance(schema: &Value, root: &Value, with_optional: bool, depth: usize)
                     }
                 }
             }
+            // With optional members: one entry of a map beside them (a key no property and no
+            // pattern names), so that maps and their encodings are exercised.
+            let declared = |k: &str| m.get("properties").and_then(|p| p.get(k)).is_some();
+            if with_optional && !declared("extra_key") && m.get("patternProperties").is_none() {
+                match m.get("additionalProperties") {
+                    Some(Value::Bool(true)) => {
+                        out.insert("extra_key".into(), json!({"any": [1, "two"]}));
+                    }
+                    Some(values @ Value::Object(_)) => {
+                        let v = instance(values, root, with_optional, depth + 1);
+                        out.insert("extra_key".into(), v);
+                    }
+                    None if m.get("properties").is_none() => {
+                        out.insert("extra_key".into(), json!({"any": [1, "two"]}));
+                    }
+                    _ => {}
+                }
+            }
             Value::Object(out)
+        }
+        // Any value (`{}`, annotations only): with optional members, a structured one.
+        _ if with_optional && m.keys().all(|k| ANNOTATIONS.contains(&k.as_str())) => {
+            json!({"any": [1, "two", null]})
         }
         _ => Value::Null,
     }
 }
+
+/// Keys that leave a schema accepting any value.
+const ANNOTATIONS: &[&str] = &["description", "title", "$comment", "examples", "default"];

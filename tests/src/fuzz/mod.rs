@@ -34,6 +34,18 @@ use toolschema::{Adapted, Target, restore};
 
 use crate::promises::{Positions, report_problems};
 
+/// The targets that encode something with encoding on (each provider file says what).
+pub const ENCODING_TARGETS: &[Target] = &[
+    Target::OpenAiStrict,
+    Target::OpenAiResponses,
+    Target::AnthropicStrict,
+    Target::DeepSeekStrict,
+    Target::Xai,
+    Target::GeminiCompat,
+    Target::GeminiOpenApi,
+    Target::CcaClaude,
+];
+
 /// How long one adaptation may take before it counts as a hang.
 pub const TIME_BOUND: Duration = Duration::from_secs(2);
 
@@ -50,9 +62,10 @@ pub struct Finding {
     pub message: String,
 }
 
-fn adapt_bounded(schema: &Value, target: Target) -> Result<Adapted<'_>, String> {
+fn adapt_bounded(schema: &Value, target: Target, encode: bool) -> Result<Adapted<'_>, String> {
     let start = Instant::now();
-    let adapted = catch_unwind(AssertUnwindSafe(|| target.adapt(schema)))
+    let settings = target.settings().with_encoding(encode);
+    let adapted = catch_unwind(AssertUnwindSafe(|| settings.adapt(schema)))
         .map_err(|_| "adapt panicked".to_owned())?;
     let took = start.elapsed();
     if took > TIME_BOUND {
@@ -63,8 +76,15 @@ fn adapt_bounded(schema: &Value, target: Target) -> Result<Adapted<'_>, String> 
 
 /// Every invariant for one schema and one target.
 pub fn check(schema: &Value, target: Target) -> Result<(), String> {
+    check_with(schema, target, false)
+}
+
+/// Every invariant for one schema and one target, with encoding on or off
+/// ([`toolschema::adapt::AdaptSettings::with_encoding`]). With it on, invariant 6 sends the
+/// instance encoded ([`toolschema::encode`]), checks it against the adapted schema, and restores it.
+pub fn check_with(schema: &Value, target: Target, encode: bool) -> Result<(), String> {
     // 1.
-    let adapted = adapt_bounded(schema, target)?;
+    let adapted = adapt_bounded(schema, target, encode)?;
     if !adapted.fallback && adapted.schema.get("type").and_then(Value::as_str) != Some("object") {
         return Err("a non-object output root without the fallback".into());
     }
@@ -74,7 +94,7 @@ pub fn check(schema: &Value, target: Target) -> Result<(), String> {
         return Err(format!("report promises: {problems:#?}"));
     }
     // 4.
-    let again = adapt_bounded(&adapted.schema, target)?;
+    let again = adapt_bounded(&adapted.schema, target, encode)?;
     if again.schema != adapted.schema {
         return Err(format!(
             "not idempotent: adapting the output again gives\n{:#}",
@@ -194,19 +214,60 @@ fn arguments_round_trip(schema: &Value, adapted: &Adapted) -> Result<(), String>
         if !validator.is_valid(&original) {
             continue;
         }
-        let sent = as_sent(&original, adapted);
+        let sent = if adapted.encoded.is_empty() {
+            as_sent(&original, adapted)
+        } else {
+            let sent = toolschema::encode(adapted, original.clone());
+            // Gemini's forms say null with OpenAPI's `nullable`, which a JSON Schema validator
+            // reads as an unknown keyword: they are held to their own validators (invariant 2).
+            let json_schema_nulls = !matches!(
+                adapted.target,
+                Target::GeminiCompat | Target::GeminiOpenApi
+            );
+            // A `collapsed` loss says values of some form are no longer accepted at all.
+            let narrowed = adapted.losses.iter().any(|l| l.kind == LossKind::Collapsed);
+            if json_schema_nulls
+                && !narrowed
+                && let Ok(v) = jsonschema::options().build(&adapted.schema)
+                && !v.is_valid(&sent)
+            {
+                return Err(format!(
+                    "encode gave {sent} (from {original}), which the adapted schema refuses"
+                ));
+            }
+            sent
+        };
         let back = restore(adapted, sent.clone())
             .map_err(|e| format!("restore refused {sent} (from {original}): {e}"))?;
         if !validator.is_valid(&back) {
             return Err(format!("restore returned {back}, which the input refuses"));
         }
-        if !same_up_to_indistinct_nulls(&original, &back, schema) {
+        // Encoded, a strict form may carry a nested optional member as `null` (encode fills
+        // the nulls strict mode requires); where the input takes that `null` too (both values
+        // are valid), the wire cannot tell it from an absent member at any depth.
+        let nested_nulls = !adapted.encoded.is_empty() && same_up_to_nulls(&original, &back);
+        if !nested_nulls && !same_up_to_indistinct_nulls(&original, &back, schema) {
             return Err(format!(
                 "restore returned {back}, not the original {original}"
             ));
         }
     }
     Ok(())
+}
+
+/// Equal, except that a member may be `null` on one side and absent on the other, at any depth.
+fn same_up_to_nulls(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => x.keys().chain(y.keys()).all(|k| match (x.get(k), y.get(k)) {
+            (Some(v), Some(w)) => same_up_to_nulls(v, w),
+            (Some(v), None) | (None, Some(v)) => v.is_null(),
+            (None, None) => true,
+        }),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same_up_to_nulls(v, w))
+        }
+        _ => a == b,
+    }
 }
 
 /// Equal, except that an optional root property that accepts `null` may be `null` on one side
@@ -299,6 +360,17 @@ pub fn run(
     seed: u64,
     progress: &mut dyn FnMut(u32),
 ) -> Result<(), Box<Finding>> {
+    run_with(target, false, cases, seed, progress)
+}
+
+/// [`run`] with encoding on or off ([`check_with`]).
+pub fn run_with(
+    target: Target,
+    encode: bool,
+    cases: u32,
+    seed: u64,
+    progress: &mut dyn FnMut(u32),
+) -> Result<(), Box<Finding>> {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
     bytes[8..16].copy_from_slice(&(target as u64).to_le_bytes());
@@ -325,7 +397,7 @@ pub fn run(
             n.set(n.get() + 1);
             (progress.borrow_mut())(n.get());
             watchdog.start(&doc);
-            let outcome = check(&doc, target).map_err(TestCaseError::fail);
+            let outcome = check_with(&doc, target, encode).map_err(TestCaseError::fail);
             watchdog.finish();
             outcome
         });

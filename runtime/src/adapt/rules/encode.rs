@@ -52,7 +52,7 @@ impl Rule for EncodeMaps {
         }
         let list: Vec<NodeId> = tree.breadth_first().iter().map(|r| r.id).collect();
         for id in list {
-            let Some(map) = Map::of(tree, id) else {
+            let Some(map) = Map::of(tree, id, id == tree.root) else {
                 continue;
             };
             if !self.any && map.values.is_none() {
@@ -71,10 +71,12 @@ struct Map {
     declared: Vec<String>,
     /// `type` lists `null` beside `object`.
     nullable: bool,
+    /// The root, which stays an object: its map goes under an added property.
+    root: bool,
 }
 
 impl Map {
-    fn of(tree: &Tree, id: NodeId) -> Option<Map> {
+    fn of(tree: &Tree, id: NodeId, root: bool) -> Option<Map> {
         let Body::Object(_) = tree.node(id).body else {
             return None;
         };
@@ -108,7 +110,8 @@ impl Map {
         if BESIDE.iter().any(|k| tree.has(id, *k)) {
             return None;
         }
-        let declared: Vec<String> = match tree.get(id, Keyword::Properties).map(|e| &e.value) {
+        let properties = tree.get(id, Keyword::Properties).map(|e| &e.value);
+        let declared: Vec<String> = match properties {
             Some(Slot::Map(members)) => members.iter().map(|(n, _)| n.clone()).collect(),
             None => Vec::new(),
             Some(_) => return None,
@@ -124,20 +127,23 @@ impl Map {
                 Body::Object(_) => Some(*v),
                 Body::NotSchema(_) => return None,
             },
-            // `{"type": "object"}` with nothing declared: any object.
-            None if declared.is_empty() => None,
+            // `{"type": "object"}` and nothing else: any object (not the root, which says
+            // that of a tool without parameters; not `"properties": {}`, an empty struct's
+            // form).
+            None if properties.is_none() && !root => None,
             _ => return None,
         };
         Some(Map {
             values,
             declared,
             nullable,
+            root,
         })
     }
 
     fn encode(self, tree: &mut Tree, id: NodeId, report: &mut Report) {
         let origin = tree.node(id).origin;
-        if self.declared.is_empty() {
+        if self.declared.is_empty() && !self.root {
             // The whole node is the map.
             let (kind, form, words) = match self.values {
                 Some(_) => ("array", Encoding::Pairs, PAIRS),
@@ -195,8 +201,9 @@ impl Map {
                 report.loss(e.origin, Some(id), key.as_str(), LossKind::Dropped, detail);
             }
         }
-        if let Some(Slot::Map(members)) = tree.slot_mut(id, Keyword::Properties) {
-            members.push((name.clone(), added));
+        match tree.slot_mut(id, Keyword::Properties) {
+            Some(Slot::Map(members)) => members.push((name.clone(), added)),
+            _ => set_map(tree, id, Keyword::Properties, vec![(name.clone(), added)]),
         }
         let detail = format!(
             "the properties beyond the declared ones {} under the added property `{name}`",
