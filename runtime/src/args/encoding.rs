@@ -73,7 +73,11 @@ impl<'a> Guide<'a> {
     /// or of its member that has `items` (strict mode wraps a nullable place in
     /// `anyOf: [..., {"type": "null"}]`).
     fn pair_values(&self, at: &str) -> String {
-        let has_items = |p: &str| self.root.pointer(p).is_some_and(|n| n.get("items").is_some());
+        let has_items = |p: &str| {
+            self.root
+                .pointer(p)
+                .is_some_and(|n| n.get("items").is_some())
+        };
         if !has_items(at) {
             for key in ["anyOf", "oneOf"] {
                 let count = (self.root.pointer(at))
@@ -187,7 +191,13 @@ pub(crate) fn decode(adapted: &Adapted<'_>, args: &mut Value) -> Result<(), Args
     }
     let guide = Guide::new(adapted);
     let mut problems = Vec::new();
-    decode_at(&guide, args, String::new(), &mut String::new(), &mut problems);
+    decode_at(
+        &guide,
+        args,
+        String::new(),
+        &mut String::new(),
+        &mut problems,
+    );
     if problems.is_empty() {
         Ok(())
     } else {
@@ -235,7 +245,10 @@ fn decode_at(
                     }
                     let child = if properties.is_some_and(|p| p.contains_key(&key)) {
                         format!("{at}/properties/{}", escape(&key))
-                    } else if node.get("additionalProperties").is_some_and(Value::is_object) {
+                    } else if node
+                        .get("additionalProperties")
+                        .is_some_and(Value::is_object)
+                    {
                         format!("{at}/additionalProperties")
                     } else {
                         continue;
@@ -453,7 +466,11 @@ fn decode_extra(
         _ => None,
     };
     let Some(map) = map else {
-        if !extra.is_null() && !problems.iter().any(|p| p.pointer.starts_with(path.as_str())) {
+        if !extra.is_null()
+            && !problems
+                .iter()
+                .any(|p| p.pointer.starts_with(path.as_str()))
+        {
             problems.push(Problem::new(
                 path.clone(),
                 "must hold the properties beyond the declared ones",
@@ -559,7 +576,10 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String) {
                         if let Some(v) = map.shift_remove(&key) {
                             extras.insert(key, v);
                         }
-                    } else if node.get("additionalProperties").is_some_and(Value::is_object) {
+                    } else if node
+                        .get("additionalProperties")
+                        .is_some_and(Value::is_object)
+                    {
                         if let Some(v) = map.get_mut(&key) {
                             encode_at(guide, v, format!("{at}/additionalProperties"));
                         }

@@ -238,10 +238,26 @@ fn undo(instance: &mut Value, schema: &Value, root: &Value, made_optional: &Hash
                     .iter()
                     .find_map(|s| s.get("properties").and_then(|p| p.get(name)))
             };
+            // The shapes the value may have: those whose required names it has (a union's
+            // branch that requires a name the value lacks is not its shape), or all of them.
+            let possible: Vec<&&serde_json::Map<String, Value>> = (shapes.iter())
+                .filter(|s| {
+                    s.get("required").and_then(Value::as_array).is_none_or(|r| {
+                        r.iter()
+                            .filter_map(Value::as_str)
+                            .all(|n| map.contains_key(n))
+                    })
+                })
+                .collect();
+            let possible = if possible.is_empty() {
+                shapes.iter().collect()
+            } else {
+                possible
+            };
             // Whether some shape the value may have takes `null` for this name (its own
             // property schema, or its additional properties).
             let null_fits = |name: &str| {
-                shapes
+                possible
                     .iter()
                     .any(|s| match s.get("properties").and_then(|p| p.get(name)) {
                         Some(p) => accepts_null(p, root),

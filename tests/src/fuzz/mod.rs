@@ -220,10 +220,8 @@ fn arguments_round_trip(schema: &Value, adapted: &Adapted) -> Result<(), String>
             let sent = toolschema::encode(adapted, original.clone());
             // Gemini's forms say null with OpenAPI's `nullable`, which a JSON Schema validator
             // reads as an unknown keyword: they are held to their own validators (invariant 2).
-            let json_schema_nulls = !matches!(
-                adapted.target,
-                Target::GeminiCompat | Target::GeminiOpenApi
-            );
+            let json_schema_nulls =
+                !matches!(adapted.target, Target::GeminiCompat | Target::GeminiOpenApi);
             // A `collapsed` loss says values of some form are no longer accepted at all.
             let narrowed = adapted.losses.iter().any(|l| l.kind == LossKind::Collapsed);
             if json_schema_nulls
@@ -258,11 +256,15 @@ fn arguments_round_trip(schema: &Value, adapted: &Adapted) -> Result<(), String>
 /// Equal, except that a member may be `null` on one side and absent on the other, at any depth.
 fn same_up_to_nulls(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Object(x), Value::Object(y)) => x.keys().chain(y.keys()).all(|k| match (x.get(k), y.get(k)) {
-            (Some(v), Some(w)) => same_up_to_nulls(v, w),
-            (Some(v), None) | (None, Some(v)) => v.is_null(),
-            (None, None) => true,
-        }),
+        (Value::Object(x), Value::Object(y)) => {
+            x.keys()
+                .chain(y.keys())
+                .all(|k| match (x.get(k), y.get(k)) {
+                    (Some(v), Some(w)) => same_up_to_nulls(v, w),
+                    (Some(v), None) | (None, Some(v)) => v.is_null(),
+                    (None, None) => true,
+                })
+        }
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same_up_to_nulls(v, w))
         }

@@ -134,7 +134,10 @@ fn encodings(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     if !settings.encode {
         return Vec::new();
     }
-    vec![Box::new(r::EncodeMaps { any: true }), Box::new(r::EncodeAny)]
+    vec![
+        Box::new(r::EncodeMaps { any: true }),
+        Box::new(r::EncodeAny),
+    ]
 }
 
 /// OpenAI strict strips the keywords that are not structural (the reference implementation's
