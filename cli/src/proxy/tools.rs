@@ -128,7 +128,8 @@ impl Published {
         Ok(())
     }
 
-    /// One line: tools, strict tools, fallbacks, renames and losses by kind.
+    /// One line: tools, strict tools, fallbacks, renames, losses by kind, and the places sent
+    /// encoded.
     pub fn summary(&self) -> String {
         let entries = &self.report.tools;
         let strict = entries.iter().filter(|t| t.strict == Some(true)).count();
@@ -175,8 +176,15 @@ impl Published {
                 if f == 1 { "" } else { "s" }
             ),
         };
+        // Places sent encoded (maps as pairs, any value as JSON text), decoded on every call.
+        let encoded: usize = entries.iter().map(|t| t.encoded.len()).sum();
+        let encoded = match encoded {
+            0 => String::new(),
+            1 => "; 1 place encoded (decoded on each call)".to_owned(),
+            n => format!("; {n} places encoded (decoded on each call)"),
+        };
         format!(
-            "{} tools, {strict} strict, {fallback} fallback, {renamed} renamed; losses: {losses}{unions}{invalid}",
+            "{} tools, {strict} strict, {fallback} fallback, {renamed} renamed; losses: {losses}{unions}{invalid}{encoded}",
             entries.len()
         )
     }

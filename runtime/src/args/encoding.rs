@@ -100,8 +100,12 @@ impl<'a> Guide<'a> {
     /// Of a node's `anyOf`/`oneOf`/`allOf` members, the one the value goes through: a member
     /// encoded in the form the value has (`encoded_form`: the value is in the encoded form),
     /// else the first whose type takes the value.
+    ///
+    /// A member whose `type` names the value's type goes first, then an encoded one, then one
+    /// without a `type`. (The encoding never puts an encoded member beside one of the same JSON
+    /// type, so a value in either form has one reading.)
     fn branch(&self, at: &str, node: &Value, value: &Value, encoded_form: bool) -> Option<String> {
-        let mut fallback = None;
+        let (mut typed, mut encoded, mut untyped) = (None, None, None);
         for key in ["anyOf", "oneOf", "allOf"] {
             let Some(Value::Array(members)) = node.get(key) else {
                 continue;
@@ -112,17 +116,19 @@ impl<'a> Guide<'a> {
                     continue;
                 };
                 if let Some(place) = self.places.get(resolved.as_str()) {
-                    if matches_encoded(place.encoding, value, encoded_form) {
-                        return Some(member);
+                    if encoded.is_none() && matches_encoded(place.encoding, value, encoded_form) {
+                        encoded = Some(member);
                     }
-                    continue;
-                }
-                if fallback.is_none() && admits(m, value) {
-                    fallback = Some(member);
+                } else if m.get("type").is_some() {
+                    if typed.is_none() && admits(m, value) {
+                        typed = Some(member);
+                    }
+                } else if untyped.is_none() && admits(m, value) {
+                    untyped = Some(member);
                 }
             }
         }
-        fallback
+        typed.or(encoded).or(untyped)
     }
 }
 
@@ -132,7 +138,8 @@ fn matches_encoded(encoding: &Encoding, value: &Value, encoded_form: bool) -> bo
         (Encoding::Pairs, true) => value.is_array(),
         (Encoding::Pairs, false) => value.is_object(),
         (Encoding::JsonText, true) => value.is_string(),
-        (Encoding::JsonText, false) => !value.is_null(),
+        // Any value has JSON text (`null` too: a member of type null goes first where there is one).
+        (Encoding::JsonText, false) => true,
         _ => false,
     }
 }

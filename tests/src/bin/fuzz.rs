@@ -33,6 +33,21 @@ fn main() {
                 .expect("--seed takes a number")
             }
             "--encode" => encode = true,
+            // One schema from a file through every invariant (a finding replayed).
+            "--schema" => {
+                let path = value();
+                let text = std::fs::read_to_string(&path).expect("--schema takes a file");
+                let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+                let doc = doc.get("schema").cloned().unwrap_or(doc);
+                let targets = if targets.is_empty() { Target::ALL.to_vec() } else { targets.clone() };
+                for target in targets {
+                    match toolschema_tests::fuzz::check_with(&doc, target, encode) {
+                        Ok(()) => println!("{target}: every invariant held"),
+                        Err(e) => println!("{target}: {e}"),
+                    }
+                }
+                return;
+            }
             "--target" => targets.push(value().parse().unwrap_or_else(|e| {
                 eprintln!("fuzz: {e}");
                 std::process::exit(2)

@@ -13,6 +13,8 @@
 //! - [`UnrollRecursion`]: recursion unrolled two levels, the rest sent as JSON text (Anthropic
 //!   strict tool use takes no recursion).
 
+use std::collections::HashSet;
+
 use serde_json::{Value, json};
 
 use super::words::said_as;
@@ -51,11 +53,22 @@ impl Rule for EncodeMaps {
             return;
         }
         let list: Vec<NodeId> = tree.breadth_first().iter().map(|r| r.id).collect();
+        let (texts, arrays) = (blocked(tree, "string"), blocked(tree, "array"));
         for id in list {
             let Some(map) = Map::of(tree, id, id == tree.root) else {
                 continue;
             };
             if !self.any && map.values.is_none() {
+                continue;
+            }
+            // A whole node encoded beside a union member of the same JSON type would have two
+            // readings: left as it is (a strict target then fails open, reported).
+            let whole = map.declared.is_empty() && !map.root;
+            let kind_blocked = match map.values {
+                Some(_) => arrays.contains(&id),
+                None => texts.contains(&id),
+            };
+            if whole && kind_blocked {
                 continue;
             }
             map.encode(tree, id, report);
@@ -455,6 +468,8 @@ impl Rule for EncodeAny {
                 Body::NotSchema(_) => false,
             })
             .collect();
+        let texts = blocked(tree, "string");
+        let open: Vec<NodeId> = open.into_iter().filter(|id| !texts.contains(id)).collect();
         for id in open {
             let origin = tree.node(id).origin;
             if let Body::Bool(_) = tree.node(id).body {
@@ -497,11 +512,90 @@ impl Rule for UnrollRecursion {
         if !tree.holds(Keyword::Ref) || !super::recursion::has_cycle(tree) {
             return;
         }
+        // A reference beside a union member that takes a string: its JSON text would have two
+        // readings; left recursive (strict fails open, reported).
+        let texts = blocked(tree, "string");
+        if texts.iter().any(|id| tree.has(*id, Keyword::Ref)) {
+            return;
+        }
         InlineRefs {
             unroll: 2,
             cut_as_text: true,
         }
         .apply(tree, report);
+    }
+}
+
+/// The nodes that may not be encoded as a value of JSON type `kind` (`"string"`, `"array"`): a
+/// member of a union or of a tuple (which strict modes flatten into a union), or the definition
+/// such a member refers to, beside another member that takes values of that type (or says no
+/// type). Encoded, a value of that type would have two readings.
+fn blocked(tree: &Tree, kind: &str) -> HashSet<NodeId> {
+    let mut out = HashSet::new();
+    for r in tree.breadth_first() {
+        for key in [Keyword::AnyOf, Keyword::OneOf, Keyword::PrefixItems] {
+            let Some(Slot::Schemas(members)) = tree.get(r.id, key).map(|e| &e.value) else {
+                continue;
+            };
+            let mut members = members.clone();
+            // Items past a tuple join its members when it is flattened.
+            if key == Keyword::PrefixItems
+                && let Some(Slot::Schema(rest)) = tree.get(r.id, Keyword::Items).map(|e| &e.value)
+            {
+                members.push(*rest);
+            }
+            let targets: Vec<NodeId> = members.iter().map(|m| resolved(tree, *m)).collect();
+            for (i, target) in targets.iter().enumerate() {
+                let beside = (targets.iter().enumerate())
+                    .any(|(j, other)| j != i && takes(tree, *other, kind, 0));
+                if beside {
+                    out.insert(members[i]);
+                    out.insert(*target);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The node a chain of local `$ref`s ends at (the node itself without one).
+fn resolved(tree: &Tree, mut id: NodeId) -> NodeId {
+    for _ in 0..16 {
+        match tree.value(id, Keyword::Ref).and_then(Value::as_str) {
+            Some(r) => match tree.resolve(r) {
+                Some(target) => id = target,
+                None => break,
+            },
+            None => break,
+        }
+    }
+    id
+}
+
+/// Whether node `id` takes values of JSON type `kind`: by its `type`, by a union member's, or,
+/// saying no type, yes.
+fn takes(tree: &Tree, id: NodeId, kind: &str, depth: usize) -> bool {
+    let body = &tree.node(id).body;
+    if let Body::Bool(b) = body {
+        return *b;
+    }
+    match tree.value(id, Keyword::Type) {
+        Some(Value::String(t)) => t == kind || (kind == "number" && t == "integer"),
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == kind),
+        _ => {
+            let members: Vec<NodeId> = [Keyword::AnyOf, Keyword::OneOf]
+                .iter()
+                .filter_map(|k| match tree.get(id, *k).map(|e| &e.value) {
+                    Some(Slot::Schemas(ms)) => Some(ms.clone()),
+                    _ => None,
+                })
+                .flatten()
+                .collect();
+            if members.is_empty() || depth > 8 {
+                return true;
+            }
+            (members.iter()).any(|m| takes(tree, resolved(tree, *m), kind, depth + 1))
+        }
     }
 }
 
