@@ -39,7 +39,11 @@ fn main() {
                 let text = std::fs::read_to_string(&path).expect("--schema takes a file");
                 let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
                 let doc = doc.get("schema").cloned().unwrap_or(doc);
-                let targets = if targets.is_empty() { Target::ALL.to_vec() } else { targets.clone() };
+                let targets = if targets.is_empty() {
+                    Target::ALL.to_vec()
+                } else {
+                    targets.clone()
+                };
                 for target in targets {
                     match toolschema_tests::fuzz::check_with(&doc, target, encode) {
                         Ok(()) => println!("{target}: every invariant held"),

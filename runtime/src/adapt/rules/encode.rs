@@ -270,7 +270,7 @@ fn extra_name(declared: &[String]) -> String {
     let base = "additional_properties";
     let mut name = base.to_owned();
     let mut n = 2;
-    while declared.iter().any(|d| *d == name) {
+    while declared.contains(&name) {
         name = format!("{base}_{n}");
         n += 1;
     }

@@ -1,0 +1,76 @@
+//! The proxy with the official MCP Python SDK on both sides (issue 60): `tests/python/map_client.py`
+//! lists the tools of `tests/python/map_server.py` (FastMCP, whose tools take a map and any
+//! object) through `toolschema proxy --for openai-strict`, sees strict schemas with key/value
+//! pairs and JSON text, calls in that form, and checks that the server received the maps it asked
+//! for and that a repeated key never reached it.
+//!
+//! The SDK is installed with pip into a virtualenv under the test's target directory on first use
+//! (Python 3 with `venv` is on every machine of this project's kind; PyPI is reachable). Without
+//! it the test fails and says so: it never passes without running.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The SDK release the test runs.
+const MCP: &str = "mcp==1.27.0";
+
+/// The virtualenv's Python, with the SDK installed.
+fn python() -> PathBuf {
+    let venv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mcp-python-1.27.0");
+    let python = venv.join("bin/python");
+    let ready = |p: &Path| {
+        p.exists()
+            && Command::new(p)
+                .args(["-c", "import mcp.client.stdio, mcp.server.fastmcp"])
+                .status()
+                .is_ok_and(|s| s.success())
+    };
+    if ready(&python) {
+        return python;
+    }
+    let status = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .unwrap_or_else(|e| {
+            panic!("python3 is needed (apt-get install python3 python3-venv): {e}")
+        });
+    assert!(status.success(), "python3 -m venv failed: {status}");
+    let status = Command::new(venv.join("bin/pip"))
+        .args(["install", "--quiet", "--disable-pip-version-check", MCP])
+        .status()
+        .unwrap();
+    assert!(status.success(), "pip install {MCP} failed: {status}");
+    assert!(
+        ready(&python),
+        "the MCP SDK does not import after pip install"
+    );
+    python
+}
+
+#[test]
+fn the_python_sdk_calls_a_map_tool_strictly_and_the_server_gets_the_map() {
+    let client = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/map_client.py");
+    let output = Command::new(python())
+        .arg(&client)
+        .arg(env!("CARGO_BIN_EXE_toolschema"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{stdout}\n--- stderr ---\n{stderr}"
+    );
+    // Every check ran (the client exits at the first failure).
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("ok: ")).count(),
+        7,
+        "{stdout}"
+    );
+    // The proxy's start-up line counts what it encodes.
+    assert!(
+        stderr.contains("toolschema proxy (openai-strict): 2 tools, 2 strict, 0 fallback, 0 renamed; losses: 6 dropped, 2 widened; 2 places encoded (decoded on each call)"),
+        "{stderr}"
+    );
+}
