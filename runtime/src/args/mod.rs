@@ -256,9 +256,17 @@ fn undo(instance: &mut Value, schema: &Value, root: &Value, made_optional: &Hash
             };
             // Whether some shape the value may have takes `null` for this name (its own
             // property schema, or its additional properties).
+            // A shape that declares the name answers for it (strict mode sent the `null` for
+            // that declaration: a union's branches merged into one object at the root make
+            // every branch's property required); the others only when none declares it.
             let null_fits = |name: &str| {
+                let declares = |s: &&&serde_json::Map<String, Value>| {
+                    s.get("properties").and_then(|p| p.get(name)).is_some()
+                };
+                let any_declares = possible.iter().any(declares);
                 possible
                     .iter()
+                    .filter(|s| !any_declares || declares(s))
                     .any(|s| match s.get("properties").and_then(|p| p.get(name)) {
                         Some(p) => accepts_null(p, root),
                         None => match s.get("additionalProperties") {
