@@ -2,7 +2,8 @@
 
 Reads every strict declaration in the per-provider snapshots (tests/snapshots/*@openai-strict,
 *@openai-responses, *@deepseek-strict: what `convert` sends, checked equal to the adapters'
-output by tests/tests/providers.rs) and runs openai-agents' `ensure_strict_json_schema` on a copy
+output by tests/tests/providers.rs), the encoded forms too (*@openai-strict+encoded, ...: maps as
+key/value pairs, any value as JSON text), and runs openai-agents' `ensure_strict_json_schema` on a copy
 of each schema: the converter must not change it (issue 47, "the optional-property form": a
 nullable scalar sent as `type: [T, "null"]` must be a form OpenAI's own tooling accepts as is).
 Run by tests/openai-agents.sh, which installs the pinned openai-agents in a virtualenv.
@@ -37,7 +38,9 @@ def main():
     checked = 0
     changed = []
     for target in ("openai-strict", "openai-responses", "deepseek-strict"):
-        for path in sorted(glob.glob(os.path.join(HERE, "snapshots", f"*@{target}.snap"))):
+        paths = glob.glob(os.path.join(HERE, "snapshots", f"*@{target}.snap"))
+        paths += glob.glob(os.path.join(HERE, "snapshots", f"*@{target}+encoded.snap"))
+        for path in sorted(paths):
             for name, schema in strict_schemas(declarations(path)):
                 after = ensure_strict_json_schema(copy.deepcopy(schema))
                 checked += 1

@@ -11,6 +11,8 @@ mod support;
 use serde_json::{Value, json};
 use toolschema::Target;
 use toolschema::adapt::convert;
+use toolschema::adapt::convert_for;
+use toolschema_tests::fuzz::ENCODING_TARGETS;
 use toolschema_tests::promises::{Positions, report_problems};
 
 use support::all_catalogs;
@@ -48,6 +50,57 @@ fn every_catalog_converts_for_every_target() {
     // 7 fixture types + 206 real tools, for every target.
     assert_eq!(checked, (7 + 206) * Target::ALL.len());
     assert_eq!(Target::ALL.len(), 17);
+}
+
+/// With encoding on (`AdaptSettings::with_encoding`), for each target that encodes, every
+/// catalog whose conversion it changes (and the maps fixture of `tests/tests/encoding.rs`): the
+/// same checks, and a snapshot beside the plain one (`<catalog>@<target>+encoded`), the encoded
+/// places listed in the report. The plain snapshots are unchanged by encoding's existence.
+#[test]
+fn encoded_catalogs_convert_and_are_snapshotted() {
+    let maps: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("fixtures/encoding/maps.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let mut catalogs = all_catalogs();
+    catalogs.push((
+        "encoding-maps".to_owned(),
+        toolschema::catalog::Catalog::from_value(maps).unwrap(),
+    ));
+    let mut snapshots = 0;
+    for (name, catalog) in &catalogs {
+        for &target in ENCODING_TARGETS {
+            let encoded = convert_for(catalog, &target.settings().with_encoding(true));
+            if encoded.adapted.iter().all(|a| a.encoded.is_empty()) {
+                continue;
+            }
+            for ((tool, adapted), input) in (encoded.report.tools.iter())
+                .zip(&encoded.adapted)
+                .zip(&catalog.tools)
+            {
+                let problems = report_problems(&input.schema, adapted, Positions::AtTheKeyword);
+                assert!(
+                    problems.is_empty(),
+                    "{name} / {target} (encoded) / {}: {problems:#?}\n{:#}",
+                    tool.tool,
+                    adapted.schema
+                );
+            }
+            let snapshot = json!({"declarations": encoded.declarations, "report": encoded.report});
+            insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false, omit_expression => true}, {
+                insta::assert_json_snapshot!(format!("{name}@{target}+encoded"), snapshot);
+            });
+            snapshots += 1;
+        }
+    }
+    assert!(
+        snapshots >= ENCODING_TARGETS.len(),
+        "{snapshots} encoded snapshots"
+    );
 }
 
 #[test]

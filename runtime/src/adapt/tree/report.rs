@@ -170,11 +170,14 @@ pub(crate) struct Finished {
 /// Writes the tree and every entry of the report with its pointers and output places.
 pub(crate) fn finish_all(mut tree: Tree, report: Report) -> Finished {
     // A loss is named as the input spelled it where its pointer names a keyword a rule renamed
-    // (`const` made `enum`, draft-07 `items` made `prefixItems`).
-    const RENAMED: [(Keyword, &str); 3] = [
+    // (`const` made `enum`, draft-07 `items` made `prefixItems`, an encoded map's
+    // `minProperties` made its pairs' `minItems`).
+    const RENAMED: [(Keyword, &str); 5] = [
         (Keyword::Const, "enum"),
         (Keyword::Items, "prefixItems"),
         (Keyword::Definitions, "$defs"),
+        (Keyword::MinProperties, "minItems"),
+        (Keyword::MaxProperties, "maxItems"),
     ];
     let spelled: Vec<Option<&'static str>> = (report.losses.iter())
         .map(|n| {
