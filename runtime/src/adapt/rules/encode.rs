@@ -202,9 +202,10 @@ impl Map {
             }
         };
         tree.set_value(added, Keyword::Description, Value::String(words.to_owned()));
+        // The values' schema went into the pairs (already taken); any value's annotations
+        // have no place in the text.
         if let Some(ap) = tree.take(id, Keyword::AdditionalProperties) {
-            // The values' schema went into the pairs; `true` needs no trace.
-            let _ = ap;
+            any_value_annotations_lost(tree, &ap, report);
         }
         for key in [Keyword::MinProperties, Keyword::MaxProperties] {
             if let Some(e) = tree.take(id, key) {
@@ -247,6 +248,23 @@ fn no_longer_enforced(report: &mut Report, origin: Origin, at: NodeId, form: &En
         LossKind::Widened,
         detail,
     );
+}
+
+/// The annotations of an any-value `additionalProperties` schema (`{"title": "T"}`), each a
+/// `dropped` loss: the map is JSON text, with no schema for its values to carry them.
+fn any_value_annotations_lost(tree: &Tree, entry: &Entry, report: &mut Report) {
+    let Slot::Schema(values) = entry.value else {
+        return;
+    };
+    for e in tree.entries(values) {
+        let value = tree.slot_value(&e.value);
+        let detail = format!(
+            "`{}: {}` of the map's values has no place once the map is JSON text",
+            e.key.as_str(),
+            json_text(&value)
+        );
+        report.loss(e.origin, None, e.key.as_str().to_owned(), LossKind::Dropped, detail);
+    }
 }
 
 /// Whether a key is an annotation that leaves a schema accepting any value.
@@ -376,7 +394,7 @@ fn strip_for_encoding(tree: &mut Tree, id: NodeId, pairs: bool, report: &mut Rep
         match entry.key {
             Key::Kw(Keyword::Type) => tree.entries_mut(id).expect("an object").push(entry),
             // Any value (what the JSON text says; the widened loss names it).
-            Key::Kw(Keyword::AdditionalProperties) => {}
+            Key::Kw(Keyword::AdditionalProperties) => any_value_annotations_lost(tree, &entry, report),
             Key::Kw(k) if KEPT.contains(&k) => tree.entries_mut(id).expect("an object").push(entry),
             Key::Kw(Keyword::Properties | Keyword::Required)
                 if tree
