@@ -19,14 +19,16 @@ fn row(target: Target) -> Value {
         "strict_at": strict_at,
         "strict": settings.attempts_strict(),
         "budget": budget,
+        "encodes": settings.encodings(),
         "summary": target.summary(),
     })
 }
 
 /// The markdown table the README shows.
 pub fn table() -> String {
-    let mut out =
-        String::from("| target | schema at | strict | what it does |\n|---|---|---|---|\n");
+    let mut out = String::from(
+        "| target | schema at | strict | `--encode` | what it does |\n|---|---|---|---|---|\n",
+    );
     for &target in Target::ALL {
         let settings = target.settings();
         let strict = match (settings.attempts_strict(), settings.budget) {
@@ -37,8 +39,12 @@ pub fn table() -> String {
                 b.tools, b.optional, b.unions
             ),
         };
+        let encodes = match settings.encodings() {
+            e if e.is_empty() => "—".to_owned(),
+            e => e.join(", "),
+        };
         out.push_str(&format!(
-            "| `{}` | `{}` | {strict} | {} |\n",
+            "| `{}` | `{}` | {strict} | {encodes} | {} |\n",
             target.as_str(),
             settings.wire.places().0,
             target.summary()

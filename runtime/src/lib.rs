@@ -145,3 +145,9 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 }
+
+/// The README's Rust examples (blocks marked `rust`; `rust,ignore` ones are built elsewhere), run
+/// as doctests so that what the README shows compiles and holds.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExamples;

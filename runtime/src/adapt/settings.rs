@@ -155,6 +155,27 @@ impl AdaptSettings {
         self
     }
 
+    /// What [`AdaptSettings::with_encoding`] encodes on this target, in words (empty: nothing,
+    /// the target holds every shape it takes or drops none): "open maps", "typed maps", "any
+    /// value", "recursion past two levels".
+    pub fn encodings(&self) -> Vec<&'static str> {
+        let on = self.clone().with_encoding(true);
+        let mut out = Vec::new();
+        for rule in on.rules().into_iter().chain(on.relaxed_rules()) {
+            let words = match rule.name() {
+                "encode-maps" => "open maps",
+                "encode-typed-maps" => "typed maps",
+                "encode-any" => "any value",
+                "unroll-recursion" => "recursion past two levels",
+                _ => continue,
+            };
+            if !out.contains(&words) {
+                out.push(words);
+            }
+        }
+        out
+    }
+
     /// Adds `rule` to every form these settings send, as schemars' `with_transform` adds a
     /// transform. A rule named as one of the target's replaces it where it stands; any other
     /// runs after the target's rules. A new copy of `rule` runs on each schema.

@@ -45,7 +45,11 @@ pub struct EncodeMaps {
 
 impl Rule for EncodeMaps {
     fn name(&self) -> &'static str {
-        "encode-maps"
+        if self.any {
+            "encode-maps"
+        } else {
+            "encode-typed-maps"
+        }
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
@@ -263,7 +267,13 @@ fn any_value_annotations_lost(tree: &Tree, entry: &Entry, report: &mut Report) {
             e.key.as_str(),
             json_text(&value)
         );
-        report.loss(e.origin, None, e.key.as_str().to_owned(), LossKind::Dropped, detail);
+        report.loss(
+            e.origin,
+            None,
+            e.key.as_str().to_owned(),
+            LossKind::Dropped,
+            detail,
+        );
     }
 }
 
@@ -394,7 +404,9 @@ fn strip_for_encoding(tree: &mut Tree, id: NodeId, pairs: bool, report: &mut Rep
         match entry.key {
             Key::Kw(Keyword::Type) => tree.entries_mut(id).expect("an object").push(entry),
             // Any value (what the JSON text says; the widened loss names it).
-            Key::Kw(Keyword::AdditionalProperties) => any_value_annotations_lost(tree, &entry, report),
+            Key::Kw(Keyword::AdditionalProperties) => {
+                any_value_annotations_lost(tree, &entry, report)
+            }
             Key::Kw(k) if KEPT.contains(&k) => tree.entries_mut(id).expect("an object").push(entry),
             Key::Kw(Keyword::Properties | Keyword::Required)
                 if tree
