@@ -168,6 +168,39 @@ fn strict_fails_open_to_the_non_strict_output() {
     assert_eq!(r.strict, Some(false));
 }
 
+/// An object that declares nothing of its members takes any object; strict mode would close it
+/// to `{}` (a model could send nothing there): refused, so the tool fails open, unless it is the
+/// root (a tool without parameters) or an empty struct (`properties: {}`). With encoding on it is
+/// JSON text instead.
+#[test]
+fn an_object_that_declares_nothing_is_not_closed_to_nothing() {
+    let any = json!({"type": "object", "properties": {"schema": {"type": "object"}}});
+    for target in [
+        Target::OpenAiStrict,
+        Target::AnthropicStrict,
+        Target::DeepSeekStrict,
+    ] {
+        let a = target.adapt(&any);
+        assert_eq!(a.strict, Some(false), "{target}");
+        assert!(
+            a.losses[0]
+                .detail
+                .contains("strict mode would close it to `{}`"),
+            "{}",
+            a.losses[0].detail
+        );
+        let encoded = target.settings().with_encoding(true).adapt(&any);
+        assert_eq!(encoded.strict, Some(true), "{target}");
+        assert_eq!(encoded.encoded[0].pointer.as_str(), "/properties/schema");
+        for fine in [
+            json!({"type": "object"}),
+            json!({"type": "object", "properties": {"unit": {"type": "object", "properties": {}}}}),
+        ] {
+            assert_eq!(target.adapt(&fine).strict, Some(true), "{target}: {fine}");
+        }
+    }
+}
+
 #[test]
 fn non_object_roots_fall_back_per_tool() {
     for root in [

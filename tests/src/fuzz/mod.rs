@@ -222,8 +222,10 @@ fn arguments_round_trip(schema: &Value, adapted: &Adapted) -> Result<(), String>
             // reads as an unknown keyword: they are held to their own validators (invariant 2).
             let json_schema_nulls =
                 !matches!(adapted.target, Target::GeminiCompat | Target::GeminiOpenApi);
-            // A `collapsed` loss says values of some form are no longer accepted at all.
-            let narrowed = adapted.losses.iter().any(|l| l.kind == LossKind::Collapsed);
+            // A `collapsed` loss says values of some form are no longer accepted at all; a loss
+            // under a `not` (a union widened there) narrows what the node takes.
+            let narrowed = (adapted.losses.iter())
+                .any(|l| l.kind == LossKind::Collapsed || l.pointer.contains("/not"));
             if json_schema_nulls
                 && !narrowed
                 && let Ok(v) = jsonschema::options().build(&adapted.schema)

@@ -48,8 +48,11 @@ impl AdaptSettings {
         AdaptSettings {
             target: Target::OpenAiResponses,
             wire: Wire::OpenAiResponses,
+            // The pre-pass gives every object a `properties` map; an object that declares nothing
+            // is encoded before it (once it has `properties: {}`, strict mode closes it to `{}`).
             shared: |settings| {
                 let mut rules = shared(settings);
+                rules.extend(encodings(settings));
                 rules.push(Box::new(r::ResponsesPrepass));
                 rules
             },

@@ -611,9 +611,16 @@ fn takes(tree: &Tree, id: NodeId, kind: &str, depth: usize) -> bool {
     if let Body::Bool(b) = body {
         return *b;
     }
+    let of_kind = |v: &Value| super::value_type(v) == kind;
     match tree.value(id, Keyword::Type) {
         Some(Value::String(t)) => t == kind || (kind == "number" && t == "integer"),
         Some(Value::Array(ts)) => ts.iter().any(|t| t == kind),
+        // A constant or a choice takes values of its own types.
+        _ if tree.has(id, Keyword::Const) => tree.value(id, Keyword::Const).is_some_and(of_kind),
+        _ if tree.has(id, Keyword::Enum) => match tree.value(id, Keyword::Enum) {
+            Some(Value::Array(values)) => values.iter().any(of_kind),
+            _ => true,
+        },
         _ => {
             let members: Vec<NodeId> = [Keyword::AnyOf, Keyword::OneOf]
                 .iter()

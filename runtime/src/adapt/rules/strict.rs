@@ -25,6 +25,11 @@ struct Own<'a> {
     open: bool,
     /// A `patternProperties` with at least one pattern.
     patterns: bool,
+    /// A `properties` entry, and an `additionalProperties` one (of any value).
+    properties: bool,
+    additional: bool,
+    /// `oneOf` (with `any_of`, `all_of` and `reference`: the node's form is decided elsewhere).
+    one_of: bool,
     /// A key other than the annotations `description`, `title`, `default`, `examples`,
     /// `$comment`.
     not_annotation: bool,
@@ -43,7 +48,10 @@ impl<'a> Own<'a> {
                 Key::Kw(Keyword::AllOf) => own.all_of = true,
                 Key::Kw(Keyword::Ref) => own.reference = value.as_value(),
                 Key::Kw(Keyword::Enum) => own.enum_value = value.as_value(),
+                Key::Kw(Keyword::Properties) => own.properties = true,
+                Key::Kw(Keyword::OneOf) => own.one_of = true,
                 Key::Kw(Keyword::AdditionalProperties) => {
+                    own.additional = true;
                     own.open = match value {
                         Slot::Schema(c) => !matches!(tree.node(*c).body, Body::Bool(false)),
                         _ => false,
@@ -68,6 +76,19 @@ impl<'a> Own<'a> {
             own.not_annotation = true;
         }
         Some(own)
+    }
+
+    /// An object that declares nothing of its members (`{"type": "object"}`): it takes any
+    /// object, and closed it would take only `{}`.
+    fn any_object(&self) -> bool {
+        self.is_object()
+            && !self.properties
+            && !self.additional
+            && !self.patterns
+            && !self.any_of
+            && !self.one_of
+            && !self.all_of
+            && self.reference.is_none()
     }
 
     /// `type` is `"object"` or a list holding it.
@@ -146,6 +167,12 @@ fn precheck_refusal(r: &Reached<'_>, own: Option<&Own<'_>>) -> Option<&'static s
     let own = own?;
     if own.patterns {
         return Some("`patternProperties` has no strict form (objects must be closed)");
+    }
+    // Not the root: a tool without parameters says `{"type": "object"}` there.
+    if r.parent != usize::MAX && own.any_object() {
+        return Some(
+            "an object that declares no properties takes any object, and strict mode would close it to `{}`",
+        );
     }
     own.open.then_some(
         "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed",
@@ -399,6 +426,11 @@ impl Rule for AnthropicStrictCheck {
 fn anthropic_refusal(tree: &Tree, r: &Reached<'_>, own: &Own<'_>) -> Option<&'static str> {
     if own.patterns {
         return Some("`patternProperties` is not supported in strict mode");
+    }
+    if r.parent != usize::MAX && own.any_object() {
+        return Some(
+            "an object that declares no properties takes any object, and strict mode would close it to `{}`",
+        );
     }
     if own.open {
         return Some("`additionalProperties` other than false is not supported in strict mode");
