@@ -18,7 +18,9 @@
 //! level whose position those moves change) 250 → 4,000 deep.
 //!
 //! `cargo bench -p toolschema --bench adapt` (figures, then criterion);
-//! `cargo bench -p toolschema --bench adapt -- figures` (figures only).
+//! `cargo bench -p toolschema --bench adapt -- figures` (figures only);
+//! `cargo bench -p toolschema --bench adapt -- encoding` (encoding's cost only: off and on per
+//! target that encodes, and a growing object of maps).
 //!
 //! Wall time on a shared machine moves by several per cent between runs; `tests/instructions.sh`
 //! gives the same figures as instruction counts (callgrind), which do not.
@@ -29,7 +31,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use inputs::{SHAPES, corpus, deep, wide};
+use inputs::{SHAPES, corpus, deep, map_tools, maps, wide};
 use serde_json::Value;
 use toolschema::Target;
 use toolschema::adapt::rules;
@@ -118,6 +120,90 @@ fn median(mut xs: Vec<f64>) -> f64 {
 /// run's median ratios moved by up to 15% from one run to the next on a shared 2-core machine;
 /// with 11 in turns, by about 5%).
 const ROUNDS: usize = 11;
+
+/// The targets that encode something with encoding on.
+const ENCODING: &[Target] = &[
+    Target::OpenAiStrict,
+    Target::OpenAiResponses,
+    Target::AnthropicStrict,
+    Target::DeepSeekStrict,
+    Target::Xai,
+    Target::GeminiCompat,
+    Target::GeminiOpenApi,
+    Target::CcaClaude,
+];
+
+/// Encoding's cost (issue 60: at most 20% more per tool, linear): per target that encodes, the
+/// mean µs per schema with encoding off and on (timed in turns, schema by schema), over the real
+/// tools and over the maps fixture; then an object of N typed maps, doubling, with encoding on.
+fn encoding_figures(real: &[Value]) {
+    println!(
+        "\nencoding (`with_encoding(true)`): mean µs per schema off → on (ratio of the means), timed in turns"
+    );
+    println!(
+        "{:18} {:>26} {:>26}",
+        "target", "real tools", "maps fixture"
+    );
+    let fixture = map_tools();
+    for &target in ENCODING {
+        let off = target.settings();
+        let on = target.settings().with_encoding(true);
+        let mut cells = Vec::new();
+        for set in [real, &fixture[..]] {
+            let (mut a, mut b) = (0.0, 0.0);
+            for s in set {
+                let timed = time_in_turns(
+                    ROUNDS,
+                    20,
+                    &mut [
+                        &mut || drop(black_box(off.adapt(black_box(s)))),
+                        &mut || drop(black_box(on.adapt(black_box(s)))),
+                    ],
+                );
+                a += timed[0].as_secs_f64() * 1e6;
+                b += timed[1].as_secs_f64() * 1e6;
+            }
+            let n = set.len() as f64;
+            cells.push(format!("{:>7.2} → {:>7.2} ({:.2}×)", a / n, b / n, b / a));
+        }
+        println!("{:18} {:>26} {:>26}", target.as_str(), cells[0], cells[1]);
+    }
+    let sizes = [1_250, 2_500, 5_000, 10_000];
+    println!(
+        "\nmaps {sizes:?} (each property a typed map, all encoded): ms at each size with encoding on; worst doubling factor of the time (linear: 2), and of the time ÷ clone + drop of the same value, timed in turns (linear: 1)"
+    );
+    let values: Vec<Value> = sizes.iter().map(|n| maps(*n)).collect();
+    let worst_doubling = |xs: &[f64]| {
+        (xs.windows(2))
+            .zip(sizes.windows(2))
+            .map(|(t, n)| (t[1] / t[0]) / (n[1] as f64 / n[0] as f64) * 2.0)
+            .fold(0.0, f64::max)
+    };
+    for &target in ENCODING {
+        let on = target.settings().with_encoding(true);
+        let (mut times, mut ratios) = (Vec::new(), Vec::new());
+        for v in &values {
+            let timed = time_in_turns(
+                5,
+                1,
+                &mut [&mut || clone_and_drop(v), &mut || {
+                    drop(black_box(on.adapt(black_box(v))))
+                }],
+            );
+            times.push(timed[1].as_secs_f64());
+            ratios.push(timed[1].as_secs_f64() / timed[0].as_secs_f64());
+        }
+        let cells: Vec<String> = times.iter().map(|t| format!("{:.2}", t * 1e3)).collect();
+        println!(
+            "{:18} {}  worst ×{:.2}, ÷ floor ×{:.2}",
+            target.as_str(),
+            cells.join(" "),
+            worst_doubling(&times),
+            // Each step doubles the size: a ratio that stays put is linear.
+            (ratios.windows(2)).map(|r| r[1] / r[0]).fold(0.0, f64::max)
+        );
+    }
+}
 
 fn figures() {
     let schemas = corpus();
@@ -248,6 +334,7 @@ fn figures() {
             top.join(", ")
         );
     }
+    encoding_figures(&schemas);
     for (name, make, sizes) in SHAPES {
         println!(
             "\n{name} {sizes:?}: ms at each size; worst doubling factor of the time (linear: 2), and of the time ÷ clone + drop of the same value timed alternately (linear: 1); last size ÷ clone + drop"
@@ -295,6 +382,11 @@ fn figures() {
 }
 
 fn main() {
+    // `-- encoding`: only encoding's figures.
+    if std::env::args().any(|a| a == "encoding") {
+        encoding_figures(&corpus());
+        return;
+    }
     let only_figures = std::env::args().any(|a| a == "figures");
     if !std::env::args().any(|a| a == "--list") {
         figures();

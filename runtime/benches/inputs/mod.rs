@@ -53,6 +53,35 @@ pub fn unused_recursive_definitions() -> Value {
 }
 
 /// Every tool schema of the bundled real catalogs (`tests/fixtures/tools`), in file order.
+/// The encoding fixture's tools (`tests/fixtures/encoding/maps.json`: one per shape encoding is
+/// for).
+pub fn map_tools() -> Vec<Value> {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/encoding/maps.json");
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    Catalog::from_value(value)
+        .unwrap()
+        .tools
+        .into_iter()
+        .map(|t| t.schema)
+        .collect()
+}
+
+/// An object of `n` optional properties, each a map with typed values (and a `propertyNames`),
+/// every one of which encoding rewrites into key/value pairs.
+pub fn maps(n: usize) -> Value {
+    let mut properties = Map::new();
+    for i in 0..n {
+        properties.insert(
+            format!("m{i}"),
+            json!({"type": "object", "description": "A map.",
+                   "propertyNames": {"pattern": "^[a-z]+$"},
+                   "additionalProperties": {"type": "string", "maxLength": 9}}),
+        );
+    }
+    json!({"type": "object", "properties": properties})
+}
+
 pub fn real_tools() -> Vec<Value> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/tools");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)

@@ -56,7 +56,12 @@ impl AdaptSettings {
                 rules.push(Box::new(r::ResponsesPrepass));
                 rules
             },
-            strict: Some(strict),
+            // Encoded in the shared list already (before the pre-pass).
+            strict: Some(|settings| {
+                let mut rules = strict(settings);
+                rules.retain(|r| !matches!(r.name(), "encode-maps" | "encode-any"));
+                rules
+            }),
             relaxed: |_| vec![Box::new(r::OneOfToAnyOf), Box::new(r::StructuredFirst)],
             ..Self::openai()
         }

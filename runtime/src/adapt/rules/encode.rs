@@ -56,15 +56,15 @@ impl Rule for EncodeMaps {
         if !tree.holds(Keyword::AdditionalProperties) && !self.any {
             return;
         }
-        let list: Vec<NodeId> = tree.breadth_first().iter().map(|r| r.id).collect();
+        let maps: Vec<(NodeId, Map)> = (tree.breadth_first().iter())
+            .filter_map(|r| Map::of(tree, r.id, r.id == tree.root).map(|m| (r.id, m)))
+            .filter(|(_, m)| self.any || m.values.is_some())
+            .collect();
+        if maps.is_empty() {
+            return;
+        }
         let (texts, arrays) = (blocked(tree, "string"), blocked(tree, "array"));
-        for id in list {
-            let Some(map) = Map::of(tree, id, id == tree.root) else {
-                continue;
-            };
-            if !self.any && map.values.is_none() {
-                continue;
-            }
+        for (id, map) in maps {
             // A whole node encoded beside a union member of the same JSON type would have two
             // readings: left as it is (a strict target then fails open, reported).
             let whole = map.declared.is_empty() && !map.root;
@@ -500,6 +500,9 @@ impl Rule for EncodeAny {
                 Body::NotSchema(_) => false,
             })
             .collect();
+        if open.is_empty() {
+            return;
+        }
         let texts = blocked(tree, "string");
         let open: Vec<NodeId> = open.into_iter().filter(|id| !texts.contains(id)).collect();
         for id in open {
