@@ -69,6 +69,21 @@ impl<'a> Guide<'a> {
         None
     }
 
+    /// Whether the object node at `at` has an added property for its undeclared members.
+    fn has_extra(&self, at: &str, node: &Value) -> bool {
+        (node.get("properties").and_then(Value::as_object)).is_some_and(|p| {
+            p.keys().any(|name| {
+                let child = format!("{at}/properties/{}", escape(name));
+                (self.places.get(child.as_str())).is_some_and(|place| {
+                    matches!(
+                        place.encoding,
+                        Encoding::ExtraPairs { .. } | Encoding::ExtraJsonText { .. }
+                    )
+                })
+            })
+        })
+    }
+
     /// Where the values' schema of the pairs at `at` is: `items.properties.value` of the node,
     /// or of its member that has `items` (strict mode wraps a nullable place in
     /// `anyOf: [..., {"type": "null"}]`).
@@ -120,7 +135,14 @@ impl<'a> Guide<'a> {
                         encoded = Some(member);
                     }
                 } else if m.get("type").is_some() {
-                    if typed.is_none() && admits(m, value) {
+                    // In the original form, an object's undeclared members go under its added
+                    // property: its closing does not refuse them.
+                    let fits = if !encoded_form && self.has_extra(&resolved, m) {
+                        admits_type(m, value)
+                    } else {
+                        admits(m, value)
+                    };
+                    if typed.is_none() && fits {
                         typed = Some(member);
                     }
                 } else if untyped.is_none() && admits(m, value) {
@@ -144,8 +166,25 @@ fn matches_encoded(encoding: &Encoding, value: &Value, encoded_form: bool) -> bo
     }
 }
 
-/// Whether a node's `type` (absent: any) takes the value's JSON type.
+/// Whether a node's `type` (absent: any) takes the value's JSON type, and, for an object the node
+/// closes (`additionalProperties: false`), its members.
 fn admits(node: &Value, value: &Value) -> bool {
+    if let (Value::Object(members), Some(Value::Bool(false))) =
+        (value, node.get("additionalProperties"))
+    {
+        let declared = node.get("properties").and_then(Value::as_object);
+        if !members
+            .keys()
+            .all(|k| declared.is_some_and(|d| d.contains_key(k)))
+        {
+            return false;
+        }
+    }
+    admits_type(node, value)
+}
+
+/// Whether a node's `type` (absent: any) takes the value's JSON type.
+fn admits_type(node: &Value, value: &Value) -> bool {
     let kind = match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
