@@ -29,6 +29,8 @@ struct Place<'a> {
 struct Guide<'a> {
     root: &'a Value,
     places: HashMap<&'a str, Place<'a>>,
+    /// Validators of union members, by pointer (`None`: the member does not compile alone).
+    members: std::cell::RefCell<HashMap<String, Option<jsonschema::Validator>>>,
 }
 
 impl<'a> Guide<'a> {
@@ -48,7 +50,26 @@ impl<'a> Guide<'a> {
         Guide {
             root: &adapted.schema,
             places,
+            members: Default::default(),
         }
+    }
+
+    /// Whether the adapted schema's member at `at` takes `value` (`None`: it cannot be checked
+    /// alone). The member is compiled with the root's definitions, so its references resolve.
+    fn takes(&self, at: &str, value: &Value) -> Option<bool> {
+        let mut cache = self.members.borrow_mut();
+        let validator = cache.entry(at.to_owned()).or_insert_with(|| {
+            let mut doc = self.root.pointer(at)?.clone();
+            if let Value::Object(m) = &mut doc {
+                for key in ["$defs", "definitions"] {
+                    if let Some(defs) = self.root.get(key) {
+                        m.entry(key).or_insert_with(|| defs.clone());
+                    }
+                }
+            }
+            jsonschema::options().build(&doc).ok()
+        });
+        validator.as_ref().map(|v| v.is_valid(value))
     }
 
     /// The node at `at` (a JSON Pointer into the adapted schema) and its pointer, with local
@@ -120,6 +141,24 @@ impl<'a> Guide<'a> {
     /// without a `type`. (The encoding never puts an encoded member beside one of the same JSON
     /// type, so a value in either form has one reading.)
     fn branch(&self, at: &str, node: &Value, value: &Value, encoded_form: bool) -> Option<String> {
+        // The member the value (as sent, or once encoded through it) is valid against.
+        for key in ["anyOf", "oneOf"] {
+            let count = node.get(key).and_then(Value::as_array).map_or(0, Vec::len);
+            for i in 0..count {
+                let member = format!("{at}/{key}/{i}");
+                let taken = if encoded_form {
+                    self.takes(&member, value)
+                } else {
+                    let mut sent = value.clone();
+                    encode_at(self, &mut sent, member.clone());
+                    self.takes(&member, &sent)
+                };
+                if taken == Some(true) {
+                    return Some(member);
+                }
+            }
+        }
+        // Else read from the members' types.
         let (mut typed, mut encoded, mut untyped) = (None, None, None);
         for key in ["anyOf", "oneOf", "allOf"] {
             let Some(Value::Array(members)) = node.get(key) else {

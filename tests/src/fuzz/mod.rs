@@ -224,8 +224,11 @@ fn arguments_round_trip(schema: &Value, adapted: &Adapted) -> Result<(), String>
                 !matches!(adapted.target, Target::GeminiCompat | Target::GeminiOpenApi);
             // A `collapsed` loss says values of some form are no longer accepted at all; a loss
             // under a `not` (a union widened there) narrows what the node takes.
+            // A node typed from its keywords (`properties` → `object`) no longer takes the other
+            // types it took untyped: a change strict modes make by design, reported.
             let narrowed = (adapted.losses.iter())
-                .any(|l| l.kind == LossKind::Collapsed || l.pointer.contains("/not"));
+                .any(|l| l.kind == LossKind::Collapsed || l.pointer.contains("/not"))
+                || adapted.changes.iter().any(|c| c.rule == "infer-type");
             if json_schema_nulls
                 && !narrowed
                 && let Ok(v) = jsonschema::options().build(&adapted.schema)

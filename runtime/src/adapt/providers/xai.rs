@@ -47,6 +47,9 @@ fn relaxed(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     }
     rules.extend([
         Box::new(r::OpenMaps) as Box<dyn Rule>,
+        // A one-member `allOf` whose map collided with its node's (a schema against `true`)
+        // agrees with it once both say `true`: merged now, as adapting again would.
+        Box::new(r::MergeSingleAllOf),
         Box::new(strip_keywords(
             settings,
             "strip-xai-unsupported",

@@ -56,8 +56,11 @@ impl Rule for EncodeMaps {
         if !tree.holds(Keyword::AdditionalProperties) && !self.any {
             return;
         }
-        let maps: Vec<(NodeId, Map)> = (tree.breadth_first().iter())
-            .filter_map(|r| Map::of(tree, r.id, r.id == tree.root).map(|m| (r.id, m)))
+        let list = tree.breadth_first();
+        let valued = value_places(&list);
+        let maps: Vec<(NodeId, Map)> = (list.iter().zip(&valued))
+            .filter(|(_, valued)| **valued)
+            .filter_map(|(r, _)| Map::of(tree, r.id, r.id == tree.root).map(|m| (r.id, m)))
             .filter(|(_, m)| self.any || m.values.is_some())
             .collect();
         if maps.is_empty() {
@@ -482,7 +485,10 @@ impl Rule for EncodeAny {
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
         let list = tree.breadth_first();
-        let open: Vec<NodeId> = (list.iter())
+        let valued = value_places(&list);
+        let open: Vec<NodeId> = (list.iter().zip(&valued))
+            .filter(|(_, valued)| **valued)
+            .map(|(r, _)| r)
             .filter(|r| {
                 matches!(
                     r.step,
@@ -553,12 +559,40 @@ impl Rule for UnrollRecursion {
         if texts.iter().any(|id| tree.has(*id, Keyword::Ref)) {
             return;
         }
+        // Nor one where the arguments' value is not the node's own (under `allOf`, `not`, ...).
+        let list = tree.breadth_first();
+        let valued = value_places(&list);
+        let elsewhere =
+            (list.iter().zip(&valued)).any(|(r, valued)| !valued && tree.has(r.id, Keyword::Ref));
+        if elsewhere {
+            return;
+        }
         InlineRefs {
             unroll: 2,
             cut_as_text: true,
         }
         .apply(tree, report);
     }
+}
+
+/// Per node of a breadth-first list, whether it describes a value the arguments hold, as itself:
+/// reached from the root through properties, items, tuple members, map values, definitions and
+/// `anyOf`/`oneOf` members only. Under `allOf` (every member holds), `not`, `if`/`then`/`else`,
+/// `contains`, `propertyNames` or a dependent schema, an encoded form would change what the
+/// node means there: not encoded.
+fn value_places(list: &[crate::adapt::tree::Reached<'_>]) -> Vec<bool> {
+    let mut out: Vec<bool> = Vec::with_capacity(list.len());
+    for r in list {
+        let step_ok = match r.step {
+            None => true,
+            Some(WalkStep::Name(kw, _)) => matches!(kw, "properties" | "$defs" | "definitions"),
+            Some(WalkStep::Keyword(kw)) => matches!(kw, "items" | "additionalProperties"),
+            Some(WalkStep::Index(kw, _)) => matches!(kw, "anyOf" | "oneOf" | "prefixItems"),
+        };
+        let parent = out.get(r.parent).copied().unwrap_or(true);
+        out.push(step_ok && parent);
+    }
+    out
 }
 
 /// The nodes that may not be encoded as a value of JSON type `kind` (`"string"`, `"array"`): a

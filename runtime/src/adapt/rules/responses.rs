@@ -17,6 +17,7 @@ impl Rule for ResponsesPrepass {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let root = tree.root;
         tree.walk(|tree, id| {
             let origin = tree.node(id).origin;
             if super::has_type(tree, id, "object") && !tree.has(id, Keyword::Properties) {
@@ -26,7 +27,34 @@ impl Rule for ResponsesPrepass {
                     origin,
                 };
                 tree.set(id, properties);
-                report.change(origin, Some(id), "`properties: {}` added to an object");
+                // Below the root, an object that declares nothing takes any object: said
+                // outright, so that strict mode refuses it rather than close it to `{}` (the
+                // root of a tool without parameters is closed as it is).
+                const DECIDES: [Keyword; 7] = [
+                    Keyword::AdditionalProperties,
+                    Keyword::PatternProperties,
+                    Keyword::AnyOf,
+                    Keyword::OneOf,
+                    Keyword::AllOf,
+                    Keyword::Ref,
+                    Keyword::Not,
+                ];
+                let any = id != root && !DECIDES.iter().any(|k| tree.has(id, *k));
+                if any {
+                    let open = tree.add(origin, Body::Bool(true));
+                    tree.set(
+                        id,
+                        Entry {
+                            key: Key::Kw(Keyword::AdditionalProperties),
+                            value: Slot::Schema(open),
+                            origin,
+                        },
+                    );
+                    let detail = "`properties: {}` and `additionalProperties: true` added to an object that declares nothing (it takes the same values)";
+                    report.change(origin, Some(id), detail);
+                } else {
+                    report.change(origin, Some(id), "`properties: {}` added to an object");
+                }
             }
             if let Some(Value::String(p)) = tree.value(id, Keyword::Pattern) {
                 if has_lookaround(p) {

@@ -435,6 +435,14 @@ fn anthropic_refusal(tree: &Tree, r: &Reached<'_>, own: &Own<'_>) -> Option<&'st
     if own.open {
         return Some("`additionalProperties` other than false is not supported in strict mode");
     }
+    // Closed one by one, the members of an `allOf` refuse each other's properties.
+    let several =
+        |e: &crate::adapt::tree::Entry| matches!(&e.value, Slot::Schemas(m) if m.len() > 1);
+    if tree.get(r.id, Keyword::AllOf).is_some_and(several) {
+        return Some(
+            "`allOf` of several schemas has no strict form: strict mode closes each member, and closed members refuse each other's properties",
+        );
+    }
     if let Some(Value::Array(values)) = own.enum_value {
         if values.iter().any(|v| v.is_object() || v.is_array()) {
             return Some("an enum of objects or arrays is not supported in strict mode");
