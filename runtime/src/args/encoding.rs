@@ -29,6 +29,8 @@ struct Place<'a> {
 struct Guide<'a> {
     root: &'a Value,
     places: HashMap<&'a str, Place<'a>>,
+    /// Where strict mode made an optional property required and nullable (output pointers).
+    made_required: HashSet<String>,
     /// Validators of union members, by pointer (`None`: the member does not compile alone).
     members: std::cell::RefCell<HashMap<String, Option<jsonschema::Validator>>>,
 }
@@ -47,9 +49,14 @@ impl<'a> Guide<'a> {
                 (e.at.as_str(), place)
             })
             .collect();
+        let made_required = (adapted.changes.iter())
+            .filter(|c| c.rule == "close-objects")
+            .filter_map(|c| c.at.as_ref().map(|at| at.as_str().to_owned()))
+            .collect();
         Guide {
             root: &adapted.schema,
             places,
+            made_required,
             members: Default::default(),
         }
     }
@@ -410,14 +417,9 @@ fn pairs_to_map(
     declared: &[&str],
     problems: &mut Vec<Problem>,
 ) -> Option<Map<String, Value>> {
+    // Anything but a list is left to the original schema's check (an object is the map itself;
+    // another value may be one the original takes beside the map).
     let Value::Array(items) = value else {
-        if !value.is_object() && !value.is_null() {
-            problems.push(Problem::new(
-                path.clone(),
-                "must be a list of {\"key\", \"value\"} objects",
-                Some(value),
-            ));
-        }
         return None;
     };
     let mut map = Map::new();
@@ -711,8 +713,8 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String) {
     })
 }
 
-/// A `null` for each required property the value leaves out whose adapted schema takes `null`
-/// (strict mode's optional properties, made required and nullable).
+/// A `null` for each property strict mode made required and nullable (an optional one of the
+/// original) that the value leaves out.
 fn fill_nulls(guide: &Guide<'_>, node: &Value, at: &str, map: &mut Map<String, Value>) {
     let Some(Value::Array(required)) = node.get("required") else {
         return;
@@ -724,6 +726,9 @@ fn fill_nulls(guide: &Guide<'_>, node: &Value, at: &str, map: &mut Map<String, V
         .collect();
     for name in missing {
         let child = format!("{at}/properties/{}", escape(name));
+        if !guide.made_required.contains(&child) {
+            continue;
+        }
         let Some((_, property)) = guide.node(child) else {
             continue;
         };
