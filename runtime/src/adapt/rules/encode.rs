@@ -67,7 +67,11 @@ impl Rule for EncodeMaps {
             return;
         }
         let (texts, arrays) = (blocked(tree, "string"), blocked(tree, "array"));
+        let shared = shared_members(tree);
         for (id, map) in maps {
+            if shared.contains(&id) {
+                continue;
+            }
             // A whole node encoded beside a union member of the same JSON type would have two
             // readings: left as it is (a strict target then fails open, reported).
             let whole = map.declared.is_empty() && !map.root;
@@ -510,7 +514,10 @@ impl Rule for EncodeAny {
             return;
         }
         let texts = blocked(tree, "string");
-        let open: Vec<NodeId> = open.into_iter().filter(|id| !texts.contains(id)).collect();
+        let shared = shared_members(tree);
+        let open: Vec<NodeId> = (open.into_iter())
+            .filter(|id| !texts.contains(id) && !shared.contains(id))
+            .collect();
         for id in open {
             let origin = tree.node(id).origin;
             if let Body::Bool(_) = tree.node(id).body {
@@ -557,6 +564,10 @@ impl Rule for UnrollRecursion {
         // readings; left recursive (strict fails open, reported).
         let texts = blocked(tree, "string");
         if texts.iter().any(|id| tree.has(*id, Keyword::Ref)) {
+            return;
+        }
+        let shared = shared_members(tree);
+        if shared.iter().any(|id| tree.has(*id, Keyword::Ref)) {
             return;
         }
         // Nor one where the arguments' value is not the node's own (under `allOf`, `not`, ...).
@@ -625,6 +636,70 @@ fn blocked(tree: &Tree, kind: &str) -> HashSet<NodeId> {
         }
     }
     out
+}
+
+/// Every node inside a union or tuple member that shares a JSON type with another member (both
+/// arrays, both objects, or one untyped): a value there may go through either member, so an
+/// encoded place inside one of them would have two readings. Nothing inside is encoded.
+fn shared_members(tree: &Tree) -> HashSet<NodeId> {
+    let mut roots = Vec::new();
+    for r in tree.breadth_first() {
+        for key in [Keyword::AnyOf, Keyword::OneOf, Keyword::PrefixItems] {
+            let Some(Slot::Schemas(members)) = tree.get(r.id, key).map(|e| &e.value) else {
+                continue;
+            };
+            let mut members = members.clone();
+            if key == Keyword::PrefixItems
+                && let Some(Slot::Schema(rest)) = tree.get(r.id, Keyword::Items).map(|e| &e.value)
+            {
+                members.push(*rest);
+            }
+            let targets: Vec<NodeId> = members.iter().map(|m| resolved(tree, *m)).collect();
+            for (i, target) in targets.iter().enumerate() {
+                let kinds = kinds_of(tree, *target);
+                let shared = (targets.iter().enumerate())
+                    .any(|(j, other)| j != i && kinds.iter().any(|k| takes(tree, *other, k, 0)));
+                if shared {
+                    roots.push(*target);
+                }
+            }
+        }
+    }
+    // Their subtrees, through references too (each node once: recursion ends).
+    let mut out = HashSet::new();
+    while let Some(id) = roots.pop() {
+        if !out.insert(id) {
+            continue;
+        }
+        roots.extend(tree.children(id));
+        if let Some(r) = tree.value(id, Keyword::Ref).and_then(Value::as_str)
+            && let Some(target) = tree.resolve(r)
+        {
+            roots.push(target);
+        }
+    }
+    out
+}
+
+/// The JSON types a node takes, as far as its keywords say (untyped: every one).
+fn kinds_of(tree: &Tree, id: NodeId) -> Vec<&'static str> {
+    const ALL: [&str; 7] = [
+        "object", "array", "string", "number", "integer", "boolean", "null",
+    ];
+    if let Body::Bool(_) = tree.node(id).body {
+        return ALL.to_vec();
+    }
+    match tree.value(id, Keyword::Type) {
+        Some(Value::String(t)) => ALL.iter().copied().filter(|k| k == t).collect(),
+        Some(Value::Array(ts)) => ALL
+            .iter()
+            .copied()
+            .filter(|k| ts.iter().any(|t| t == k))
+            .collect(),
+        _ if tree.has(id, Keyword::Properties) => vec!["object"],
+        _ if tree.has(id, Keyword::Items) || tree.has(id, Keyword::PrefixItems) => vec!["array"],
+        _ => ALL.to_vec(),
+    }
 }
 
 /// The node a chain of local `$ref`s ends at (the node itself without one).

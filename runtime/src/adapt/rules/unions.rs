@@ -221,7 +221,7 @@ impl Rule for SpliceNestedAnyOf {
                 return;
             }
             let branches = branches.clone();
-            let mut hoisted = None;
+            let mut hoisted = Vec::new();
             let mut out = Vec::with_capacity(branches.len());
             for b in branches {
                 if !is_pure_any_of(tree, b) {
@@ -229,7 +229,7 @@ impl Rule for SpliceNestedAnyOf {
                     continue;
                 }
                 if let Some(d) = tree.take(b, Keyword::Description) {
-                    hoisted.get_or_insert(d);
+                    hoisted.push(d);
                 }
                 if let Some(Entry {
                     value: Slot::Schemas(nested),
@@ -243,10 +243,10 @@ impl Rule for SpliceNestedAnyOf {
             if let Some(Slot::Schemas(branches)) = tree.slot_mut(id, Keyword::AnyOf) {
                 *branches = out;
             }
-            if let Some(d) = hoisted {
-                if !tree.has(id, Keyword::Description) {
-                    tree.set(id, d);
-                }
+            // Every spliced branch's description joins the node's (what rules spilled into it
+            // included), each text once.
+            for d in &hoisted {
+                super::join_description(tree, id, d);
             }
             report.change(
                 tree.node(id).origin,
