@@ -400,6 +400,36 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                         .is_some_and(|(node, _)| node == at))
         })
     };
+    // A subtree dropped at one of two identical twins (two equal tuple positions made one
+    // `items`) is dropped at both: the keyword's place mirrored into the other twin is under the
+    // loss.
+    let prefixes = |p: &str| -> Vec<String> {
+        let mut out = vec![String::new()];
+        let mut acc = String::new();
+        for segment in p.split('/').skip(1) {
+            acc.push('/');
+            acc.push_str(segment);
+            out.push(acc.clone());
+        }
+        out
+    };
+    let twin_subtree_lost = |at: &str| {
+        adapted.losses.iter().any(|l| {
+            !matches!(l.kind, LossKind::Spilled | LossKind::Widened)
+                && prefixes(at).iter().any(|a| {
+                    let Some(node) = input.pointer(a).map(as_schema) else {
+                        return false;
+                    };
+                    prefixes(&l.pointer).iter().any(|b| {
+                        b != a && input.pointer(b).map(as_schema) == Some(node.clone()) && {
+                            let mirrored = format!("{b}{}", &at[a.len()..]);
+                            mirrored == *l.pointer
+                                || mirrored.starts_with(&format!("{}/", l.pointer))
+                        }
+                    })
+                })
+        })
+    };
     for (at, key, value) in occurrences(input) {
         // A keyword whose value holds subschemas is kept when it is still there: what changed
         // inside it (a union reordered, a constraint spilled) is accounted at its own place.
@@ -433,7 +463,8 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                                 && input.pointer(node).map(as_schema)
                                     == input.pointer(&at).map(as_schema)
                         }))
-        }) || repaired(&at, &own)
+        }) || twin_subtree_lost(&at)
+            || repaired(&at, &own)
             || lost_with_its_uses(&at)
             || removed_unreferenced(&at);
         if !(kept || reported) {

@@ -134,7 +134,7 @@ impl AdaptSettings {
     /// text after two levels. Each encoded place is an entry of [`Adapted::encoded`].
     ///
     /// The model then sends arguments in the encoded form: decode them with
-    /// [`crate::restore`] (or [`crate::from_args`]) through the same settings. Which encodings a
+    /// [`crate::restore`] (or [`crate::ToolParams::from_args`]) through the same settings. Which encodings a
     /// target uses is in its provider file; a target that holds every shape encodes nothing.
     ///
     /// ```
