@@ -276,13 +276,25 @@ fn undo(instance: &mut Value, schema: &Value, root: &Value, made_optional: &Hash
                         },
                     })
             };
-            let nulls: Vec<String> = map
+            let mut nulls: Vec<String> = map
                 .iter()
                 .filter(|(k, v)| {
                     v.is_null() && !required(k) && property(k).is_some() && !null_fits(k)
                 })
                 .map(|(k, _)| k.clone())
                 .collect();
+            // A union (a root union strict mode merged into one object): the nulls read through
+            // the first branch the value fits once that branch's optional nulls are gone.
+            if shapes.len() > 1 && map.values().any(Value::is_null) {
+                if let Some(removal) = shapes
+                    .iter()
+                    .map(|s| branch_nulls(s, map, root))
+                    .find(|(_, fits)| *fits)
+                    .map(|(removal, _)| removal)
+                {
+                    nulls = removal;
+                }
+            }
             for k in nulls {
                 map.shift_remove(&k);
             }
@@ -323,6 +335,48 @@ fn undo(instance: &mut Value, schema: &Value, root: &Value, made_optional: &Hash
         }
         _ => {}
     })
+}
+
+/// For one branch of a union: the `null` members it does not require and does not take `null`
+/// for, and whether the object without them fits the branch at its own level (its required
+/// names there, each member of a type its schema names, no member it closes out).
+fn branch_nulls(
+    shape: &serde_json::Map<String, Value>,
+    map: &serde_json::Map<String, Value>,
+    root: &Value,
+) -> (Vec<String>, bool) {
+    let required: Vec<&str> = (shape.get("required").and_then(Value::as_array))
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let properties = shape.get("properties").and_then(Value::as_object);
+    let extra = shape.get("additionalProperties");
+    let schema_of = |k: &str| properties.and_then(|p| p.get(k)).or(extra);
+    let removal: Vec<String> = (map.iter())
+        .filter(|(k, v)| {
+            v.is_null()
+                && !required.contains(&k.as_str())
+                && schema_of(k).is_none_or(|s| !accepts_null(s, root))
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
+    let type_fits = |schema: &Value, v: &Value| {
+        let kind = crate::adapt::rules::value_type(v);
+        let fits = |t: &str| t == kind || (t == "number" && kind == "integer");
+        match schema.get("type") {
+            Some(Value::String(t)) => fits(t),
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(fits),
+            _ => !matches!(schema, Value::Bool(false)),
+        }
+    };
+    let fits = required.iter().all(|n| map.contains_key(*n))
+        && (map.iter())
+            .filter(|(k, _)| !removal.contains(k))
+            .all(|(k, v)| match schema_of(k) {
+                Some(s) if v.is_null() => accepts_null(s, root),
+                Some(s) => type_fits(s, v),
+                None => true,
+            });
+    (removal, fits)
 }
 
 type Compiled = Arc<jsonschema::Validator>;
