@@ -200,6 +200,15 @@ impl<'a> Guide<'a> {
     }
 }
 
+/// The schema of item `i` of an array at `at`: its tuple position, else `items`.
+fn item_at(node: &Value, at: &str, prefix: Option<&Vec<Value>>, i: usize) -> Option<String> {
+    match prefix {
+        Some(p) if i < p.len() => Some(format!("{at}/prefixItems/{i}")),
+        _ if node.get("items").is_some_and(Value::is_object) => Some(format!("{at}/items")),
+        _ => None,
+    }
+}
+
 /// Whether a value in one form or the other goes through an encoded member.
 fn matches_encoded(encoding: &Encoding, value: &Value, encoded_form: bool) -> bool {
     match (encoding, encoded_form) {
@@ -231,15 +240,7 @@ fn admits(node: &Value, value: &Value) -> bool {
 
 /// Whether a node's `type` (absent: any) takes the value's JSON type.
 fn admits_type(node: &Value, value: &Value) -> bool {
-    let kind = match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
+    let kind = crate::adapt::rules::value_type(value);
     let fits = |t: &str| t == kind || (t == "number" && kind == "integer");
     match node.get("type") {
         Some(Value::String(t)) => fits(t),
@@ -360,12 +361,8 @@ fn decode_at(
             Value::Array(items) => {
                 let prefix = node.get("prefixItems").and_then(Value::as_array);
                 for (i, item) in items.iter_mut().enumerate() {
-                    let child = match prefix {
-                        Some(p) if i < p.len() => format!("{at}/prefixItems/{i}"),
-                        _ if node.get("items").is_some_and(Value::is_object) => {
-                            format!("{at}/items")
-                        }
-                        _ => continue,
+                    let Some(child) = item_at(node, &at, prefix, i) else {
+                        continue;
                     };
                     let len = path.len();
                     path.push('/');
@@ -695,12 +692,8 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String) {
             Value::Array(items) => {
                 let prefix = node.get("prefixItems").and_then(Value::as_array);
                 for (i, item) in items.iter_mut().enumerate() {
-                    let child = match prefix {
-                        Some(p) if i < p.len() => format!("{at}/prefixItems/{i}"),
-                        _ if node.get("items").is_some_and(Value::is_object) => {
-                            format!("{at}/items")
-                        }
-                        _ => continue,
+                    let Some(child) = item_at(node, &at, prefix, i) else {
+                        continue;
                     };
                     encode_at(guide, item, child);
                 }

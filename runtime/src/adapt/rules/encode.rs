@@ -612,27 +612,36 @@ fn value_places(list: &[crate::adapt::tree::Reached<'_>]) -> Vec<bool> {
 /// type). Encoded, a value of that type would have two readings.
 fn blocked(tree: &Tree, kind: &str) -> HashSet<NodeId> {
     let mut out = HashSet::new();
+    for (members, targets) in member_lists(tree) {
+        for (i, target) in targets.iter().enumerate() {
+            let beside = (targets.iter().enumerate())
+                .any(|(j, other)| j != i && takes(tree, *other, kind, 0));
+            if beside {
+                out.insert(members[i]);
+                out.insert(*target);
+            }
+        }
+    }
+    out
+}
+
+/// Every union's and tuple's members (items past a tuple join them: strict modes flatten a
+/// tuple into a union), each with the node its references end at.
+fn member_lists(tree: &Tree) -> Vec<(Vec<NodeId>, Vec<NodeId>)> {
+    let mut out = Vec::new();
     for r in tree.breadth_first() {
         for key in [Keyword::AnyOf, Keyword::OneOf, Keyword::PrefixItems] {
             let Some(Slot::Schemas(members)) = tree.get(r.id, key).map(|e| &e.value) else {
                 continue;
             };
             let mut members = members.clone();
-            // Items past a tuple join its members when it is flattened.
             if key == Keyword::PrefixItems
                 && let Some(Slot::Schema(rest)) = tree.get(r.id, Keyword::Items).map(|e| &e.value)
             {
                 members.push(*rest);
             }
-            let targets: Vec<NodeId> = members.iter().map(|m| resolved(tree, *m)).collect();
-            for (i, target) in targets.iter().enumerate() {
-                let beside = (targets.iter().enumerate())
-                    .any(|(j, other)| j != i && takes(tree, *other, kind, 0));
-                if beside {
-                    out.insert(members[i]);
-                    out.insert(*target);
-                }
-            }
+            let targets = members.iter().map(|m| resolved(tree, *m)).collect();
+            out.push((members, targets));
         }
     }
     out
@@ -643,25 +652,13 @@ fn blocked(tree: &Tree, kind: &str) -> HashSet<NodeId> {
 /// encoded place inside one of them would have two readings. Nothing inside is encoded.
 fn shared_members(tree: &Tree) -> HashSet<NodeId> {
     let mut roots = Vec::new();
-    for r in tree.breadth_first() {
-        for key in [Keyword::AnyOf, Keyword::OneOf, Keyword::PrefixItems] {
-            let Some(Slot::Schemas(members)) = tree.get(r.id, key).map(|e| &e.value) else {
-                continue;
-            };
-            let mut members = members.clone();
-            if key == Keyword::PrefixItems
-                && let Some(Slot::Schema(rest)) = tree.get(r.id, Keyword::Items).map(|e| &e.value)
-            {
-                members.push(*rest);
-            }
-            let targets: Vec<NodeId> = members.iter().map(|m| resolved(tree, *m)).collect();
-            for (i, target) in targets.iter().enumerate() {
-                let kinds = kinds_of(tree, *target);
-                let shared = (targets.iter().enumerate())
-                    .any(|(j, other)| j != i && kinds.iter().any(|k| takes(tree, *other, k, 0)));
-                if shared {
-                    roots.push(*target);
-                }
+    for (_, targets) in member_lists(tree) {
+        for (i, target) in targets.iter().enumerate() {
+            let kinds = kinds_of(tree, *target);
+            let shared = (targets.iter().enumerate())
+                .any(|(j, other)| j != i && kinds.iter().any(|k| takes(tree, *other, k, 0)));
+            if shared {
+                roots.push(*target);
             }
         }
     }
