@@ -84,10 +84,10 @@ pub fn descriptions(schema: &Value) -> Vec<&str> {
     out
 }
 
-/// `value` with every boolean that stands where a schema does written as the object it means
-/// (`true` as `{}`, `false` as `{"not": {}}`): in JSON Schema they are the same schemas (2020-12
-/// Core, 4.3.2), so twins that differ only so are equal.
-fn as_schema(value: &Value) -> Value {
+/// Whether two values are the same schema, reading every boolean that stands where a schema
+/// does as the object it means (`true` as `{}`, `false` as `{"not": {}}`): in JSON Schema they
+/// are the same schemas (2020-12 Core, 4.3.2), so twins that differ only so are equal.
+fn same_schema(a: &Value, b: &Value) -> bool {
     const ONE: &[&str] = &[
         "not",
         "items",
@@ -101,6 +101,7 @@ fn as_schema(value: &Value) -> Value {
         "unevaluatedProperties",
     ];
     const LIST: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
+    const MAP: &[&str] = &["properties", "$defs", "definitions", "patternProperties"];
     fn boolean(b: bool) -> Value {
         if b {
             serde_json::json!({})
@@ -108,39 +109,39 @@ fn as_schema(value: &Value) -> Value {
             serde_json::json!({"not": {}})
         }
     }
-    const MAP: &[&str] = &["properties", "$defs", "definitions", "patternProperties"];
-    let schema = |v: &Value| match v {
-        Value::Bool(b) => boolean(*b),
-        other => as_schema(other),
-    };
-    match value {
-        Value::Bool(b) => boolean(*b),
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| {
-                    let v = match v {
-                        _ if ONE.contains(&k.as_str()) => schema(v),
-                        Value::Array(items) if LIST.contains(&k.as_str()) => {
-                            Value::Array(items.iter().map(schema).collect())
+    match (a, b) {
+        (Value::Bool(x), Value::Object(_)) => same_schema(&boolean(*x), b),
+        (Value::Object(_), Value::Bool(y)) => same_schema(a, &boolean(*y)),
+        (Value::Object(m), Value::Object(n)) => {
+            m.len() == n.len()
+                && m.iter().all(|(k, v)| {
+                    let Some(w) = n.get(k) else { return false };
+                    match (v, w) {
+                        _ if ONE.contains(&k.as_str()) => same_schema(v, w),
+                        (Value::Array(x), Value::Array(y)) if LIST.contains(&k.as_str()) => {
+                            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same_schema(v, w))
                         }
-                        Value::Object(entries) if MAP.contains(&k.as_str()) => Value::Object(
-                            entries
-                                .iter()
-                                .map(|(n, s)| (n.clone(), schema(s)))
-                                .collect(),
-                        ),
-                        other => other.clone(),
-                    };
-                    (k.clone(), v)
+                        (Value::Object(x), Value::Object(y)) if MAP.contains(&k.as_str()) => {
+                            x.len() == y.len()
+                                && x.iter()
+                                    .all(|(name, v)| y.get(name).is_some_and(|w| same_schema(v, w)))
+                        }
+                        _ => v == w,
+                    }
                 })
-                .collect(),
-        ),
-        other => other.clone(),
+        }
+        _ => a == b,
     }
 }
 
-/// What a `spilled` loss says the description holds: the text its detail ends with,
-/// `the description says "…"`.
+/// Whether two places of a schema hold the same schema (see [`same_schema`]).
+fn twins(schema: &Value, a: &str, b: &str) -> bool {
+    match (schema.pointer(a), schema.pointer(b)) {
+        (Some(x), Some(y)) => same_schema(x, y),
+        _ => false,
+    }
+}
+
 pub fn spilled_text(detail: &str) -> Option<&str> {
     let (_, said) = detail.rsplit_once("; the description says \"")?;
     said.strip_suffix('"')
@@ -276,7 +277,12 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
         }
     }
     // Nothing is lost without an entry.
+    // What the output holds, keyword by keyword (the same keyword and value anywhere in it).
     let output = occurrences(&adapted.schema);
+    let mut output_values: std::collections::HashMap<&str, Vec<&Value>> = Default::default();
+    for (_, k, v) in &output {
+        output_values.entry(k).or_default().push(v);
+    }
     // Where each definition is used: a definition whose every use sits in a subtree reported
     // lost (a collapsed branch) is lost with it.
     let uses = references(input);
@@ -417,11 +423,8 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
         adapted.losses.iter().any(|l| {
             !matches!(l.kind, LossKind::Spilled | LossKind::Widened)
                 && prefixes(at).iter().any(|a| {
-                    let Some(node) = input.pointer(a).map(as_schema) else {
-                        return false;
-                    };
                     prefixes(&l.pointer).iter().any(|b| {
-                        b != a && input.pointer(b).map(as_schema) == Some(node.clone()) && {
+                        b != a && twins(input, a, b) && {
                             let mirrored = format!("{b}{}", &at[a.len()..]);
                             mirrored == *l.pointer
                                 || mirrored.starts_with(&format!("{}/", l.pointer))
@@ -433,9 +436,12 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
     for (at, key, value) in occurrences(input) {
         // A keyword whose value holds subschemas is kept when it is still there: what changed
         // inside it (a union reordered, a constraint spilled) is accounted at its own place.
-        let kept = output
-            .iter()
-            .any(|(_, k, v)| *k == key && (*v == value || SCHEMA_VALUED.contains(&key.as_str())));
+        let kept = output_values.get(key.as_str()).is_some_and(|values| {
+            SCHEMA_VALUED.contains(&key.as_str()) || values.iter().any(|v| **v == value)
+        });
+        if kept {
+            continue;
+        }
         // Reported at the keyword itself, or with a whole subtree that holds it (a dropped
         // `prefixItems`, a cut recursion), or by a per-tool fallback.
         let own = format!("{at}/{key}");
@@ -459,15 +465,13 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                         .flatten()
                         .any(|node| {
                             node != at
-                                && input.pointer(node).is_some()
-                                && input.pointer(node).map(as_schema)
-                                    == input.pointer(&at).map(as_schema)
+                                && twins(input, node, &at)
                         }))
         }) || twin_subtree_lost(&at)
             || repaired(&at, &own)
             || lost_with_its_uses(&at)
             || removed_unreferenced(&at);
-        if !(kept || reported) {
+        if !reported {
             out.push(format!("`{key}` at `{at}` vanished without a loss entry"));
         }
     }

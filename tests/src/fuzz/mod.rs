@@ -223,12 +223,23 @@ fn arguments_round_trip(schema: &Value, adapted: &Adapted) -> Result<(), String>
             let json_schema_nulls =
                 !matches!(adapted.target, Target::GeminiCompat | Target::GeminiOpenApi);
             // A `collapsed` loss says values of some form are no longer accepted at all; a loss
-            // under a `not` (a union widened there) narrows what the node takes.
+            // under a `not` (a union widened there) narrows what the node takes, and so does one
+            // in a definition when a `$ref` under a `not` may reach it.
             // A node typed from its keywords (`properties` → `object`) no longer takes the other
             // types it took untyped: a change strict modes make by design, reported.
-            let narrowed = (adapted.losses.iter())
-                .any(|l| l.kind == LossKind::Collapsed || l.pointer.contains("/not"))
-                || adapted.changes.iter().any(|c| c.rule == "infer-type");
+            let walk = toolschema::walk::Walk::new(schema);
+            let negated_ref = (walk.nodes.iter().enumerate()).any(|(i, (node, _))| {
+                node.get("$ref").is_some()
+                    && (walk.steps(i).iter())
+                        .any(|s| matches!(s, toolschema::walk::Step::Keyword("not")))
+            });
+            let in_definition =
+                |p: &str| p.starts_with("/$defs/") || p.starts_with("/definitions/");
+            let narrowed = (adapted.losses.iter()).any(|l| {
+                l.kind == LossKind::Collapsed
+                    || l.pointer.contains("/not")
+                    || (negated_ref && in_definition(&l.pointer))
+            }) || adapted.changes.iter().any(|c| c.rule == "infer-type");
             if json_schema_nulls
                 && !narrowed
                 && let Ok(v) = jsonschema::options().build(&adapted.schema)
