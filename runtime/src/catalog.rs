@@ -233,6 +233,31 @@ impl Catalog {
         let published = self.tools.iter().flat_map(|t| t.allowed_unions.clone());
         allow.clone().with_entries(published).apply(violations)
     }
+
+    /// The tools as an MCP `tools/list` result, `{"tools": [{"name", "description",
+    /// "inputSchema", "_meta"}]}` (the allowed unions under [`contract::ALLOWED_UNIONS_META`]),
+    /// which [`Catalog::from_value`] and every `toolschema` command read back.
+    pub fn to_value(&self) -> Value {
+        let tools = self.tools.iter().map(|t| {
+            let mut tool = serde_json::Map::new();
+            if let Some(name) = &t.name {
+                tool.insert("name".into(), Value::String(name.clone()));
+            }
+            if let Some(description) = &t.description {
+                tool.insert("description".into(), Value::String(description.clone()));
+            }
+            tool.insert("inputSchema".into(), t.schema.clone());
+            if !t.allowed_unions.is_empty() {
+                let list = AllowList::new().with_entries(t.allowed_unions.clone());
+                tool.insert(
+                    "_meta".into(),
+                    serde_json::json!({ contract::ALLOWED_UNIONS_META: list.to_published() }),
+                );
+            }
+            Value::Object(tool)
+        });
+        serde_json::json!({ "tools": tools.collect::<Vec<_>>() })
+    }
 }
 
 /// A tool catalog still as JSON text: the list of tools found without building the document,

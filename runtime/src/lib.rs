@@ -117,6 +117,7 @@ mod nullable;
 pub mod rmcp;
 mod shape;
 pub mod snapshot;
+pub mod toolset;
 mod traits;
 /// How this workspace walks a JSON Schema's subschemas (its CLI and tests read schemas with it).
 /// Not part of the API: it may change in any release.

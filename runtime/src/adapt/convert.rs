@@ -36,6 +36,19 @@ pub struct ToolReport {
     /// text. A model's arguments there are decoded by [`crate::restore`].
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub encoded: Vec<Encoded>,
+    /// Annotations not sent ([`Change::annotation`]): the root `title` (the Rust type's name),
+    /// a root `description` that repeats the tool's, titles, examples and comments the provider
+    /// does not take. Nothing they enforced is lost: they enforced nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub annotations: Vec<Change>,
+}
+
+/// The annotations an adaptation did not send ([`ToolReport::annotations`]).
+fn annotations(adapted: &Adapted) -> Vec<Change> {
+    (adapted.changes.iter())
+        .filter(|c| c.annotation)
+        .cloned()
+        .collect()
 }
 
 /// The `valid-keywords` changes of an adaptation: what was repaired to make it valid JSON Schema.
@@ -70,6 +83,16 @@ pub struct Converted<'a> {
     /// Every tool's adaptation, in order (borrowing its input from the catalog:
     /// [`Adapted::into_owned`] keeps one longer).
     pub adapted: Vec<Adapted<'a>>,
+    wire: super::Wire,
+}
+
+impl Converted<'_> {
+    /// The part of the provider's request body that carries the tools ([`super::Wire::body`]):
+    /// `{"tools": [...]}`, Gemini's `{"tools": [{"functionDeclarations": [...]}]}`, Bedrock's
+    /// `{"toolConfig": {"tools": [...]}}`.
+    pub fn body(&self) -> Value {
+        self.wire.body(self.declarations.clone())
+    }
 }
 
 /// Optional parameters and union-typed parameters of a schema, at every level.
@@ -121,6 +144,7 @@ pub fn convert_for<'a>(catalog: &'a Catalog, settings: &AdaptSettings) -> Conver
         declarations,
         report,
         adapted: entries.into_iter().map(|e| e.adapted).collect(),
+        wire: settings.wire,
     }
 }
 
@@ -244,6 +268,7 @@ impl<'s> Sequence<'s> {
                 self.used_unions += unions;
             }
         }
+        drop_repeated_description(&mut adapted, description.as_deref());
         if !keep_input {
             adapted.input = Cow::Owned(Value::Null);
         }
@@ -255,6 +280,36 @@ impl<'s> Sequence<'s> {
             adapted,
         }
     }
+}
+
+/// Removes the schema's root `description` where it only repeats the tool's (schemars writes the
+/// struct's doc comment there, which is often the tool's description): a model reads both. A
+/// change, not a loss.
+fn drop_repeated_description(adapted: &mut Adapted<'_>, description: Option<&str>) {
+    let Some(description) = description else {
+        return;
+    };
+    let Some(Value::Object(root)) = Some(&mut adapted.schema) else {
+        return;
+    };
+    let repeats = (root.get("description").and_then(Value::as_str))
+        .is_some_and(|d| d.trim() == description.trim());
+    if !repeats {
+        return;
+    }
+    root.shift_remove("description");
+    let in_input = adapted.input.get("description").is_some();
+    adapted.changes.push(Change {
+        pointer: if in_input {
+            Pointer::parse("/description")
+        } else {
+            Pointer::root()
+        },
+        at: Some(Pointer::root()),
+        rule: "repeated-description",
+        detail: "the root `description` removed: it repeats the tool's description".into(),
+        annotation: true,
+    });
 }
 
 /// Every tool's name and adaptation, in order (see [`Sequence`]). Without `keep_inputs` each
@@ -340,7 +395,7 @@ fn compact<E>(
     let mut reports = Vec::new();
     for tool in tools {
         let (description, schema) = tool?;
-        let mut entry = sequence.next(None, Cow::Owned(schema), false);
+        let mut entry = sequence.next(description.clone(), Cow::Owned(schema), false);
         let stack = super::stack_for(&entry.adapted.schema);
         // Printed (and the adaptation dropped) on the stack its depth needs.
         let store = move || {
@@ -353,6 +408,7 @@ fn compact<E>(
                 losses: std::mem::take(&mut entry.adapted.losses),
                 repaired: repairs(&entry.adapted),
                 encoded: std::mem::take(&mut entry.adapted.encoded),
+                annotations: annotations(&entry.adapted),
             };
             (text.into_boxed_str(), report)
         };
@@ -454,6 +510,7 @@ fn declare(
         let fallback = entry.adapted.fallback;
         let repaired = repairs(&entry.adapted);
         let encoded = entry.adapted.encoded.clone();
+        let annotations = annotations(&entry.adapted);
         let (schema, losses) = take(&mut entry.adapted);
         declarations.push(settings.wire.declaration(
             &entry.name,
@@ -469,6 +526,7 @@ fn declare(
             losses,
             repaired,
             encoded,
+            annotations,
         });
     }
     let report = ConvertReport {

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::report::{Loss, LossKind, Pointer, Unrepresentable};
 use super::rules::{Rule, ValidKeywords};
 use super::settings::AdaptSettings;
+use super::strict_output::StrictOutput;
 use super::tree::report::{Finished, finish_all};
 use super::tree::{Report, Tree};
 use super::{Adapted, SHALLOW, json_depth, nests_deeper_than, stack_for_depth};
@@ -64,16 +65,27 @@ fn adapt_here<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a
             match report.take_failure(&tree) {
                 None => {
                     let done = finish_all(tree, report);
-                    return Adapted {
-                        target,
-                        schema: done.schema,
-                        strict: Some(true),
-                        fallback: false,
-                        losses: done.losses,
-                        changes: done.changes,
-                        encoded: done.encoded,
-                        input,
+                    // The written schema, after the caller's rules too, is what the provider
+                    // checks: `strict: true` only when it passes.
+                    let refused =
+                        StrictOutput::of(settings).and_then(|check| check.refusal(&done.schema));
+                    let Some(why) = refused else {
+                        return Adapted {
+                            target,
+                            schema: done.schema,
+                            strict: Some(true),
+                            fallback: false,
+                            losses: done.losses,
+                            changes: done.changes,
+                            encoded: done.encoded,
+                            input,
+                        };
                     };
+                    bypass = Some(format!(
+                        "the schema these settings write is not one strict mode accepts ({why}); sent non-strict"
+                    ));
+                    tree = Tree::read(&input);
+                    report = shared(&mut tree);
                 }
                 Some((why, _)) => {
                     bypass = Some(format!(

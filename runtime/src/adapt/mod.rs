@@ -18,6 +18,7 @@ mod providers;
 pub mod report;
 pub mod rules;
 mod settings;
+mod strict_output;
 mod target;
 mod tree;
 
@@ -31,7 +32,7 @@ pub use convert::{
     convert_owned, convert_raw, convert_with,
 };
 pub use report::{Change, Encoded, Encoding, Loss, LossKind, Pointer, Unrepresentable};
-pub use settings::{AdaptSettings, NameRule, StrictBudget, Wire};
+pub use settings::{AdaptSettings, NameRule, StrictBudget, UnknownRule, Wire};
 pub use target::{Target, UnknownTarget};
 
 /// `TOOLSCHEMA_NO_STRICT` (`1`, `true`, `yes`, `on`): no strict schema for any target.

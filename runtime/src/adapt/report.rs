@@ -68,6 +68,11 @@ pub struct Change {
     pub rule: &'static str,
     /// What it did (most rules' words are fixed text, kept without a copy).
     pub detail: Cow<'static, str>,
+    /// An annotation not sent where it stood (`title`, `examples`, `$comment`, `deprecated`,
+    /// `readOnly`, `writeOnly`; the root `description` that repeats the tool's): the model no
+    /// longer reads it there, and nothing it enforced is lost, since it enforced nothing.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub annotation: bool,
 }
 
 /// Why a schema cannot be represented for a target (strict mode fails open on this).

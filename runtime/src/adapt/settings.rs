@@ -29,6 +29,32 @@ impl fmt::Debug for AddedRule {
     }
 }
 
+/// [`AdaptSettings::without_rule`] of a name that is none of the settings' rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UnknownRule {
+    /// The name given.
+    pub name: String,
+    /// The settings' target.
+    pub target: Target,
+    /// The rules the settings have ([`AdaptSettings::rule_names`]).
+    pub known: Vec<&'static str>,
+}
+
+impl fmt::Display for UnknownRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "no rule named `{}` in {}'s settings; its rules are: {}",
+            self.name,
+            self.target,
+            self.known.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownRule {}
+
 /// How one provider is adapted for. Start from a constructor ([`Target::settings`],
 /// [`AdaptSettings::openai_strict`], ...), adjust, then [`AdaptSettings::adapt`].
 ///
@@ -222,13 +248,55 @@ impl AdaptSettings {
 
     /// Takes the rule named `name` out of every form these settings send (and a caller's rule
     /// of that name, [`AdaptSettings::with_rule`]). The report names each rule as
-    /// [`Rule::name`] does.
-    pub fn without_rule(mut self, name: &'static str) -> Self {
-        self.added.retain(|r| r.name != name);
-        if !self.removed.contains(&name) {
-            self.removed.push(name);
+    /// [`Rule::name`] does; [`AdaptSettings::rule_names`] lists them.
+    ///
+    /// A name that is none of these settings' rules is an error (a misspelt rule removed
+    /// silently would leave the schema as it was). A strict form is still claimed only if what
+    /// is written passes the target's strict check: without a rule the provider needs, the tool
+    /// is sent non-strict, with the reason in its report.
+    ///
+    /// ```
+    /// use toolschema::adapt::AdaptSettings;
+    ///
+    /// assert!(AdaptSettings::openai().without_rule("structured-first").is_ok());
+    /// let err = AdaptSettings::openai().without_rule("structured-frist").unwrap_err();
+    /// assert!(err.to_string().contains("structured-first"));
+    /// ```
+    pub fn without_rule(mut self, name: &str) -> Result<Self, UnknownRule> {
+        let Some(known) = self.rule_names().into_iter().find(|n| *n == name) else {
+            return Err(UnknownRule {
+                name: name.to_owned(),
+                target: self.target,
+                known: self.rule_names(),
+            });
+        };
+        self.added.retain(|r| r.name != known);
+        if !self.removed.contains(&known) {
+            self.removed.push(known);
         }
-        self
+        Ok(self)
+    }
+
+    /// The names of every rule these settings may run, in each form, with encoding on or off,
+    /// and the caller's own ([`AdaptSettings::with_rule`]): what
+    /// [`AdaptSettings::without_rule`] takes.
+    pub fn rule_names(&self) -> Vec<&'static str> {
+        let mut names = Vec::new();
+        for encode in [false, true] {
+            let settings = AdaptSettings {
+                encode,
+                removed: Vec::new(),
+                ..self.clone()
+            };
+            let lists = [Some(self.shared), self.strict, Some(self.relaxed)];
+            for list in lists.into_iter().flatten() {
+                names.extend(list(&settings).iter().map(|r| r.name()));
+            }
+        }
+        names.extend(self.added.iter().map(|r| r.name));
+        let mut seen = HashSet::new();
+        names.retain(|n| seen.insert(*n));
+        names
     }
 
     /// One of the lists, with the caller's edits: what was taken out is gone, a caller's rule
@@ -465,6 +533,25 @@ impl Wire {
                 Value::Object(map)
             }
             None => Value::Array(declarations),
+        }
+    }
+
+    /// The part of a request body that carries [`Wire::envelope`]'s output, to merge into the
+    /// rest of the body: `{"tools": [...]}` for OpenAI (both APIs), Anthropic and MCP's
+    /// `tools/list` result (the envelope itself), `{"tools": [{"functionDeclarations": [...]}]}`
+    /// for Google (its `tools` is a list of `Tool` objects), `{"toolConfig": {"tools": [...]}}`
+    /// for Bedrock Converse.
+    pub fn body(self, envelope: Value) -> Value {
+        let field = |key: &str, value: Value| {
+            let mut map = Map::new();
+            map.insert(key.to_owned(), value);
+            Value::Object(map)
+        };
+        match self {
+            Wire::Mcp => envelope,
+            Wire::OpenAiChat | Wire::OpenAiResponses | Wire::Anthropic => field("tools", envelope),
+            Wire::Google { .. } => field("tools", Value::Array(vec![envelope])),
+            Wire::Bedrock => field("toolConfig", field("tools", envelope)),
         }
     }
 

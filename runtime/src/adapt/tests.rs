@@ -127,7 +127,6 @@ fn openai_strict_follows_seed_section_2_when_conservative() {
         ("format", LossKind::Spilled),
         ("default", LossKind::Spilled),
         ("maxItems", LossKind::Spilled),
-        ("title", LossKind::Dropped),
     ] {
         assert!(
             lost.contains(&(expected.0.to_owned(), expected.1)),
@@ -759,7 +758,9 @@ fn a_rule_is_taken_out_replaced_or_added_by_name() {
     let plain = AdaptSettings::openai();
     assert_eq!(first_branch(&plain.adapt(&schema)), "object");
 
-    let without = AdaptSettings::openai().without_rule("structured-first");
+    let without = AdaptSettings::openai()
+        .without_rule("structured-first")
+        .unwrap();
     assert!(!names(without.rules()).contains(&"structured-first"));
     assert_eq!(first_branch(&without.adapt(&schema)), "string");
 
@@ -779,6 +780,7 @@ fn a_rule_is_taken_out_replaced_or_added_by_name() {
     // Taken out, then added again: the caller's rule stands where the target's stood.
     let back = AdaptSettings::openai()
         .without_rule("structured-first")
+        .unwrap()
         .with_rule(Mark("structured-first"));
     assert_eq!(names(back.rules()), names(plain.rules()));
     assert_eq!(
@@ -1015,4 +1017,64 @@ fn gemini_follows_google_documentation() {
         );
     }
     assert!(lost("oneOf", LossKind::Widened), "{:#?}", a.losses);
+}
+
+#[test]
+fn no_target_sends_the_root_title_and_each_says_so_as_a_change() {
+    // The type's name at the root, as schemars writes it; a title below the root is the
+    // author's and stays where the target takes titles. A root that is only a `$ref` is replaced
+    // by its definition, whose title is then the root's.
+    let plain = json!({"title": "CreateEvent", "type": "object",
+        "properties": {"when": {"title": "When", "type": "string"}}, "required": ["when"]});
+    let by_ref = json!({"title": "Outer", "$ref": "#/$defs/Inner",
+        "$defs": {"Inner": {"title": "Inner", "type": "object", "properties": {}}}});
+    for &target in Target::ALL {
+        for schema in [&plain, &by_ref] {
+            let a = target.adapt(schema);
+            assert!(a.schema.get("title").is_none(), "{target}: {}", a.schema);
+            assert!(
+                a.changes
+                    .iter()
+                    .any(|c| c.rule == "remove-root-title" && c.pointer.as_str() == "/title"),
+                "{target}: {:#?}",
+                a.changes
+            );
+            assert!(
+                !a.losses.iter().any(|l| l.pointer.as_str() == "/title"),
+                "{target}: {:#?}",
+                a.losses
+            );
+        }
+    }
+}
+
+#[test]
+fn annotations_a_target_does_not_take_are_changes_not_losses() {
+    // Annotations constrain nothing: a provider without them enforces as much as before.
+    let schema = json!({"type": "object", "$comment": "root note",
+        "properties": {"when": {"type": "string", "title": "When", "examples": ["today"],
+            "deprecated": true, "readOnly": false, "writeOnly": false, "$comment": "a note"},
+            "list": {"type": "array", "items": {"type": "integer", "title": "Item"},
+                "examples": [[1, 2]]}},
+        "required": ["when", "list"]});
+    for &target in Target::ALL {
+        let a = target.adapt(&schema);
+        let annotation_losses: Vec<_> = (a.losses.iter())
+            .filter(|l| {
+                [
+                    "title",
+                    "examples",
+                    "deprecated",
+                    "readOnly",
+                    "writeOnly",
+                    "$comment",
+                ]
+                .contains(&&*l.keyword)
+            })
+            .collect();
+        assert!(
+            annotation_losses.is_empty(),
+            "{target}: {annotation_losses:#?}"
+        );
+    }
 }

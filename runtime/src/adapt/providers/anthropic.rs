@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::super::rules::{self as r, KeySet, Rule};
 use super::super::settings::{AdaptSettings, NameRule, StrictBudget, Wire};
+use super::super::strict_output::StrictOutput;
 use super::super::{AdaptOptions, Target};
 use super::{json_schema_prefix, strip_keywords};
 
@@ -130,6 +131,50 @@ const ANTHROPIC_STRICT_STRIP: KeySet = KeySet::of(&[
     "contentMediaType",
     "contentSchema",
 ]);
+
+/// What the written strict schema may not hold: the stripped keywords, and what the strict
+/// rewrite replaces or refuses (`oneOf`, `patternProperties`).
+const ANTHROPIC_STRICT_REFUSED: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "format",
+    "pattern",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "contains",
+    "minContains",
+    "maxContains",
+    "dependentSchemas",
+    "dependentRequired",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "oneOf",
+    "patternProperties",
+];
+
+/// Anthropic strict tool use's check of the written schema (optional properties stay optional).
+pub(crate) const ANTHROPIC_STRICT: StrictOutput = StrictOutput::new(
+    "Anthropic",
+    ANTHROPIC_STRICT_REFUSED,
+    anthropic_keeps,
+    false,
+);
 
 const ANTHROPIC_FORMATS: &[&str] = &[
     "date-time",

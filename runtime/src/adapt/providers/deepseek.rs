@@ -47,7 +47,7 @@ const DEEPSEEK_FORMATS: &[&str] = &["email", "hostname", "ipv4", "ipv6", "uuid"]
 /// What DeepSeek strict mode enforces: string `pattern` and `format` (its list), number
 /// `minimum`/`maximum`/`exclusiveMinimum`/`exclusiveMaximum`/`multipleOf`. String lengths and
 /// array counts are documented as unsupported, so they are spilled.
-fn deepseek_keeps(key: &str, value: &Value) -> bool {
+pub(super) fn deepseek_keeps(key: &str, value: &Value) -> bool {
     match key {
         "pattern" => value.is_string(),
         "format" => value

@@ -35,6 +35,7 @@ fn rules(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
         Box::new(r::UnreferencedDefinitions),
         Box::new(r::RemoveSchemaUri),
         Box::new(r::ObjectRoot),
+        Box::new(r::RemoveRootTitle),
         Box::new(r::PatternsCompile),
         Box::new(r::StructuredFirst),
         Box::new(r::StructuralUnionKept::MCP),

@@ -13,6 +13,9 @@ mod ollama;
 mod openai;
 mod xai;
 
+pub(crate) use anthropic::ANTHROPIC_STRICT;
+pub(crate) use openai::{DEEPSEEK_STRICT, OPENAI_STRICT};
+
 use serde_json::Value;
 
 use super::rules::{self, KeySet, Rule, StripKeywords};
@@ -161,6 +164,7 @@ fn json_schema_prefix() -> Vec<Box<dyn Rule>> {
         Box::new(rules::UpgradeDraft07),
         Box::new(rules::RemoveSchemaUri),
         Box::new(rules::ObjectRoot),
+        Box::new(rules::RemoveRootTitle),
         Box::new(rules::PatternsCompile),
     ]
 }

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::super::rules::{self as r, KeySet, Rule, keep_none};
 use super::super::settings::{AdaptSettings, NameRule, Wire};
+use super::super::strict_output::StrictOutput;
 use super::super::{AdaptOptions, Target};
 use super::{json_schema_prefix, strip_keywords};
 
@@ -193,6 +194,67 @@ pub(super) const OPENAI_STRICT_STRIP: KeySet = KeySet::of(&[
     "$dynamicAnchor",
 ]);
 
+/// What the written strict schema may not hold (the stripped keywords, and what the strict
+/// rewrite replaces: `oneOf`, `allOf`, `default`, tuples, OpenAPI's `nullable`), checked after
+/// every rule, the caller's too ([`crate::adapt::strict_output`]).
+const OPENAI_STRICT_REFUSED: &[&str] = &[
+    "format",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "multipleOf",
+    "examples",
+    "title",
+    "$comment",
+    "if",
+    "then",
+    "else",
+    "not",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "patternProperties",
+    "propertyNames",
+    "contains",
+    "minContains",
+    "maxContains",
+    "dependentRequired",
+    "dependentSchemas",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "minProperties",
+    "maxProperties",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "oneOf",
+    "allOf",
+    "default",
+    "prefixItems",
+    "nullable",
+];
+
+/// OpenAI strict mode's check of the written schema.
+pub(crate) const OPENAI_STRICT: StrictOutput =
+    StrictOutput::new("OpenAI", OPENAI_STRICT_REFUSED, openai_keeps, true);
+
+/// DeepSeek's: OpenAI's with what DeepSeek enforces.
+pub(crate) const DEEPSEEK_STRICT: StrictOutput = StrictOutput::new(
+    "DeepSeek",
+    OPENAI_STRICT_REFUSED,
+    super::deepseek::deepseek_keeps,
+    true,
+);
+
 /// The string formats OpenAI strict mode accepts (Structured Outputs guide, "Supported
 /// properties").
 const OPENAI_FORMATS: &[&str] = &[
@@ -209,8 +271,8 @@ const OPENAI_FORMATS: &[&str] = &[
 
 /// What OpenAI strict mode enforces of [`OPENAI_STRICT_STRIP`], per the Structured Outputs guide:
 /// string `pattern` and `format` (its list), number `minimum`/`maximum`/`exclusiveMinimum`/
-/// `exclusiveMaximum`/`multipleOf`, array `minItems`/`maxItems`. `minLength`/`maxLength` are not
-/// listed, so they are spilled.
+/// `exclusiveMaximum`/`multipleOf`, array `minItems`/`maxItems`; and `title`, an annotation its
+/// SDKs send. `minLength`/`maxLength` are not listed, so they are spilled.
 fn openai_keeps(key: &str, value: &Value) -> bool {
     match key {
         "pattern" => value.is_string(),
@@ -219,6 +281,9 @@ fn openai_keeps(key: &str, value: &Value) -> bool {
             value.is_number()
         }
         "minItems" | "maxItems" => value.is_u64(),
+        // Not a constraint; OpenAI's Java SDK allows it on every node kind, and the Python SDK
+        // sends Pydantic's titles unchanged in strict schemas.
+        "title" => value.is_string(),
         _ => false,
     }
 }

@@ -94,10 +94,15 @@ mod tests {
         assert_eq!(
             losses,
             [
-                ("title", LossKind::Dropped),
                 ("minimum", LossKind::Spilled),
                 ("x-hint", LossKind::Dropped)
             ]
+        );
+        // The title is an annotation: its removal is a change.
+        assert!(
+            (applied.changes.iter()).any(|c| c.pointer.as_str() == "/title"),
+            "{:#?}",
+            applied.changes
         );
     }
 }

@@ -129,8 +129,38 @@ impl Strip<'_> {
             if kind == LossKind::Spilled {
                 detail.push_str(&said);
             }
-            report.loss(origin, Some(id), key, kind, detail);
+            removed(report, origin, id, key, kind, detail);
         }
+    }
+}
+
+/// Keywords that annotate and constrain no value (JSON Schema 2020-12 Validation, 9: "Basic
+/// Meta-Data Annotations"; `$comment`, Core 8.3): a provider that does not take one loses no
+/// enforcement with it.
+pub(crate) const ANNOTATIONS: &[&str] = &[
+    "title",
+    "$comment",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
+/// Reports keyword `key` of node `id` removed (or moved into the description): a loss, but for
+/// an annotation ([`ANNOTATIONS`]), which constrains nothing and so loses no enforcement: a
+/// change.
+pub(crate) fn removed(
+    report: &mut Report,
+    origin: crate::adapt::tree::Origin,
+    id: NodeId,
+    key: String,
+    kind: LossKind,
+    detail: String,
+) {
+    if let Some(annotation) = ANNOTATIONS.iter().find(|a| **a == key) {
+        report.annotation(origin, Some(id), annotation, detail);
+    } else {
+        report.loss(origin, Some(id), key, kind, detail);
     }
 }
 

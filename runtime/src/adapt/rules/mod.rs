@@ -88,7 +88,7 @@ pub use refs::{MergeSingleAllOf, ResolveRefSiblings, WrapRefSiblings};
 pub use responses::ResponsesPrepass;
 pub(crate) use responses::has_lookaround;
 #[doc(hidden)]
-pub use root::{ObjectRoot, RemoveSchemaUri, RootCombinators};
+pub use root::{ObjectRoot, RemoveRootTitle, RemoveSchemaUri, RootCombinators};
 #[doc(hidden)]
 pub use strict::{AnthropicStrictCheck, StrictPrecheck, TypedWithinLimits};
 #[doc(hidden)]

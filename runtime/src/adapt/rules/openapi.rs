@@ -140,7 +140,7 @@ fn schema_fields(tree: &mut Tree, id: NodeId, report: &mut Report) {
         if kind == LossKind::Spilled {
             detail.push_str(&said);
         }
-        report.loss(origin, Some(id), key, kind, detail);
+        super::keywords::removed(report, origin, id, key, kind, detail);
     }
     drop_stale_required(tree, id, report);
 }

@@ -38,6 +38,30 @@ impl Rule for RemoveSchemaUri {
     }
 }
 
+/// Removes the root `title`: schemars writes the Rust type's name there (`CreateEvent`), which
+/// says nothing to a model beside the tool's own name, and rmcp removes it from what an MCP
+/// server publishes. An annotation, not a constraint: a change, not a loss. Runs after
+/// [`ObjectRoot`], which may have replaced a root `$ref` by a definition with a title of its own.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RemoveRootTitle;
+
+impl Rule for RemoveRootTitle {
+    fn name(&self) -> &'static str {
+        "remove-root-title"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let root = tree.root;
+        if let Some(entry) = tree.take(root, Keyword::Title) {
+            let title = tree.slot_value(&entry.value);
+            let detail = format!(
+                "the root `title: {title}` removed (the type's name; the tool's name says it)"
+            );
+            report.annotation(entry.origin, Some(root), "title", detail);
+        }
+    }
+}
+
 /// Makes the root `type: "object"`: `true`/`{}` become the empty object, a root that is only a
 /// local `$ref` (schemars' `#[serde(transparent)]`) is replaced by its target, a root that is
 /// only a union of objects is merged into one, an untyped root with `properties` gets its

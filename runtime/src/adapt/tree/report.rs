@@ -71,6 +71,25 @@ impl Report {
         });
     }
 
+    /// Records that the annotation `keyword` of node `node` (from `origin`) is not sent there
+    /// (removed, or moved into the description): a change ([`crate::adapt::Change::annotation`]).
+    pub fn annotation(
+        &mut self,
+        origin: Origin,
+        node: Option<NodeId>,
+        keyword: &'static str,
+        detail: impl Into<Cow<'static, str>>,
+    ) {
+        self.changes.push(Noted {
+            origin,
+            node,
+            keyword: Cow::Borrowed(keyword),
+            kind: LossKind::Dropped,
+            detail: detail.into(),
+            rule: self.rule,
+        });
+    }
+
     /// Records that node `node` (from `origin`) is sent in the form `encoding`: a model's value
     /// there is decoded back by [`crate::restore`].
     pub fn encoded(
@@ -308,6 +327,7 @@ pub(crate) fn finish_all(mut tree: Tree, report: Report) -> Finished {
                 at,
                 rule: n.rule,
                 detail: n.detail,
+                annotation: !n.keyword.is_empty(),
             }
         })
         .collect();
