@@ -279,3 +279,42 @@ fn encoding_is_opt_in_and_changes_nothing_it_need_not() {
         }
     }
 }
+
+/// A definition that is a union with itself among its members (`Value: anyOf [{$ref Value},
+/// ...]`, as generators of recursive types write it) beside an encoded map: encoding a value and
+/// restoring what the model sends end, and the server gets the value back. (Both walks entered
+/// the union through its own member for the same value without end: fuzz --encode, seed
+/// 0x5eed0068.)
+#[test]
+fn a_union_that_reaches_itself_encodes_and_restores() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "labels": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Value"}},
+            "choice": {"$ref": "#/$defs/Choice"}
+        },
+        "required": ["labels"],
+        "$defs": {
+            "Value": {"anyOf": [{"$ref": "#/$defs/Value"}, {"type": "number"}, {"type": "string"}]},
+            "Choice": {"oneOf": [{"type": "string"}, {"allOf": [{"$ref": "#/$defs/Choice"}]}]}
+        }
+    });
+    for target in [
+        Target::OpenAiStrict,
+        Target::DeepSeekStrict,
+        Target::OpenAiResponses,
+    ] {
+        let adapted = target
+            .settings()
+            .with_encoding(true)
+            .adapt_owned(schema.clone());
+        let value = json!({"labels": {"env": "prod", "replicas": 3}, "choice": "a"});
+        let sent = toolschema::encode(&adapted, value.clone());
+        assert!(sent["labels"].is_array(), "{target}: {sent}");
+        assert_eq!(
+            toolschema::restore(&adapted, sent).unwrap(),
+            value,
+            "{target}"
+        );
+    }
+}

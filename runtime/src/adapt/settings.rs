@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::rules::Rule;
+use super::rules::{self, Rule};
 use super::{AdaptOptions, Adapted, Target};
 
 /// A list of rules, built from the settings (so that what a caller adjusts, such as a kept
@@ -313,6 +313,15 @@ impl AdaptSettings {
             }
         }
         if last {
+            // Whatever rule dropped a definition's last use (a `not` holding a `$ref`
+            // stripped, say), the definition is not sent: every form ends (before the caller's
+            // added rules) by removing the definitions nothing references, unless the caller
+            // removed that rule.
+            let orphans = rules::OrphanedDefinitions.name();
+            if rules.last().is_none_or(|r| r.name() != orphans) && !self.removed.contains(&orphans)
+            {
+                rules.push(Box::new(rules::OrphanedDefinitions));
+            }
             let defined = |name| {
                 [Some(self.shared), self.strict, Some(self.relaxed)]
                     .into_iter()

@@ -147,7 +147,17 @@ impl<'a> Guide<'a> {
     /// A member whose `type` names the value's type goes first, then an encoded one, then one
     /// without a `type`. (The encoding never puts an encoded member beside one of the same JSON
     /// type, so a value in either form has one reading.)
-    fn branch(&self, at: &str, node: &Value, value: &Value, encoded_form: bool) -> Option<String> {
+    ///
+    /// `through`: the unions the walk entered for this same value (`at` among them), which a
+    /// trial encoding does not enter again.
+    fn branch(
+        &self,
+        at: &str,
+        node: &Value,
+        value: &Value,
+        encoded_form: bool,
+        through: &mut Vec<String>,
+    ) -> Option<String> {
         // The member the value (as sent, or once encoded through it) is valid against.
         for key in ["anyOf", "oneOf"] {
             let count = node.get(key).and_then(Value::as_array).map_or(0, Vec::len);
@@ -157,7 +167,7 @@ impl<'a> Guide<'a> {
                     self.takes(&member, value)
                 } else {
                     let mut sent = value.clone();
-                    encode_at(self, &mut sent, member.clone());
+                    encode_at(self, &mut sent, member.clone(), through);
                     self.takes(&member, &sent)
                 };
                 if taken == Some(true) {
@@ -290,6 +300,7 @@ pub(crate) fn decode(adapted: &Adapted<'_>, args: &mut Value) -> Result<(), Args
         String::new(),
         &mut String::new(),
         &mut problems,
+        &mut Vec::new(),
     );
     if problems.is_empty() {
         Ok(())
@@ -301,17 +312,23 @@ pub(crate) fn decode(adapted: &Adapted<'_>, args: &mut Value) -> Result<(), Args
     }
 }
 
+/// `through`: the union nodes the walk already entered for this same value, so that a union
+/// reaching itself through a member (`D: {"anyOf": [{"$ref": "#/$defs/D"}, ...]}`) is read once.
 fn decode_at(
     guide: &Guide<'_>,
     value: &mut Value,
     at: String,
     path: &mut String,
     problems: &mut Vec<Problem>,
+    through: &mut Vec<String>,
 ) {
     stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
         let Some((at, node)) = guide.node(at) else {
             return;
         };
+        if through.contains(&at) {
+            return;
+        }
         if let Some(place) = guide.places.get(at.as_str()) {
             decode_place(guide, place, value, &at, path, problems);
             return;
@@ -350,7 +367,7 @@ fn decode_at(
                     path.push('/');
                     path.push_str(&escape(&key));
                     if let Some(v) = map.get_mut(&key) {
-                        decode_at(guide, v, child, path, problems);
+                        decode_at(guide, v, child, path, problems, &mut Vec::new());
                     }
                     path.truncate(len);
                 }
@@ -367,15 +384,17 @@ fn decode_at(
                     let len = path.len();
                     path.push('/');
                     path.push_str(&i.to_string());
-                    decode_at(guide, item, child, path, problems);
+                    decode_at(guide, item, child, path, problems, &mut Vec::new());
                     path.truncate(len);
                 }
             }
             _ => {}
         }
-        if let Some(member) = guide.branch(&at, node, value, true) {
-            decode_at(guide, value, member, path, problems);
+        through.push(at.clone());
+        if let Some(member) = guide.branch(&at, node, value, true, through) {
+            decode_at(guide, value, member, path, problems, through);
         }
+        through.pop();
     })
 }
 
@@ -464,7 +483,14 @@ fn pairs_to_map(
         }
         let mut v = pair.remove("value").unwrap_or(Value::Null);
         let mut inner = format!("{here}/value");
-        decode_at(guide, &mut v, guide.pair_values(at), &mut inner, problems);
+        decode_at(
+            guide,
+            &mut v,
+            guide.pair_values(at),
+            &mut inner,
+            problems,
+            &mut Vec::new(),
+        );
         map.insert(key, v);
     }
     ok.then_some(map)
@@ -597,15 +623,19 @@ fn decode_extra(
 /// ```
 pub fn encode(adapted: &Adapted<'_>, mut value: Value) -> Value {
     let guide = Guide::new(adapted);
-    encode_at(&guide, &mut value, String::new());
+    encode_at(&guide, &mut value, String::new(), &mut Vec::new());
     value
 }
 
-fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String) {
+/// `through` as for [`decode_at`].
+fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String, through: &mut Vec<String>) {
     stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
         let Some((at, node)) = guide.node(at) else {
             return;
         };
+        if through.contains(&at) {
+            return;
+        }
         if let Some(place) = guide.places.get(at.as_str()) {
             match place.encoding {
                 Encoding::Pairs => {
@@ -613,7 +643,7 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String) {
                         let pairs = std::mem::take(map)
                             .into_iter()
                             .map(|(k, mut v)| {
-                                encode_at(guide, &mut v, guide.pair_values(&at));
+                                encode_at(guide, &mut v, guide.pair_values(&at), &mut Vec::new());
                                 serde_json::json!({"key": k, "value": v})
                             })
                             .collect();
@@ -654,7 +684,7 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String) {
                     if declared {
                         let child = format!("{at}/properties/{}", escape(&key));
                         if let Some(v) = map.get_mut(&key) {
-                            encode_at(guide, v, child);
+                            encode_at(guide, v, child, &mut Vec::new());
                         }
                     } else if extra_place.is_some() {
                         if let Some(v) = map.shift_remove(&key) {
@@ -665,7 +695,12 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String) {
                         .is_some_and(Value::is_object)
                     {
                         if let Some(v) = map.get_mut(&key) {
-                            encode_at(guide, v, format!("{at}/additionalProperties"));
+                            encode_at(
+                                guide,
+                                v,
+                                format!("{at}/additionalProperties"),
+                                &mut Vec::new(),
+                            );
                         }
                     }
                 }
@@ -678,7 +713,7 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String) {
                             extras
                                 .into_iter()
                                 .map(|(k, mut v)| {
-                                    encode_at(guide, &mut v, values.clone());
+                                    encode_at(guide, &mut v, values.clone(), &mut Vec::new());
                                     serde_json::json!({"key": k, "value": v})
                                 })
                                 .collect(),
@@ -695,14 +730,16 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String) {
                     let Some(child) = item_at(node, &at, prefix, i) else {
                         continue;
                     };
-                    encode_at(guide, item, child);
+                    encode_at(guide, item, child, &mut Vec::new());
                 }
             }
             _ => {}
         }
-        if let Some(member) = guide.branch(&at, node, value, false) {
-            encode_at(guide, value, member);
+        through.push(at.clone());
+        if let Some(member) = guide.branch(&at, node, value, false, through) {
+            encode_at(guide, value, member, through);
         }
+        through.pop();
     })
 }
 
