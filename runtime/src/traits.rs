@@ -109,6 +109,12 @@ pub trait ToolParams: ProviderSafe + DeserializeOwned {
     /// introduced removed, nullables it made optional put back), validated against the published
     /// schema (re-imposing every constraint the provider did not enforce) and deserialized.
     /// The error is worded for the model: send it back as the tool result so it can retry.
+    ///
+    /// This reads the arguments through the target's *default* settings. A request built with
+    /// other settings (`with_rule`, `without_rule`, `keep_keyword`, `with_encoding`) must be
+    /// read back through the same adaptation: [`crate::toolset::Request::call`] does it for a
+    /// toolset, and [`crate::restore`] with the [`crate::Adapted`] that was sent does it for one
+    /// schema (then `serde_json::from_value`).
     fn from_args(target: crate::Target, args: serde_json::Value) -> Result<Self, crate::ArgsError>
     where
         Self: 'static,

@@ -468,6 +468,11 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
                                 && twins(input, node, &at)
                         }))
         }) || twin_subtree_lost(&at)
+            // An annotation merged into an equal one (a root `$ref`'s target's `title` beside the
+            // root's same `title`) goes with it: the change that removes it names the value.
+            || adapted.changes.iter().any(|c| {
+                c.annotation && c.detail.contains(&format!("`{key}: {value}`"))
+            })
             || repaired(&at, &own)
             || lost_with_its_uses(&at)
             || removed_unreferenced(&at);

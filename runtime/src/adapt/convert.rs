@@ -256,8 +256,9 @@ impl<'s> Sequence<'s> {
                     keyword: "strict".into(),
                     kind: LossKind::Fallback,
                     detail: format!(
-                        "sent non-strict: {} allows {} strict tools, {} optional and {} union-typed parameters per request, and the tools before this one used {used_tools}, {used_optional} and {used_unions} (this one needs 1, {optional}, {unions})",
-                        budget.provider, budget.tools, budget.optional, budget.unions
+                        "sent non-strict: {} allows {} strict tools, {} optional and {} union-typed parameters per request, and the tools before this one used {used_tools}, {used_optional} and {used_unions} (this one needs 1, {optional}, {unions}). {}",
+                        budget.provider, budget.tools, budget.optional, budget.unions,
+                        super::fixes::BUDGET
                     ),
                     rule: "strict-budget",
                 });

@@ -82,14 +82,24 @@ fn adapt_here<'a>(settings: &AdaptSettings, input: Cow<'a, Value>) -> Adapted<'a
                         };
                     };
                     bypass = Some(format!(
-                        "the schema these settings write is not one strict mode accepts ({why}); sent non-strict"
+                        "the schema these settings write is not one strict mode accepts ({why}); sent non-strict. {}",
+                        super::fixes::COMPOSED
                     ));
                     tree = Tree::read(&input);
                     report = shared(&mut tree);
                 }
                 Some((why, _)) => {
+                    // Encoding is offered only where it makes this tool strict.
+                    let encoding_works = !settings.encode
+                        && (settings.clone().with_encoding(true))
+                            .adapt(&input)
+                            .strict
+                            .is_some_and(|s| s);
+                    let fix = super::fixes::sentence(why.fix.as_deref(), encoding_works)
+                        .map(|f| format!(". {f}"))
+                        .unwrap_or_default();
                     bypass = Some(format!(
-                        "strict mode cannot represent this schema ({why}); sent non-strict"
+                        "strict mode cannot represent this schema ({why}); sent non-strict{fix}"
                     ));
                     // Refused by a check before anything was rewritten, the relaxed form goes
                     // on from the shared rules' tree; else it starts from the input again.
@@ -199,6 +209,7 @@ fn meta_failure(schema: &Value) -> Option<Unrepresentable> {
         Some(Unrepresentable {
             pointer: e.instance_path().to_string(),
             reason: format!("not a valid JSON Schema 2020-12 document: {e}"),
+            fix: None,
         })
     }
     #[cfg(not(feature = "validate"))]

@@ -11,6 +11,7 @@
 mod adapted;
 mod convert;
 mod engine;
+mod fixes;
 #[cfg(feature = "validate")]
 mod meta;
 mod pointer;

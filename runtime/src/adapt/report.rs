@@ -83,6 +83,9 @@ pub struct Unrepresentable {
     pub pointer: String,
     /// Why, and what the provider would need.
     pub reason: String,
+    /// What the user can change for the schema to be represented (in the Rust type, or a
+    /// setting to turn on), where there is something to say.
+    pub fix: Option<String>,
 }
 
 impl fmt::Display for Unrepresentable {

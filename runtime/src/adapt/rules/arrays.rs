@@ -43,10 +43,12 @@ impl Rule for TupleItems {
             let items = tree.get(id, Keyword::Items).map(|e| &e.value);
             let has_items = matches!(items, Some(Slot::Schema(c)) if tree.is_object(*c));
             if typed_array && !has_items {
-                report.fail(
-                    tree.refused_node(id),
-                    "an array with no `items` schema cannot be enforced in strict mode (OpenAI: \"array schema missing items\")",
-                );
+                report
+                    .fail(
+                        tree.refused_node(id),
+                        "an array with no `items` schema cannot be enforced in strict mode (OpenAI: \"array schema missing items\")",
+                    )
+                    .fix(crate::adapt::fixes::NO_ITEMS);
             }
         });
     }

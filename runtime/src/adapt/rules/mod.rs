@@ -102,8 +102,8 @@ use schemars::transform::Transform;
 use serde_json::Value;
 
 pub use super::tree::{
-    Body, Entry, Key, KeySet, Keyword, NodeId, Origin, Reached, Refused, Report, Rule, Slot, Tree,
-    WalkStep,
+    Body, Entry, Fix, Key, KeySet, Keyword, NodeId, Origin, Reached, Refused, Report, Rule, Slot,
+    Tree, WalkStep,
 };
 use crate::adapt::report::{Change, Loss, LossKind, Unrepresentable};
 pub(crate) use values::{

@@ -56,10 +56,14 @@ impl Rule for CloseObjects {
             let other = (tree.get(id, Keyword::AdditionalProperties))
                 .map(|e| tree.slot_value(&e.value))
                 .unwrap_or_default();
-            report.fail(
-                tree.refused_node(id),
-                format!("an open map (`additionalProperties: {other}`) cannot be a closed object"),
-            );
+            report
+                .fail(
+                    tree.refused_node(id),
+                    format!(
+                        "an open map (`additionalProperties: {other}`) cannot be a closed object"
+                    ),
+                )
+                .fix(crate::adapt::fixes::OPEN_MAP);
         }
     }
 }

@@ -167,7 +167,9 @@ impl Rule for ResolveRefSiblings {
             let list = tree.breadth_first();
             let initial = *initial.get_or_insert(list.len());
             if list.len() > initial.saturating_mul(16).max(4096) {
-                report.fail(Refused::root(), "references with sibling keywords keep growing the schema when inlined (mutually recursive definitions)");
+                report
+                    .fail(Refused::root(), "references with sibling keywords keep growing the schema when inlined (mutually recursive definitions)")
+                    .fix(crate::adapt::fixes::RECURSION);
                 return;
             }
             let mut plan = Vec::new();
@@ -185,10 +187,12 @@ impl Rule for ResolveRefSiblings {
                     .filter(|t| !t.is_empty())
                     .is_some_and(|t| at == t || at.starts_with(&format!("{t}/")));
                 if inside_target {
-                    report.fail(
-                        tree.refused(&list, index),
-                        format!("`$ref: {reference}` with sibling keywords inside the definition it names: a recursive definition cannot be inlined"),
-                    );
+                    report
+                        .fail(
+                            tree.refused(&list, index),
+                            format!("`$ref: {reference}` with sibling keywords inside the definition it names: a recursive definition cannot be inlined"),
+                        )
+                        .fix(crate::adapt::fixes::RECURSION);
                     return;
                 }
                 plan.push((r.id, at, reference));
@@ -220,7 +224,9 @@ impl Rule for ResolveRefSiblings {
                 }
             }
         }
-        report.fail(Refused::root(), "references with sibling keywords keep reappearing after inlining (recursive definitions)");
+        report
+            .fail(Refused::root(), "references with sibling keywords keep reappearing after inlining (recursive definitions)")
+            .fix(crate::adapt::fixes::RECURSION);
     }
 }
 

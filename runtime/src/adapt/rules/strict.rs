@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::TYPING;
+use crate::adapt::fixes;
 
 use crate::adapt::tree::{
     Body, Entry, Key, Keyword, NodeId, Reached, Refused, Report, Rule, Slot, Tree, WalkStep,
@@ -141,16 +142,19 @@ impl Rule for StrictPrecheck {
             }
         }
         // Limits the input already exceeds fail whatever the rewrite does: named first.
-        if let Some((index, reason)) = limits.exceeded() {
-            report.fail(place(tree, &list, index), reason);
-        } else if let Some((index, why)) = refused {
-            report.fail(tree.refused(&list, index), why);
+        if let Some((index, reason, fix)) = limits.exceeded() {
+            report.fail(place(tree, &list, index), reason).fix(fix);
+        } else if let Some((index, (why, fix))) = refused {
+            report.fail(tree.refused(&list, index), why).fix(fix);
         }
     }
 }
 
-/// What [`StrictPrecheck`] refuses at one node, apart from the limits.
-fn precheck_refusal(r: &Reached<'_>, own: Option<&Own<'_>>) -> Option<&'static str> {
+/// What [`StrictPrecheck`] refuses at one node, apart from the limits, and what to change.
+fn precheck_refusal(
+    r: &Reached<'_>,
+    own: Option<&Own<'_>>,
+) -> Option<(&'static str, &'static str)> {
     let slot = matches!(
         r.step,
         Some(
@@ -160,23 +164,29 @@ fn precheck_refusal(r: &Reached<'_>, own: Option<&Own<'_>>) -> Option<&'static s
         )
     );
     if slot && own.is_none_or(|own| !own.not_annotation) {
-        return Some(
+        return Some((
             "an untyped subschema (`true` or `{}`) has no strict form: strict mode needs a type on every node",
-        );
+            fixes::ANY_VALUE,
+        ));
     }
     let own = own?;
     if own.patterns {
-        return Some("`patternProperties` has no strict form (objects must be closed)");
+        return Some((
+            "`patternProperties` has no strict form (objects must be closed)",
+            fixes::PATTERN_MAP,
+        ));
     }
     // Not the root: a tool without parameters says `{"type": "object"}` there.
     if r.parent != usize::MAX && own.any_object() {
-        return Some(
+        return Some((
             "an object that declares no properties takes any object, and strict mode would close it to `{}`",
-        );
+            fixes::ANY_OBJECT,
+        ));
     }
-    own.open.then_some(
+    own.open.then_some((
         "an open map (`additionalProperties` true or a schema) has no strict form: strict objects are closed",
-    )
+        fixes::OPEN_MAP,
+    ))
 }
 
 /// A whole-document refusal names the root; one at a node names the node.
@@ -206,40 +216,54 @@ impl Rule for TypedWithinLimits {
         let mut limits = Limits::new(true, list.len());
         for (index, r) in list.iter().enumerate() {
             let own = Own::of(tree, r.id);
-            if let Some(why) = untyped_refusal(tree, r, own.as_ref()) {
-                report.fail(tree.refused(&list, index), why);
+            if let Some((why, fix)) = untyped_refusal(tree, r, own.as_ref()) {
+                report.fail(tree.refused(&list, index), why).fix(fix);
                 return;
             }
             limits.node(index, r, own.as_ref());
         }
-        if let Some((index, reason)) = limits.exceeded() {
-            report.fail(place(tree, &list, index), reason);
+        if let Some((index, reason, fix)) = limits.exceeded() {
+            report.fail(place(tree, &list, index), reason).fix(fix);
         }
     }
 }
 
-/// What [`TypedWithinLimits`] refuses in one node, apart from the limits.
-fn untyped_refusal(tree: &Tree, r: &Reached<'_>, own: Option<&Own<'_>>) -> Option<String> {
+/// What [`TypedWithinLimits`] refuses in one node, apart from the limits, and what to change.
+fn untyped_refusal(
+    tree: &Tree,
+    r: &Reached<'_>,
+    own: Option<&Own<'_>>,
+) -> Option<(String, &'static str)> {
     if closing(tree, r.id, r.step) {
         return None;
     }
     let Some(own) = own else {
-        return Some("a boolean subschema has no strict form".into());
+        return Some((
+            "a boolean subschema has no strict form".into(),
+            fixes::BOOLEAN,
+        ));
     };
     if own.all_of {
-        return Some("`allOf` with several schemas is not supported in strict mode".into());
+        return Some((
+            "`allOf` with several schemas is not supported in strict mode".into(),
+            fixes::ALL_OF,
+        ));
     }
     if let Some(Value::String(reference)) = own.reference {
         if tree.resolve(reference).is_none() {
-            return Some(format!(
-                "`$ref: {reference}` does not resolve in this schema (external references are never fetched)"
+            return Some((
+                format!(
+                    "`$ref: {reference}` does not resolve in this schema (external references are never fetched)"
+                ),
+                fixes::UNRESOLVED_REF,
             ));
         }
     }
     if !(own.type_value.is_some() || own.any_of || own.reference.is_some()) {
-        return Some(
+        return Some((
             "a node with no type, combinator or `$ref` cannot be enforced in strict mode".into(),
-        );
+            fixes::ANY_VALUE,
+        ));
     }
     // An enum value of another type than the node's: OpenAI rejects the whole tool.
     if let (Some(Value::String(t)), Some(Value::Array(values))) = (own.type_value, own.enum_value) {
@@ -248,8 +272,9 @@ fn untyped_refusal(tree: &Tree, r: &Reached<'_>, own: Option<&Own<'_>>) -> Optio
             vt == t || (t == "number" && vt == "integer")
         };
         if let Some(bad) = values.iter().find(|v| !fits(v)) {
-            return Some(format!(
-                "the enum value {bad} is not of the node's type `{t}`"
+            return Some((
+                format!("the enum value {bad} is not of the node's type `{t}`"),
+                fixes::MIXED_ENUM,
             ));
         }
     }
@@ -321,35 +346,35 @@ impl Limits {
     }
 
     /// The first limit exceeded: the node to name (none for a whole-document count) and why.
-    fn exceeded(self) -> Option<(Option<usize>, String)> {
+    fn exceeded(self) -> Option<(Option<usize>, String, &'static str)> {
         if let Some((index, why)) = self.long_enum {
-            return Some((Some(index), why));
+            return Some((Some(index), why, fixes::LONG_ENUM));
         }
         if self.properties > 5_000 {
             let why = format!(
                 "{} object properties; OpenAI strict allows 5,000",
                 self.properties
             );
-            return Some((None, why));
+            return Some((None, why, fixes::TOO_BIG));
         }
         if self.deepest.0 > 10 {
             let (levels, index) = self.deepest;
             let why = format!("{levels} levels of object nesting; OpenAI strict allows 10");
-            return Some((Some(index), why));
+            return Some((Some(index), why, fixes::TOO_DEEP));
         }
         if self.all && self.enum_values > 1_000 {
             let why = format!(
                 "{} enum values; OpenAI strict allows 1,000",
                 self.enum_values
             );
-            return Some((None, why));
+            return Some((None, why, fixes::LONG_ENUM));
         }
         if self.all && self.bytes > 120_000 && self.chars > 120_000 {
             let why = format!(
                 "{} characters of names and enum values; OpenAI strict allows 120,000",
                 self.chars
             );
-            return Some((None, why));
+            return Some((None, why, fixes::TOO_BIG));
         }
         None
     }
@@ -386,18 +411,22 @@ impl Rule for AnthropicStrictCheck {
             }
             let at = || tree.refused(&list, index);
             let Some(own) = Own::of(tree, r.id) else {
-                report.fail(at(), "a boolean subschema has no strict form");
+                report
+                    .fail(at(), "a boolean subschema has no strict form")
+                    .fix(fixes::BOOLEAN);
                 return;
             };
             if let Some(Value::String(reference)) = own.reference {
                 if !reference.starts_with('#') {
                     let why =
                         format!("external `$ref: {reference}` is not supported in strict mode");
-                    report.fail(at(), why);
+                    report.fail(at(), why).fix(fixes::UNRESOLVED_REF);
                     return;
                 }
                 if tree.resolve(reference).is_none() {
-                    report.fail(at(), format!("`$ref: {reference}` does not resolve"));
+                    report
+                        .fail(at(), format!("`$ref: {reference}` does not resolve"))
+                        .fix(fixes::UNRESOLVED_REF);
                     return;
                 }
                 let owner = match list.get(tops[index]).and_then(|t| t.step) {
@@ -408,44 +437,62 @@ impl Rule for AnthropicStrictCheck {
                 };
                 edges.entry(owner).or_default().push(reference.clone());
             }
-            if let Some(why) = anthropic_refusal(tree, r, &own) {
-                report.fail(at(), why);
+            if let Some((why, fix)) = anthropic_refusal(tree, r, &own) {
+                report.fail(at(), why).fix(fix);
                 return;
             }
         }
         if let Some(cycle) = find_cycle(&edges) {
-            report.fail(
-                Refused::root(),
-                format!("recursive schemas are not supported in strict mode (`{cycle}` refers back to itself)"),
-            );
+            report
+                .fail(
+                    Refused::root(),
+                    format!("recursive schemas are not supported in strict mode (`{cycle}` refers back to itself)"),
+                )
+                .fix(fixes::RECURSION);
         }
     }
 }
 
-/// What [`AnthropicStrictCheck`] refuses in one object node, apart from its `$ref`.
-fn anthropic_refusal(tree: &Tree, r: &Reached<'_>, own: &Own<'_>) -> Option<&'static str> {
+/// What [`AnthropicStrictCheck`] refuses in one object node, apart from its `$ref`, and what
+/// to change.
+fn anthropic_refusal(
+    tree: &Tree,
+    r: &Reached<'_>,
+    own: &Own<'_>,
+) -> Option<(&'static str, &'static str)> {
     if own.patterns {
-        return Some("`patternProperties` is not supported in strict mode");
+        return Some((
+            "`patternProperties` is not supported in strict mode",
+            fixes::PATTERN_MAP,
+        ));
     }
     if r.parent != usize::MAX && own.any_object() {
-        return Some(
+        return Some((
             "an object that declares no properties takes any object, and strict mode would close it to `{}`",
-        );
+            fixes::ANY_OBJECT,
+        ));
     }
     if own.open {
-        return Some("`additionalProperties` other than false is not supported in strict mode");
+        return Some((
+            "`additionalProperties` other than false is not supported in strict mode",
+            fixes::OPEN_MAP,
+        ));
     }
     // Closed one by one, the members of an `allOf` refuse each other's properties.
     let several =
         |e: &crate::adapt::tree::Entry| matches!(&e.value, Slot::Schemas(m) if m.len() > 1);
     if tree.get(r.id, Keyword::AllOf).is_some_and(several) {
-        return Some(
+        return Some((
             "`allOf` of several schemas has no strict form: strict mode closes each member, and closed members refuse each other's properties",
-        );
+            fixes::ALL_OF,
+        ));
     }
     if let Some(Value::Array(values)) = own.enum_value {
         if values.iter().any(|v| v.is_object() || v.is_array()) {
-            return Some("an enum of objects or arrays is not supported in strict mode");
+            return Some((
+                "an enum of objects or arrays is not supported in strict mode",
+                fixes::STRUCTURED_ENUM,
+            ));
         }
     }
     // A node whose type infer-type reads from its keywords (`properties`, `items`,
@@ -462,7 +509,7 @@ fn anthropic_refusal(tree: &Tree, r: &Reached<'_>, own: &Own<'_>) -> Option<&'st
     let slot = r
         .step
         .is_some_and(|s| !matches!(s, WalkStep::Keyword("not")));
-    (!typed && slot).then_some("an untyped node has no strict form")
+    (!typed && slot).then_some(("an untyped node has no strict form", fixes::ANY_VALUE))
 }
 
 pub(crate) fn find_cycle(edges: &HashMap<String, Vec<String>>) -> Option<String> {

@@ -24,7 +24,7 @@ pub use crate::walk::Step as WalkStep;
 pub(crate) use keyword::{Holds, is_schema};
 pub use keyword::{Key, KeySet, Keyword};
 
-pub use report::Report;
+pub use report::{Fix, Report};
 
 /// One provider rule: `apply` rewrites the whole tree (the root, with its `$defs`) and records
 /// what it changed or lost. The shape of schemars' `Transform`, with a report.

@@ -17,10 +17,25 @@ pub struct Report {
     changes: Vec<Noted>,
     /// Places sent in another form (each with the form), the argument decoder's guide.
     encoded: Vec<(Noted, Encoding)>,
-    /// Where and why.
-    failure: Option<(Refused, String)>,
+    /// Where, why, and what to change (see [`Report::fail`]).
+    failure: Option<(Refused, String, Option<String>)>,
     /// The rule running, named in what it records.
     pub(crate) rule: &'static str,
+}
+
+/// The failure [`Report::fail`] just recorded, to which a fix can be added (nothing happens
+/// when an earlier failure was kept instead).
+#[derive(Debug)]
+pub struct Fix<'a>(Option<&'a mut Option<String>>);
+
+impl Fix<'_> {
+    /// What the user can change for the schema to be represented: one sentence, starting with
+    /// what to do ("Turn on encoding ...", "Give the field a type ...").
+    pub fn fix(self, what_to_do: impl Into<String>) {
+        if let Some(slot) = self.0 {
+            *slot = Some(what_to_do.into());
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -111,11 +126,14 @@ impl Report {
     }
 
     /// The schema cannot be represented for the target (the first failure is kept), at
-    /// `place` ([`Tree::refused`]).
-    pub fn fail(&mut self, place: Refused, reason: impl Into<String>) {
-        if self.failure.is_none() {
-            self.failure = Some((place, reason.into()));
+    /// `place` ([`Tree::refused`]). What a user can change for it to be represented (in the
+    /// Rust type, or a setting to turn on) is added with [`Fix::fix`] on the answer.
+    pub fn fail(&mut self, place: Refused, reason: impl Into<String>) -> Fix<'_> {
+        let first = self.failure.is_none();
+        if first {
+            self.failure = Some((place, reason.into(), None));
         }
+        Fix(self.failure.as_mut().filter(|_| first).map(|f| &mut f.2))
     }
 
     /// How many losses are recorded.
@@ -137,12 +155,13 @@ impl Report {
     /// The failure (its place in the document the rule read), and the refused node's place
     /// in the input.
     pub(crate) fn take_failure(&mut self, tree: &Tree) -> Option<(Unrepresentable, Pointer)> {
-        let (place, reason) = self.failure.take()?;
+        let (place, reason, fix) = self.failure.take()?;
         let input = tree.pointer(place.origin);
         Some((
             Unrepresentable {
                 pointer: place.at,
                 reason,
+                fix,
             },
             input,
         ))
