@@ -90,6 +90,7 @@ pub fn run_convert(args: &ConvertArgs) -> u8 {
     // declarations are printed one at a time.
     let converted = match args.live.convert(
         args.input.as_deref(),
+        &args.choose,
         &(args.to.settings().with_options(options)).with_encoding(args.encode),
     ) {
         Ok(c) => c,
@@ -114,10 +115,21 @@ pub fn run_convert(args: &ConvertArgs) -> u8 {
 }
 
 pub fn run_snapshot(args: &SnapshotArgs) -> u8 {
-    let catalog = match args.live.catalog(args.input.as_deref()) {
-        Ok(c) => c,
-        Err(e) => return fail(e),
-    };
+    let catalog =
+        match (args.live.catalog(args.input.as_deref())).and_then(|c| args.choose.apply(c)) {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        };
+    // Every target's request is checked before anything is written: a catalog over one
+    // provider's tool limit is an error naming each such target, never a snapshot of a request
+    // the provider refuses.
+    let over: Vec<String> = (toolschema::Target::ALL.iter())
+        .filter_map(|&t| crate::choose::within_limit(catalog.tools.len(), t).err())
+        .map(|e| e.0)
+        .collect();
+    if !over.is_empty() {
+        return fail(InputError(over.join("\n")));
+    }
     let files = toolschema::snapshot::catalog_encoded(&catalog, args.encode);
     let dir = args.out.as_path();
     if args.check {

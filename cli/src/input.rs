@@ -11,6 +11,7 @@ use serde_json::Value;
 pub const MAX_DEPTH: usize = 20_000;
 
 /// A failure to read or parse, already worded for a person.
+#[derive(Debug)]
 pub struct InputError(pub String);
 
 /// The display name of an input: its path, or `<stdin>`.

@@ -33,7 +33,9 @@ fn lint(args: &LintArgs) -> Result<(ContractReport, usize), InputError> {
                 .map_err(|e| InputError(format!("bad allow-list {}: {e}", path.display())))?
         }
     };
-    let catalog = args.live.catalog(args.input.as_deref())?;
+    let catalog = args
+        .choose
+        .apply(args.live.catalog(args.input.as_deref())?)?;
     Ok((catalog.check(&allow), catalog.tools.len()))
 }
 

@@ -3,6 +3,7 @@
 //! Exit codes: 0 clean, 1 violations or stale allow-list entries, 2 unreadable input.
 
 mod adapt;
+mod choose;
 mod input;
 mod lint;
 mod proxy;
@@ -81,6 +82,8 @@ struct ProxyArgs {
     #[arg(long)]
     no_encode: bool,
     #[command(flatten)]
+    choose: choose::Choose,
+    #[command(flatten)]
     live: LiveArgs,
 }
 
@@ -101,6 +104,8 @@ struct SnapshotArgs {
     /// A tool catalog (as for `lint`): a path, or `-` (or nothing) for standard input.
     #[arg(value_name = "INPUT", conflicts_with_all = ["server", "url"])]
     input: Option<PathBuf>,
+    #[command(flatten)]
+    choose: choose::Choose,
     #[command(flatten)]
     live: LiveArgs,
 }
@@ -153,6 +158,8 @@ struct ConvertArgs {
     /// A tool catalog (as for `lint`): a path, or `-` (or nothing) for standard input.
     #[arg(value_name = "INPUT", conflicts_with_all = ["server", "url"])]
     input: Option<PathBuf>,
+    #[command(flatten)]
+    choose: choose::Choose,
     #[command(flatten)]
     live: LiveArgs,
 }
@@ -208,11 +215,14 @@ impl LiveArgs {
     fn convert(
         &self,
         input: Option<&std::path::Path>,
+        choose: &choose::Choose,
         settings: &toolschema::adapt::AdaptSettings,
     ) -> Result<toolschema::adapt::CompactConverted, input::InputError> {
         use toolschema::catalog::RawCatalog;
-        if self.server().is_some() {
-            let catalog = self.catalog(input)?;
+        let target = settings.target;
+        if self.server().is_some() || choose.is_set() {
+            let catalog = choose.apply(self.catalog(input)?)?;
+            choose::within_limit(catalog.tools.len(), target)?;
             return Ok(toolschema::adapt::convert_compact(catalog, settings));
         }
         let name = input::name(input);
@@ -222,12 +232,15 @@ impl LiveArgs {
             |e: toolschema::catalog::CatalogError| input::InputError(format!("{name}: {e}"));
         match RawCatalog::parse(&text) {
             Some(raw) => {
-                toolschema::adapt::convert_raw(&raw.map_err(invalid)?, settings).map_err(invalid)
+                let raw = raw.map_err(invalid)?;
+                choose::within_limit(raw.len(), target)?;
+                toolschema::adapt::convert_raw(&raw, settings).map_err(invalid)
             }
             None => {
                 let value = input::parse(&name, &text)?;
                 drop(text);
                 let catalog = toolschema::catalog::Catalog::from_value(value).map_err(invalid)?;
+                choose::within_limit(catalog.tools.len(), target)?;
                 Ok(toolschema::adapt::convert_compact(catalog, settings))
             }
         }
@@ -271,6 +284,8 @@ struct LintArgs {
     #[arg(value_name = "INPUT", conflicts_with_all = ["server", "url"])]
     input: Option<PathBuf>,
     #[command(flatten)]
+    choose: choose::Choose,
+    #[command(flatten)]
     live: LiveArgs,
 }
 
@@ -289,6 +304,13 @@ fn run_proxy(args: ProxyArgs) -> u8 {
         eprintln!("toolschema proxy: name the server: `--server -- CMD [ARGS...]` or `--url URL`");
         return 2;
     };
+    let choose = match args.choose.compile() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("toolschema proxy: {}", e.0);
+            return 2;
+        }
+    };
     let options =
         toolschema::adapt::AdaptOptions::default().openai_conservative(args.openai_conservative);
     let options = proxy::Options {
@@ -298,6 +320,7 @@ fn run_proxy(args: ProxyArgs) -> u8 {
         report: args.report,
         timeout: std::time::Duration::from_secs(args.live.timeout.max(1)),
         max_message: args.max_message,
+        choose,
     };
     proxy::run(options, args.listen)
 }

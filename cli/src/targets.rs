@@ -20,6 +20,7 @@ fn row(target: Target) -> Value {
         "strict": settings.attempts_strict(),
         "budget": budget,
         "encodes": settings.encodings(),
+        "request_limits": target.request_limits(),
         "summary": target.summary(),
     })
 }
@@ -27,7 +28,7 @@ fn row(target: Target) -> Value {
 /// The markdown table the README shows.
 pub fn table() -> String {
     let mut out = String::from(
-        "| target | schema at | strict | `--encode` | what it does |\n|---|---|---|---|---|\n",
+        "| target | schema at | strict | `--encode` | per request | what it does |\n|---|---|---|---|---|---|\n",
     );
     for &target in Target::ALL {
         let settings = target.settings();
@@ -44,13 +45,51 @@ pub fn table() -> String {
             e => e.join(", "),
         };
         out.push_str(&format!(
-            "| `{}` | `{}` | {strict} | {encodes} | {} |\n",
+            "| `{}` | `{}` | {strict} | {encodes} | {} | {} |\n",
             target.as_str(),
             settings.wire.places().0,
+            per_request(target),
             target.summary()
         ));
     }
     out
+}
+
+/// The request limits in a few words: tools and description length, each marked `(reported)`
+/// where only the errors users report give it, and the name rule.
+fn per_request(target: Target) -> String {
+    let limits = target.request_limits();
+    let reported = |source: &str| {
+        if source.starts_with("known only from reported errors") {
+            " (reported)"
+        } else {
+            ""
+        }
+    };
+    let mut parts = Vec::new();
+    if let Some(l) = limits.tools {
+        parts.push(format!("≤ {} tools{}", l.max, reported(l.source)));
+    }
+    if let Some(l) = limits.description {
+        parts.push(format!(
+            "descriptions ≤ {} characters{}",
+            l.max,
+            reported(l.source)
+        ));
+    }
+    match target.settings().names {
+        toolschema::adapt::NameRule::Any => {}
+        toolschema::adapt::NameRule::Plain => parts.push("names `[a-zA-Z0-9_-]{1,64}`".into()),
+        toolschema::adapt::NameRule::Google => {
+            parts.push("names `[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}`".into())
+        }
+        _ => {}
+    }
+    if parts.is_empty() {
+        "—".to_owned()
+    } else {
+        parts.join("; ")
+    }
 }
 
 /// Prints the table, or the rows as JSON.

@@ -74,3 +74,36 @@ fn the_python_sdk_calls_a_map_tool_strictly_and_the_server_gets_the_map() {
         "{stderr}"
     );
 }
+
+/// A server with more tools than the target takes (130; OpenAI takes 128): without a choice the
+/// proxy ends at start with a line naming the count, the limit and how to choose; with
+/// `--tools`/`--exclude` only the chosen tools are listed and callable (`many_tools_client.py`).
+#[test]
+fn the_python_sdk_sees_only_the_chosen_tools_of_a_server_over_the_limit() {
+    let client =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/many_tools_client.py");
+    let output = Command::new(python())
+        .arg(&client)
+        .arg(env!("CARGO_BIN_EXE_toolschema"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{stdout}\n--- stderr ---\n{stderr}"
+    );
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("ok: ")).count(),
+        4,
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("toolschema proxy: openai-strict: 130 tools; the provider takes at most 128 in one request"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("toolschema proxy (openai-strict): 109 tools (of the server's 130, chosen by --tools tool_0*,tool_12? --exclude tool_129)"),
+        "{stderr}"
+    );
+}

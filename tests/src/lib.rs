@@ -7,5 +7,6 @@ pub mod example_server;
 pub mod fuzz;
 pub mod promises;
 pub mod raw_server;
+pub mod requests;
 pub mod task_server;
 pub mod validators;

@@ -65,6 +65,8 @@ pub struct Options {
     pub timeout: Duration,
     /// The largest message read from either side, in bytes.
     pub max_message: usize,
+    /// The tools published (`--tools`, `--exclude`); the others are refused as unknown.
+    pub choose: crate::choose::Chooser,
 }
 
 /// One client's session: its upstream connection, what was published, and the progress tokens
@@ -186,7 +188,12 @@ impl Session {
             .await
             .map_err(|_| "`tools/list` got no answer in time".to_owned())?
             .map_err(|e| format!("`tools/list` failed: {e}"))?;
-        let published = Arc::new(Published::new(tools, &self.options.settings)?);
+        let published = Arc::new(Published::new(
+            tools,
+            &self.options.settings,
+            &self.options.choose,
+        )?);
+        published.exit_over_limit(self.options.settings.target);
         let tasks = self
             .tasks
             .lock()

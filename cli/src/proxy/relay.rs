@@ -555,7 +555,7 @@ impl Relay {
                     self.ask(Some(cursor.clone()), tools);
                     return;
                 }
-                Published::from_json(tools, &self.options.settings)
+                Published::from_json(tools, &self.options.settings, &self.options.choose)
             }
             (None, Some(e)) => Err(format!("`tools/list` failed: {e}")),
             (None, None) => Err("`tools/list` got an answer with no result".to_owned()),
@@ -567,6 +567,7 @@ impl Relay {
     fn publish(&mut self, outcome: Result<Published, String>) {
         match outcome {
             Ok(published) => {
+                published.exit_over_limit(self.options.settings.target);
                 let options = &self.options;
                 let report = options.report.as_deref();
                 if let Err(e) = published.announce(options.settings.target, "", report) {

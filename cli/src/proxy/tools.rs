@@ -11,6 +11,8 @@ use toolschema::adapt::{AdaptSettings, Adapted, ConvertReport, LossKind, convert
 use toolschema::args::ArgsErrorKind;
 use toolschema::catalog::Catalog;
 
+use crate::choose::Chooser;
+
 /// One upstream `tools/list`, as published to the client.
 pub struct Published {
     /// The tools the client gets, each as the server wrote it but for `name` and `inputSchema`
@@ -21,6 +23,10 @@ pub struct Published {
     by_name: HashMap<String, (String, Adapted<'static>)>,
     /// What `toolschema convert --report` says for the same tools.
     pub report: ConvertReport,
+    /// The upstream tools `--tools`/`--exclude` left out.
+    left_out: Vec<String>,
+    /// The patterns that chose the tools, for the start-up line (empty: every tool).
+    choice: String,
 }
 
 /// What to forward for a call, or the tool error the client gets instead.
@@ -33,20 +39,54 @@ pub enum Call {
     Unknown,
 }
 
+/// The refusal of a call to a tool `--tools`/`--exclude` left out, worded as for an unknown tool.
+fn left_out_call(name: &str) -> CallToolResult {
+    tool_error(format!(
+        "Unknown tool `{name}`: it is not among the tools offered here; call one of the listed tools."
+    ))
+}
+
 impl Published {
-    /// Adapts `tools` (one server's whole `tools/list`, as rmcp read it) with `settings`.
-    pub fn new(tools: Vec<Tool>, settings: &AdaptSettings) -> Result<Published, String> {
+    /// Adapts `tools` (one server's whole `tools/list`, as rmcp read it) with `settings`, the
+    /// chosen ones only.
+    pub fn new(
+        tools: Vec<Tool>,
+        settings: &AdaptSettings,
+        choose: &Chooser,
+    ) -> Result<Published, String> {
         let tools = tools
             .iter()
             .map(|t| serde_json::to_value(t).map_err(|e| e.to_string()))
             .collect::<Result<Vec<Value>, String>>()?;
-        Published::from_json(tools, settings)
+        Published::from_json(tools, settings, choose)
     }
 
     /// Adapts `tools` (one server's whole `tools/list`, each tool as the JSON it sent) with
     /// `settings`. An error when the list does not read as a catalog (see
     /// [`Catalog::from_value`]).
-    pub fn from_json(tools: Vec<Value>, settings: &AdaptSettings) -> Result<Published, String> {
+    pub fn from_json(
+        tools: Vec<Value>,
+        settings: &AdaptSettings,
+        choose: &Chooser,
+    ) -> Result<Published, String> {
+        // The tools left out are neither listed nor callable: a call to one is refused as a
+        // call to an unknown tool.
+        let name_of = |t: &Value| {
+            t.get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        choose
+            .check_matches(
+                tools
+                    .iter()
+                    .map(|t| t.get("name").and_then(Value::as_str).unwrap_or_default()),
+            )
+            .map_err(|e| e.0)?;
+        let (tools, left_out): (Vec<Value>, Vec<Value>) =
+            tools.into_iter().partition(|t| choose.chosen(&name_of(t)));
+        let left_out: Vec<String> = left_out.iter().map(name_of).collect();
         let listed: Vec<Value> = tools
             .iter()
             .map(|t| {
@@ -86,12 +126,26 @@ impl Published {
             tools: published,
             by_name,
             report: converted.report,
+            left_out,
+            choice: choose.describe(),
         })
+    }
+
+    /// Ends the proxy, with a line saying why, when the chosen tools are more than the target
+    /// takes in one request: every request the client made would be refused by the provider.
+    pub fn exit_over_limit(&self, target: toolschema::Target) {
+        if let Err(e) = crate::choose::within_limit(self.tools.len(), target) {
+            eprintln!("toolschema proxy: {}", e.0);
+            std::process::exit(2);
+        }
     }
 
     /// A call to `name` with `arguments`, as the model sent them for the published schema.
     pub fn call(&self, name: &str, arguments: Option<Map<String, Value>>) -> Call {
         let Some((upstream, adapted)) = self.by_name.get(name) else {
+            if self.left_out.iter().any(|n| n == name) {
+                return Call::Refuse(left_out_call(name));
+            }
             return Call::Unknown;
         };
         let args = Value::Object(arguments.unwrap_or_default());
@@ -183,8 +237,18 @@ impl Published {
             1 => "; 1 place encoded (decoded on each call)".to_owned(),
             n => format!("; {n} places encoded (decoded on each call)"),
         };
+        // The tools `--tools`/`--exclude` chose: how many of the server's, and by what.
+        let chosen = if self.choice.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (of the server's {}, chosen by {})",
+                entries.len() + self.left_out.len(),
+                self.choice
+            )
+        };
         format!(
-            "{} tools, {strict} strict, {fallback} fallback, {renamed} renamed; losses: {losses}{unions}{invalid}{encoded}",
+            "{} tools{chosen}, {strict} strict, {fallback} fallback, {renamed} renamed; losses: {losses}{unions}{invalid}{encoded}",
             entries.len()
         )
     }
@@ -241,6 +305,35 @@ mod tests {
     use super::*;
     use toolschema::Target;
 
+    fn every() -> Chooser {
+        crate::choose::Choose::default().compile().unwrap()
+    }
+
+    #[test]
+    fn the_tools_left_out_are_not_listed_and_their_calls_are_refused() {
+        let choose = crate::choose::Choose {
+            tools: vec![],
+            exclude: vec!["files.*".into()],
+        };
+        let published = Published::new(
+            tools(),
+            &Target::OpenAi.settings(),
+            &choose.compile().unwrap(),
+        )
+        .unwrap();
+        let listed: Vec<&str> = (published.tools.iter())
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        // `files.read/v2` left out; `files_read_v2` does not match `files.*` and stays, under
+        // its own name (no longer renamed away from the other's rewrite).
+        assert_eq!(listed, ["files_read_v2"]);
+        match published.call("files.read/v2", None) {
+            Call::Refuse(r) => assert!(format!("{:?}", r.content).contains("Unknown tool")),
+            _ => panic!("a left-out tool is refused"),
+        }
+        assert!(published.summary().contains("chosen by --exclude files.*"));
+    }
+
     fn tools() -> Vec<Tool> {
         serde_json::from_value(json!([
             {"name": "files.read/v2", "title": "Read", "description": "Read a file.",
@@ -253,7 +346,8 @@ mod tests {
 
     #[test]
     fn names_are_rewritten_without_collisions_and_every_other_field_is_kept() {
-        let published = Published::new(tools(), &Target::OpenAiStrict.settings()).unwrap();
+        let published =
+            Published::new(tools(), &Target::OpenAiStrict.settings(), &every()).unwrap();
         let listed = serde_json::to_value(&published.tools).unwrap();
         // The second tool already has the rewritten name and keeps it: the first gets another.
         assert_eq!(listed[0]["name"], json!("files_read_v2_2"));
@@ -269,7 +363,8 @@ mod tests {
 
     #[test]
     fn calls_are_restored_validated_and_mapped_back() {
-        let published = Published::new(tools(), &Target::OpenAiStrict.settings()).unwrap();
+        let published =
+            Published::new(tools(), &Target::OpenAiStrict.settings(), &every()).unwrap();
         let args = |v: Value| v.as_object().cloned();
         match published.call(
             "files_read_v2_2",
@@ -305,7 +400,7 @@ mod tests {
             {"name": "t", "inputSchema": {"type": "object", "properties": {"p": {"type": "string", "pattern": "(unclosed"}}}}
         ]))
         .unwrap();
-        let published = Published::new(tools, &Target::Mcp.settings()).unwrap();
+        let published = Published::new(tools, &Target::Mcp.settings(), &every()).unwrap();
         let arguments = json!({"p": "x"}).as_object().cloned();
         assert!(matches!(published.call("t", arguments), Call::Forward(name, _) if name == "t"));
     }
@@ -322,7 +417,7 @@ mod tests {
             }}))
             .unwrap(),
         ];
-        let published = Published::new(tools, &Target::Gemini.settings()).unwrap();
+        let published = Published::new(tools, &Target::Gemini.settings(), &every()).unwrap();
         assert_eq!(
             published.summary(),
             "1 tools, 0 strict, 0 fallback, 0 renamed; losses: 1 collapsed; 1 structural union kept (the client may flatten it)"
@@ -331,7 +426,8 @@ mod tests {
 
     #[test]
     fn the_summary_counts_tools_strict_renames_and_losses() {
-        let published = Published::new(tools(), &Target::OpenAiStrict.settings()).unwrap();
+        let published =
+            Published::new(tools(), &Target::OpenAiStrict.settings(), &every()).unwrap();
         assert_eq!(
             published.summary(),
             "2 tools, 2 strict, 0 fallback, 1 renamed; losses: 1 spilled"

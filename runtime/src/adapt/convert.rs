@@ -170,6 +170,9 @@ struct Entry<'a> {
     renamed_from: Option<String>,
     description: Option<String>,
     adapted: Adapted<'a>,
+    /// What the request lost beside the schema (a description cut to the provider's limit):
+    /// in the tool's report, not in its adaptation, whose pointers are the schema's.
+    request_losses: Vec<Loss>,
 }
 
 /// Adapts with `settings`, borrowing or taking the input as given.
@@ -270,6 +273,9 @@ impl<'s> Sequence<'s> {
             }
         }
         drop_repeated_description(&mut adapted, description.as_deref());
+        let mut request_losses = Vec::new();
+        let description =
+            description.map(|d| shorten_description(d, settings, &mut request_losses));
         if !keep_input {
             adapted.input = Cow::Owned(Value::Null);
         }
@@ -279,8 +285,41 @@ impl<'s> Sequence<'s> {
             renamed_from,
             description,
             adapted,
+            request_losses,
         }
     }
+}
+
+/// A tool description longer than the target takes, cut at a sentence or word boundary
+/// ([`super::limits::shorten`]), with a loss that quotes what was cut (keyword `tool
+/// description`: it is the declaration's, not the schema's).
+fn shorten_description(
+    description: String,
+    settings: &AdaptSettings,
+    losses: &mut Vec<Loss>,
+) -> String {
+    let Some(limit) = settings.target.request_limits().description else {
+        return description;
+    };
+    let Some((kept, cut)) = super::limits::shorten(&description, limit.max) else {
+        return description;
+    };
+    losses.push(Loss {
+        pointer: Pointer::root(),
+        at: None,
+        keyword: "tool description".into(),
+        kind: LossKind::Dropped,
+        detail: format!(
+            "the tool's description is {} characters and the provider takes {} ({}): cut to {} characters at a sentence or word boundary; not sent: {:?}",
+            description.chars().count(),
+            limit.max,
+            limit.source,
+            kept.chars().count(),
+            cut
+        ),
+        rule: "description-limit",
+    });
+    kept
 }
 
 /// Removes the schema's root `description` where it only repeats the tool's (schemars writes the
@@ -396,7 +435,8 @@ fn compact<E>(
     let mut reports = Vec::new();
     for tool in tools {
         let (description, schema) = tool?;
-        let mut entry = sequence.next(description.clone(), Cow::Owned(schema), false);
+        let mut entry = sequence.next(description, Cow::Owned(schema), false);
+        let description = entry.description.take();
         let stack = super::stack_for(&entry.adapted.schema);
         // Printed (and the adaptation dropped) on the stack its depth needs.
         let store = move || {
@@ -406,7 +446,10 @@ fn compact<E>(
                 renamed_from: entry.renamed_from,
                 strict: entry.adapted.strict,
                 fallback: entry.adapted.fallback,
-                losses: std::mem::take(&mut entry.adapted.losses),
+                losses: std::mem::take(&mut entry.adapted.losses)
+                    .into_iter()
+                    .chain(std::mem::take(&mut entry.request_losses))
+                    .collect(),
                 repaired: repairs(&entry.adapted),
                 encoded: std::mem::take(&mut entry.adapted.encoded),
                 annotations: annotations(&entry.adapted),
@@ -512,7 +555,8 @@ fn declare(
         let repaired = repairs(&entry.adapted);
         let encoded = entry.adapted.encoded.clone();
         let annotations = annotations(&entry.adapted);
-        let (schema, losses) = take(&mut entry.adapted);
+        let (schema, mut losses) = take(&mut entry.adapted);
+        losses.extend(entry.request_losses.iter().cloned());
         declarations.push(settings.wire.declaration(
             &entry.name,
             entry.description.as_deref(),

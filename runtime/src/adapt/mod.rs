@@ -12,6 +12,7 @@ mod adapted;
 mod convert;
 mod engine;
 mod fixes;
+mod limits;
 #[cfg(feature = "validate")]
 mod meta;
 mod pointer;
@@ -32,6 +33,7 @@ pub use convert::{
     CompactConverted, ConvertReport, Converted, ToolReport, convert, convert_compact, convert_for,
     convert_owned, convert_raw, convert_with,
 };
+pub use limits::{Limit, RequestCheck, RequestLimits, RequestProblem, check_request};
 pub use report::{Change, Encoded, Encoding, Loss, LossKind, Pointer, Unrepresentable};
 pub use settings::{AdaptSettings, NameRule, StrictBudget, UnknownRule, Wire};
 pub use target::{Target, UnknownTarget};

@@ -476,8 +476,11 @@ impl Wire {
         strict: Option<bool>,
     ) -> Value {
         let mut decl = Map::new();
+        // Bedrock refuses an empty description ("Minimum length of 1",
+        // `ToolSpecification.description`): one is left out there, as a missing one is.
+        let bedrock = matches!(self, Wire::Bedrock);
         let describe = |m: &mut Map<String, Value>| {
-            if let Some(d) = description {
+            if let Some(d) = description.filter(|d| !(bedrock && d.is_empty())) {
                 m.insert("description".into(), json!(d));
             }
         };

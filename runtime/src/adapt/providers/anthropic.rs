@@ -1,6 +1,12 @@
 //! Anthropic tool use, and strict tool use
 //! (<https://docs.anthropic.com/en/docs/build-with-claude/tool-use>; the strict subset and its
 //! per-request limits: <https://platform.claude.com/docs/en/agents-and-tools/tool-use/strict-tool-use>).
+//!
+//! Request limits (checked 2026-12): tool names `^[a-zA-Z0-9_-]{1,64}$` (the Messages API's
+//! `tools[].name`; a longer limit of 128 is only reported by users, anthropics/claude-code #96152,
+//! and not documented, so 64 stays); no tool count or description length is documented, so none
+//! is enforced ([`crate::adapt::RequestLimits::NONE`]); strict tool use's per-request budget is
+//! [`crate::adapt::StrictBudget`].
 
 use serde_json::Value;
 

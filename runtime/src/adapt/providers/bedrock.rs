@@ -7,6 +7,10 @@
 //! rules are that family's (Anthropic's non-strict rules by default; [`AdaptSettings::bedrock_for`]
 //! takes another target's). The `strict` flag newer references add is not sent (undocumented
 //! for tools' schemas).
+//!
+//! Request limits (checked 2026-12): names `[a-zA-Z0-9_-]+`, 1 to 64 characters
+//! (`ToolSpecification.name`); a description of at least one character when sent
+//! (`ToolSpecification.description`); no tool count documented, so none is enforced.
 
 use super::super::Target;
 use super::super::settings::{AdaptSettings, NameRule, Wire};

@@ -4,6 +4,11 @@
 //! and `minItems`/`maxItems`, with the string formats `email`, `hostname`, `ipv4`, `ipv6` and
 //! `uuid` only; `$ref`/`$defs` and recursion are allowed. DeepSeek publishes no size limits, so
 //! OpenAI's are kept (conservative).
+//!
+//! Request limits (checked 2026-12): names `^[a-zA-Z0-9_-]+$` of at most 64 characters (the
+//! error users report: "string too long. Expected ... maximum length 64", mrexodia/ida-pro-mcp
+//! #129); no tool count found in DeepSeek's own documentation (OpenAI's 128 is not assumed), so
+//! none is enforced.
 
 use serde_json::Value;
 

@@ -39,10 +39,25 @@
 //! `gemini` sent before: for gateways that convert the field to the legacy form and for endpoints
 //! that refuse more than the Gemini API.
 
+use super::super::limits::{Limit, RequestLimits};
 use super::super::rules::{self as r, KeySet, Rule, keep_none};
 use super::super::settings::{AdaptSettings, NameRule, Wire};
 use super::super::{AdaptOptions, Target};
 use super::{json_schema_prefix, strip_keywords};
+
+/// Gemini's request limits (checked 2026-12). Tools: 512 function declarations, known only from
+/// the error users report ("At most 512 function declarations can be specified.",
+/// google-gemini/gemini-cli #19083); the `FunctionDeclaration` reference gives none. Names: "Must
+/// start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores, dots,
+/// colons and dashes, with a maximum length of 64" (`FunctionDeclaration.name`). Descriptions: no
+/// limit documented or reported.
+pub(crate) const LIMITS: RequestLimits = RequestLimits {
+    tools: Some(Limit {
+        max: 512,
+        source: "known only from reported errors: \"At most 512 function declarations can be specified.\" (google-gemini/gemini-cli #19083)",
+    }),
+    description: None,
+};
 
 impl AdaptSettings {
     /// Gemini `parametersJsonSchema` as Google documents it: its keyword list kept, the rest

@@ -5,6 +5,9 @@
 //! and `$schema` stopped being accepted ("failed to compile JSON schema"). So this target is
 //! OpenAI's relaxed form with those removed, and stays conservative where nothing is documented:
 //! no root combinators, an object root.
+//!
+//! Request limits (checked 2026-12): names `^[a-zA-Z0-9_-]{1,64}$` (mistral-common's validator);
+//! no tool count or description length found, so none is enforced.
 
 use super::super::Target;
 use super::super::rules::{KeySet, Rule, keep_none};

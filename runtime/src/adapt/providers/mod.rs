@@ -5,13 +5,13 @@ mod anthropic;
 mod bedrock;
 mod cca;
 mod deepseek;
-mod google;
+pub(super) mod google;
 mod mcp;
 mod mistral;
 mod moonshot;
 mod ollama;
-mod openai;
-mod xai;
+pub(super) mod openai;
+pub(super) mod xai;
 
 pub(crate) use anthropic::ANTHROPIC_STRICT;
 pub(crate) use openai::{DEEPSEEK_STRICT, OPENAI_STRICT};

@@ -4,11 +4,32 @@
 
 use serde_json::Value;
 
+use super::super::limits::{Limit, RequestLimits};
+
 use super::super::rules::{self as r, KeySet, Rule, keep_none};
 use super::super::settings::{AdaptSettings, NameRule, Wire};
 use super::super::strict_output::StrictOutput;
 use super::super::{AdaptOptions, Target};
 use super::{json_schema_prefix, strip_keywords};
+
+/// Chat Completions' request limits (checked 2026-12). Tools: the API reference's `tools`
+/// parameter, "A max of 128 functions are supported"; over it the request fails with "Invalid
+/// 'tools': array too long. Expected an array with maximum length 128" (`array_above_max_length`).
+/// Description: 1,024 characters, known only from the errors users report
+/// (`string_above_max_length` on `tools[].function.description`, getsentry/sentry-mcp #106); the
+/// reference states no length. Names: `^[a-zA-Z0-9_-]{1,64}$` (the reference's `name`).
+/// Responses has no documented tool count (256 tools reported to fail with a `server_error`,
+/// Spshulem/openAGI #53, which names no limit): none is enforced for `openai-responses`.
+pub(crate) const CHAT_LIMITS: RequestLimits = RequestLimits {
+    tools: Some(Limit {
+        max: 128,
+        source: "OpenAI API reference, Chat Completions `tools`: \"A max of 128 functions are supported\"",
+    }),
+    description: Some(Limit {
+        max: 1024,
+        source: "known only from reported errors: `string_above_max_length` on a tool description (getsentry/sentry-mcp #106)",
+    }),
+};
 
 impl AdaptSettings {
     /// OpenAI function calling without strict: JSON Schema with an object root and no root

@@ -16,11 +16,25 @@
 
 use serde_json::Value;
 
+use super::super::limits::{Limit, RequestLimits};
+
 use super::super::Target;
 use super::super::rules::{self as r, KeySet, Rule};
 use super::super::settings::AdaptSettings;
 use super::anthropic::has_backreference;
 use super::{json_schema_prefix, relaxed_only, strip_keywords};
+
+/// xAI's request limits (checked 2026-12). Tools: 200, known only from the error users report
+/// ("Maximum tools limit reached. 219 tools have been provided but the maximum is 200.",
+/// anomalyco/opencode #28911); xAI's function-calling guide gives none. Names and descriptions: no
+/// limit documented (names follow OpenAI's rule, which xAI's API mirrors).
+pub(crate) const LIMITS: RequestLimits = RequestLimits {
+    tools: Some(Limit {
+        max: 200,
+        source: "known only from reported errors: \"Maximum tools limit reached. 219 tools have been provided but the maximum is 200.\" (anomalyco/opencode #28911)",
+    }),
+    description: None,
+};
 
 impl AdaptSettings {
     /// xAI: its structured-output subset, always (no strict flag, no fallback).
