@@ -109,6 +109,11 @@ fn too_many_tools_is_an_error_and_choosing_makes_it_pass() {
         let out = toolschema(&["convert", "--to", target.as_str(), path(&file)]);
         assert!(out.status.success(), "{target}: {}", text(&out.stderr));
     }
+    // Gemini takes 512.
+    let file = many_tools(513);
+    let out = toolschema(&["convert", "--to", "gemini", path(&file)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("513 tools; the provider takes at most 512"));
     // xAI takes 200.
     let file = many_tools(201);
     let out = toolschema(&["convert", "--to", "xai", path(&file)]);
@@ -200,4 +205,23 @@ fn a_long_description_is_cut_at_a_sentence_and_reported() {
     let out = toolschema(&["convert", "--to", "anthropic", path(&file)]);
     let declarations: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(declarations[0]["description"], long);
+}
+
+/// Bedrock refuses an empty description ("Minimum length of 1"): it is left out.
+#[test]
+fn bedrock_gets_no_empty_description() {
+    let path_ = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("empty-description.json");
+    std::fs::write(
+        &path_,
+        json!({"tools": [{"name": "t", "description": "", "inputSchema": {"type": "object"}}]})
+            .to_string(),
+    )
+    .unwrap();
+    let out = toolschema(&["convert", "--to", "bedrock", path(&path_)]);
+    let declarations: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(declarations[0]["toolSpec"].get("description").is_none());
+    assert!(validate_request(Target::Bedrock, &declarations).is_empty());
+    let anthropic = toolschema(&["convert", "--to", "anthropic", path(&path_)]);
+    let declarations: Value = serde_json::from_slice(&anthropic.stdout).unwrap();
+    assert_eq!(declarations[0]["description"], "");
 }

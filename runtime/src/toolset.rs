@@ -223,6 +223,17 @@ impl<'t, T> Request<'t, T> {
         &self.converted.report
     }
 
+    /// The whole request against the provider's request limits
+    /// ([`crate::adapt::check_request`]): more tools than it takes is a problem to solve before
+    /// sending (`can_send()` is false); a description over its limit is already cut in
+    /// [`Request::declarations`], reported in [`Request::report`].
+    pub fn limits(&self) -> crate::adapt::RequestCheck {
+        crate::adapt::check_request(
+            &self.toolset.catalog,
+            &self.converted.report.target.settings(),
+        )
+    }
+
     /// The adaptation of the tool the provider knows as `name` (a name the provider refuses is
     /// sent rewritten: the report's `renamed_from`).
     pub fn adapted(&self, name: &str) -> Option<&Adapted<'t>> {

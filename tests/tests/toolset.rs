@@ -238,3 +238,21 @@ fn each_provider_gets_its_tools_where_its_request_takes_them() {
         );
     }
 }
+
+/// A direct-API request checks the provider's request limits too: 130 tools are more than OpenAI
+/// takes, within Anthropic's (none documented).
+#[test]
+fn a_request_says_when_it_is_over_the_provider_tool_limit() {
+    #[derive(Deserialize, JsonSchema, ToolParams)]
+    struct Q {
+        q: String,
+    }
+    let mut set = Toolset::new();
+    for i in 0..130 {
+        set = set.tool(&format!("tool_{i}"), "A tool.", |q: Q| q.q);
+    }
+    let openai = set.request(Target::OpenAiStrict).limits();
+    assert!(!openai.can_send());
+    assert!(openai.problems[0].to_string().contains("130 tools"));
+    assert!(set.request(Target::Anthropic).limits().can_send());
+}
