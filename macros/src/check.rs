@@ -44,6 +44,9 @@ pub struct FieldCheck {
     pub kind: CheckKind,
     /// "field `x` of `Params`", "variant `Action::Create`".
     pub owner: String,
+    /// The trait of `toolschema::__private` the check goes through when the type is named like
+    /// one toolschema supports behind a feature (`Uuid` → `Uuid1`): its error names the feature.
+    pub hint: Option<&'static str>,
 }
 
 impl FieldCheck {
@@ -59,6 +62,7 @@ impl FieldCheck {
                 span: Span::call_site(),
                 kind,
                 owner,
+                hint: None,
             };
         }
         let tokens = f.ty.to_token_stream();
@@ -73,6 +77,7 @@ impl FieldCheck {
             tokens,
             text,
             known_safe,
+            hint: shape::feature_hint(&f.ty),
             ty: f.ty.clone(),
             span,
             kind,

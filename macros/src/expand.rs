@@ -169,7 +169,8 @@ fn impls(
             }
             visited.push(&c.text);
             let ty = &c.tokens;
-            Some(quote_spanned!(c.span=> <#ty as #krate::ProviderSafe>::visit_allowed_unions))
+            let via = via(c, krate);
+            Some(quote_spanned!(c.span=> <#ty as #via>::visit_allowed_unions))
         })
         .collect();
     // Nothing below but standard types: the trait's default (no children).
@@ -286,6 +287,19 @@ fn require_at(krate: Krate, span: proc_macro2::Span) -> TokenStream {
     quote_spanned!(span=> #krate::__private::require)
 }
 
+/// The trait a field's check goes through: `ProviderSafe`, or for a type named like one
+/// toolschema supports behind a feature, the hint trait whose error names that feature (both
+/// hold for every `ProviderSafe` type).
+fn via(c: &crate::check::FieldCheck, krate: Krate) -> TokenStream {
+    match c.hint {
+        Some(hint) => {
+            let hint = proc_macro2::Ident::new(hint, c.span);
+            quote!(#krate::__private::#hint)
+        }
+        None => quote!(#krate::ProviderSafe),
+    }
+}
+
 fn field_checks(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenStream {
     let mut out = TokenStream::new();
     if cont.is_generic() {
@@ -294,7 +308,8 @@ fn field_checks(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenStr
         let (impl_generics, _, where_clause) = generics.split_for_impl();
         let asserts = analysis.checks.iter().map(|c| {
             let ty = &c.ty;
-            quote_spanned!(c.span=> let _ = <#ty as #krate::ProviderSafe>::NESTED_OK;)
+            let via = via(c, krate);
+            quote_spanned!(c.span=> let _ = <#ty as #via>::NESTED_OK;)
         });
         out.extend(quote! {
             const _: fn() = || {
@@ -313,8 +328,15 @@ fn field_checks(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenStr
             let cond = match c.kind {
                 // Projections, not calls of a bounded fn: a missing impl then gives the same
                 // diagnostic as in `__CHILDREN`, which rustc reports once.
+                CheckKind::Full if c.hint.is_some() => {
+                    let via = via(c, krate);
+                    quote!(<#ty as #via>::FIELD_OK)
+                }
                 CheckKind::Full => quote!(<#ty as #krate::ProviderSafe>::__FIELD_OK),
-                CheckKind::Nested => quote!(<#ty as #krate::ProviderSafe>::NESTED_OK),
+                CheckKind::Nested => {
+                    let via = via(c, krate);
+                    quote!(<#ty as #via>::NESTED_OK)
+                }
                 CheckKind::RootFlatten => {
                     quote!(!<#ty as #krate::ProviderSafe>::SHAPE.flattens_to_combinator())
                 }

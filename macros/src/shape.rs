@@ -219,6 +219,24 @@ pub fn recursive_branch(ty: &Type, ident: &Ident) -> Branch {
 /// and prove nothing). Read from the path as written: a bare name or one under `std`/`core`/
 /// `alloc`. A type that shadows a standard name (`struct String`) is not checked at compile time;
 /// `check_contract()` still judges the published schema.
+/// The hint trait (`toolschema::__private::Uuid1`, ...) for a type named like one toolschema
+/// implements `ProviderSafe` for behind a feature: the last segment of its path.
+pub fn feature_hint(ty: &Type) -> Option<&'static str> {
+    let Type::Path(p) = ty else {
+        return None;
+    };
+    let last = p.path.segments.last()?.ident.to_string();
+    Some(match last.as_str() {
+        "Uuid" => "Uuid1",
+        "DateTime" | "NaiveDate" | "NaiveDateTime" | "NaiveTime" | "Weekday" | "TimeDelta" => {
+            "Chrono04"
+        }
+        "Url" => "Url2",
+        "IndexMap" | "IndexSet" => "Indexmap2",
+        _ => return None,
+    })
+}
+
 pub fn known_safe(ty: &Type) -> bool {
     match ty {
         Type::Array(a) => known_safe(&a.elem),

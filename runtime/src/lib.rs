@@ -110,6 +110,7 @@ pub mod adapt;
 pub mod args;
 pub mod catalog;
 pub mod contract;
+mod hints;
 mod impls;
 mod keys;
 mod nullable;
@@ -139,6 +140,7 @@ pub use toolschema_macros::{ProviderSafe, ToolParams};
 /// What the derives' generated code calls. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::hints::{Chrono04, Indexmap2, Url2, Uuid1};
     pub use crate::impls::{field_ok, require};
     #[cfg(feature = "insta")]
     pub use insta;

@@ -17,7 +17,8 @@ use crate::Shape;
     message = "`{Self}` is not known to have a provider-safe schema",
     label = "`{Self}` does not implement `ProviderSafe`",
     note = "add `#[derive(ProviderSafe)]` next to `#[derive(Deserialize, JsonSchema)]` on `{Self}`",
-    note = "for a foreign type, put `#[schemars(with = \"T\")]` on the field, with a type `T` that implements `ProviderSafe` and has the same schema"
+    note = "for a foreign type, put `#[schemars(with = \"T\")]` on the field, with a type `T` that implements `ProviderSafe` and has the same schema",
+    note = "toolschema implements it behind features for `uuid::Uuid` (`uuid1`), chrono's date and time types (`chrono04`), `url::Url` (`url2`) and `indexmap`'s maps and sets (`indexmap2`)"
 )]
 pub trait ProviderSafe: JsonSchema {
     /// The branches this type's schema offers at its top level.
