@@ -57,9 +57,10 @@ use crate::catalog::{Catalog, Layout, Tool};
 use crate::contract::{self, AllowList};
 use crate::traits::ToolParams;
 
-/// Turns a tool's restored arguments into the caller's value.
+/// Turns a tool call's arguments, through the adaptation the request sent, into the caller's
+/// value.
 #[cfg(feature = "validate")]
-type Parse<T> = Arc<dyn Fn(Value) -> Result<T, crate::ArgsError> + Send + Sync>;
+type Parse<T> = Arc<dyn Fn(&Adapted<'_>, Value) -> Result<T, crate::ArgsError> + Send + Sync>;
 
 /// The tools an agent offers, each from its parameter type, mapped to one type `T` (see the
 /// [module documentation](self)).
@@ -117,8 +118,8 @@ impl<T> Toolset<T> {
         }
         self.catalog.tools.push(tool);
         #[cfg(feature = "validate")]
-        self.parsers.push(Arc::new(move |args| {
-            crate::args::deserialize::<P>(args).map(&into)
+        self.parsers.push(Arc::new(move |adapted, args| {
+            crate::args::restore_into::<P>(adapted, args).map(&into)
         }));
         #[cfg(not(feature = "validate"))]
         let _ = into;
@@ -274,8 +275,7 @@ impl<T> Request<'_, T> {
                 }
             },
         };
-        let restored = crate::restore(&self.converted.adapted[i], args)?;
-        Ok((self.toolset.parsers[i])(restored)?)
+        Ok((self.toolset.parsers[i])(&self.converted.adapted[i], args)?)
     }
 }
 

@@ -121,8 +121,7 @@ pub trait ToolParams: ProviderSafe + DeserializeOwned {
         Self: 'static,
     {
         let adapted = Self::schema_for(target);
-        let restored = crate::restore(&adapted, args)?;
-        crate::args::deserialize(restored)
+        crate::args::restore_into(&adapted, args)
     }
 
     /// The unions allowed in this type's schema with `#[tool_schema(allow_union = "...")]`.

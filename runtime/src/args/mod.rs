@@ -16,6 +16,7 @@ use crate::nullable::accepts_null;
 use crate::walk::resolve_local;
 
 mod encoding;
+mod lenient;
 mod wording;
 pub use encoding::encode;
 pub use wording::describe;
@@ -448,7 +449,31 @@ pub fn validate(schema: &Value, args: &Value) -> Result<(), ArgsError> {
 ///
 /// Places the adaptation encoded ([`Adapted::encoded`]: key/value pairs, JSON text) are decoded
 /// first; a repeated key or text that is not JSON is refused there, named.
-pub fn restore(adapted: &Adapted<'_>, mut args: Value) -> Result<Value, ArgsError> {
+pub fn restore(adapted: &Adapted<'_>, args: Value) -> Result<Value, ArgsError> {
+    let args = prepare(adapted, args)?;
+    validate(&adapted.input, &args)?;
+    Ok(args)
+}
+
+/// [`restore`] into `T`, for callers that know the type: arguments the schema refuses but `T`
+/// itself reads as sent (a lenient `deserialize_with`) are coerced where that has one reading and
+/// validated again ([`lenient`]).
+pub(crate) fn restore_into<T: DeserializeOwned>(
+    adapted: &Adapted<'_>,
+    args: Value,
+) -> Result<T, ArgsError> {
+    let args = prepare(adapted, args)?;
+    match validate(&adapted.input, &args) {
+        Ok(()) => deserialize(args),
+        Err(error) if error.kind == ArgsErrorKind::Invalid => {
+            lenient::retry::<T>(&adapted.input, args, error)
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// The arguments decoded and the adaptation's nulls undone, not yet validated.
+fn prepare(adapted: &Adapted<'_>, mut args: Value) -> Result<Value, ArgsError> {
     encoding::decode(adapted, &mut args)?;
     let original = &adapted.input;
     // Arguments the original schema already accepts are never changed: the undoing below is for
@@ -466,7 +491,6 @@ pub fn restore(adapted: &Adapted<'_>, mut args: Value) -> Result<Value, ArgsErro
         .map(|v| v as *const Value)
         .collect();
     undo(&mut args, original, original, &made_optional);
-    validate(original, &args)?;
     Ok(args)
 }
 
