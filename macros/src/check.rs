@@ -104,6 +104,9 @@ pub struct Analysis {
     pub checks: Vec<FieldCheck>,
     /// How serde's representation turns variants into branches, for messages.
     pub repr: String,
+    /// An `opaque` enum whose branches depend on other types' shapes: checked at compile time
+    /// that they make no structural union (an `opaque` never keeps one; see `analyze_opaque`).
+    pub opaque_branches: Vec<Counted>,
 }
 
 const WHY: &str = "clients that keep only the first branch (Langflow) or flatten unions (Gemini function calling) lose the others without an error";
@@ -135,10 +138,47 @@ fn analyze_opaque(errors: &mut Errors, cont: &Container) -> Analysis {
             ),
         );
     }
+    // Rule: `opaque` does not silence a union the derive can read. Its serde attributes say the
+    // enum publishes several object- or array-typed branches: if `JsonSchema` is derived, that
+    // is the union it publishes, which only `allow_union` (with its reason) may keep.
+    let mut opaque_branches = Vec::new();
+    if let (Data::Enum(repr, variants), Some(opaque)) = (&cont.data, &cont.attrs.opaque) {
+        let counted: Vec<Counted> = (variants.iter())
+            .filter(|v| !v.skipped)
+            .map(|v| Counted {
+                variant: v.ident.clone(),
+                branch: if v.untagged || matches!(repr, Repr::Untagged) {
+                    untagged_branch(cont, v)
+                } else if v.style == Style::Unit {
+                    Branch::Scalar
+                } else {
+                    Branch::Object
+                },
+            })
+            .collect();
+        let structured: Vec<String> = (counted.iter())
+            .filter(|c| c.branch.structured() == Some(true))
+            .map(|c| format!("`{}`", c.variant))
+            .collect();
+        if structured.len() <= 1 && counted.iter().any(|c| c.branch.structured().is_none()) {
+            opaque_branches = counted;
+        } else if structured.len() > 1 {
+            errors.spanned(
+                opaque,
+                format!(
+                    "`opaque` on enum `{name}`, whose serde attributes make a structural union: {}, so variants {} are object- or array-typed branches of one union; `opaque` is for a `JsonSchema` written by hand, and here it would keep that union without a reason\nfix: if `{name}` derives `JsonSchema`, replace `opaque` with `allow_union = \"reason (#issue)\"` or remove the union; if its `JsonSchema` is written by hand and publishes no such union, implement `ProviderSafe` for it by hand with the `SHAPE` it publishes instead of deriving it",
+                    describe_repr(repr),
+                    join_names(&structured),
+                    name = cont.ident,
+                ),
+            );
+        }
+    }
     Analysis {
         shape: ShapePlan::Single(Branch::Opaque),
         checks: Vec::new(),
         repr: String::new(),
+        opaque_branches,
     }
 }
 
@@ -229,6 +269,7 @@ fn analyze_struct(cont: &Container, style: Style, fields: &[Field], mode: Mode) 
         shape: ShapePlan::Single(single),
         checks,
         repr: String::new(),
+        opaque_branches: Vec::new(),
     }
 }
 
@@ -349,6 +390,7 @@ fn analyze_enum(
         shape: ShapePlan::Union(counted),
         checks,
         repr: repr_text,
+        opaque_branches: Vec::new(),
     }
 }
 

@@ -353,6 +353,9 @@ fn field_checks(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenStr
 /// Union checks that need the shapes of other types: the first variant at which the union gets a
 /// second structured branch fails, at that variant.
 fn union_asserts(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenStream {
+    if let (Some(opaque), false) = (&cont.attrs.opaque, analysis.opaque_branches.is_empty()) {
+        return opaque_union_assert(cont, &analysis.opaque_branches, opaque, krate);
+    }
     let ShapePlan::Union(counted) = &analysis.shape else {
         return TokenStream::new();
     };
@@ -399,6 +402,32 @@ fn union_asserts(cont: &Container, analysis: &Analysis, krate: Krate) -> TokenSt
         });
     }
     out
+}
+
+/// An `opaque` enum whose variants' shapes come from other types: no structural union among
+/// them (checked by the compiler), or the error at `opaque` says to allow it instead.
+fn opaque_union_assert(
+    cont: &Container,
+    counted: &[crate::check::Counted],
+    opaque: &syn::Path,
+    krate: Krate,
+) -> TokenStream {
+    if cont.is_generic() {
+        return TokenStream::new();
+    }
+    let name = &cont.ident;
+    let parts = counted.iter().map(|c| c.branch.tokens(krate));
+    let span = syn::spanned::Spanned::span(opaque);
+    let message = message_literal(&format!(
+        "`opaque` on enum `{name}`, whose variants publish more than one object- or array-typed branch of one union; `opaque` is for a `JsonSchema` written by hand, and here it would keep that union without a reason\nfix: if `{name}` derives `JsonSchema`, replace `opaque` with `allow_union = \"reason (#issue)\"` or remove the union; if its `JsonSchema` is written by hand and publishes no such union, implement `ProviderSafe` for it by hand with the `SHAPE` it publishes instead of deriving it"
+    ));
+    let require = require_at(krate, span);
+    quote_spanned! {span=>
+        const _: () = #require(
+            !#krate::Shape::NEVER #(.union(#parts))* .is_structural_union(),
+            #message
+        );
+    }
 }
 
 /// A branch whose schema the derive cannot see (a type whose `SHAPE` is opaque, or a
