@@ -14,8 +14,14 @@ use std::process::Command;
 /// The SDK release the test runs.
 const MCP: &str = "mcp==1.27.0";
 
-/// The virtualenv's Python, with the SDK installed.
+/// The virtualenv's Python, with the SDK installed: made once per test process (the tests run in
+/// parallel threads, and two `python3 -m venv` of one directory at once fail).
 fn python() -> PathBuf {
+    static PYTHON: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(make_python).clone()
+}
+
+fn make_python() -> PathBuf {
     let venv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mcp-python-1.27.0");
     let python = venv.join("bin/python");
     let ready = |p: &Path| {
