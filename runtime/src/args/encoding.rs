@@ -31,6 +31,9 @@ struct Guide<'a> {
     places: HashMap<&'a str, Place<'a>>,
     /// Where strict mode made an optional property required and nullable (output pointers).
     made_required: HashSet<String>,
+    /// Where the adaptation made a nullable property optional, its `null` gone (Cloud Code
+    /// Assist): the forward encoding leaves such a property out instead of sending `null`.
+    made_optional: HashSet<String>,
     /// Validators of union members, by pointer (`None`: the member does not compile alone).
     members: std::cell::RefCell<HashMap<String, Option<jsonschema::Validator>>>,
 }
@@ -53,10 +56,15 @@ impl<'a> Guide<'a> {
             .filter(|c| c.rule == "close-objects")
             .filter_map(|c| c.at.as_ref().map(|at| at.as_str().to_owned()))
             .collect();
+        let made_optional = (adapted.changes.iter())
+            .filter(|c| c.rule == "nullable-properties-optional")
+            .filter_map(|c| c.at.as_ref().map(|at| at.as_str().to_owned()))
+            .collect();
         Guide {
             root: &adapted.schema,
             places,
             made_required,
+            made_optional,
             members: Default::default(),
         }
     }
@@ -679,6 +687,14 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String, through: &mut Vec
                 let keys: Vec<String> = map.keys().cloned().collect();
                 let mut extras = Map::new();
                 for key in keys {
+                    // A `null` the adapted schema no longer takes: the property is left out.
+                    let child = format!("{at}/properties/{}", escape(&key));
+                    if map.get(&key).is_some_and(Value::is_null)
+                        && guide.made_optional.contains(&child)
+                    {
+                        map.shift_remove(&key);
+                        continue;
+                    }
                     let declared = properties.is_some_and(|p| p.contains_key(&key))
                         && extra_place.as_ref().is_none_or(|(n, _)| *n != key);
                     if declared {
