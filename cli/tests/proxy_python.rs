@@ -54,26 +54,35 @@ fn make_python() -> PathBuf {
     python
 }
 
-#[test]
-fn the_python_sdk_calls_a_map_tool_strictly_and_the_server_gets_the_map() {
-    let client = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/map_client.py");
+/// Runs the client script `tests/python/NAME` against this build of `toolschema`: it must exit 0
+/// after exactly `checks` passing checks (it stops at the first failure). Its output and the
+/// proxy's standard error, for the test's own assertions.
+fn run_client(name: &str, checks: usize) -> (String, String) {
+    let client = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/python")
+        .join(name);
     let output = Command::new(python())
         .arg(&client)
         .arg(env!("CARGO_BIN_EXE_toolschema"))
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(
         output.status.success(),
         "{stdout}\n--- stderr ---\n{stderr}"
     );
-    // Every check ran (the client exits at the first failure).
     assert_eq!(
         stdout.lines().filter(|l| l.starts_with("ok: ")).count(),
-        7,
+        checks,
         "{stdout}"
     );
+    (stdout, stderr)
+}
+
+#[test]
+fn the_python_sdk_calls_a_map_tool_strictly_and_the_server_gets_the_map() {
+    let (_, stderr) = run_client("map_client.py", 7);
     // The proxy's start-up line counts what it encodes.
     assert!(
         stderr.contains("toolschema proxy (openai-strict): 2 tools, 2 strict, 0 fallback, 0 renamed; losses: 2 widened; 2 places encoded (decoded on each call)"),
@@ -86,24 +95,7 @@ fn the_python_sdk_calls_a_map_tool_strictly_and_the_server_gets_the_map() {
 /// `--tools`/`--exclude` only the chosen tools are listed and callable (`many_tools_client.py`).
 #[test]
 fn the_python_sdk_sees_only_the_chosen_tools_of_a_server_over_the_limit() {
-    let client =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/many_tools_client.py");
-    let output = Command::new(python())
-        .arg(&client)
-        .arg(env!("CARGO_BIN_EXE_toolschema"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "{stdout}\n--- stderr ---\n{stderr}"
-    );
-    assert_eq!(
-        stdout.lines().filter(|l| l.starts_with("ok: ")).count(),
-        4,
-        "{stdout}"
-    );
+    let (_, stderr) = run_client("many_tools_client.py", 4);
     assert!(
         stderr.contains("toolschema proxy: openai-strict: 130 tools; the provider takes at most 128 in one request"),
         "{stderr}"

@@ -14,8 +14,7 @@ use super::{ArgsError, Problem};
 use crate::adapt::{Adapted, Encoding};
 use crate::walk::{escape, resolve_local};
 
-/// How many `$ref`s are followed in a row without the value getting deeper.
-const MAX_HOPS: usize = 32;
+use super::MAX_HOPS;
 
 /// One encoded place, as the walks read it.
 struct Place<'a> {
@@ -270,16 +269,10 @@ fn admits_type(node: &Value, value: &Value) -> bool {
 /// Whether the original schema node takes a string as it is (no `type`, or one naming
 /// `string`), its local `$ref` followed.
 fn takes_string(node: &Value, root: &Value) -> bool {
-    let mut node = node;
-    for _ in 0..MAX_HOPS {
-        match node.get("$ref").and_then(Value::as_str) {
-            Some(r) if node.get("type").is_none() => match resolve_local(root, r) {
-                Some(target) => node = target,
-                None => return true,
-            },
-            _ => break,
-        }
-    }
+    // A reference that does not resolve says nothing against a string.
+    let Some(node) = super::follow_refs(node, root) else {
+        return true;
+    };
     match node {
         Value::Bool(b) => *b,
         Value::Object(m) => match m.get("type") {

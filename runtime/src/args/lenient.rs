@@ -18,10 +18,6 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{ArgsError, deserialize, validate};
-use crate::walk::resolve_local;
-
-/// How many `$ref`s are followed in a row at one place.
-const MAX_HOPS: usize = 32;
 
 /// `error` (the schema refused `sent`) stands unless `T` reads `sent` and the coerced value
 /// passes `schema`; then the value `T` reads.
@@ -62,16 +58,9 @@ fn coerce(value: &mut Value, node: &Value, root: &Value, depth: usize) -> bool {
     if depth > 512 {
         return false;
     }
-    let mut node = node;
-    for _ in 0..MAX_HOPS {
-        match node.get("$ref").and_then(Value::as_str) {
-            Some(r) if node.get("type").is_none() => match resolve_local(root, r) {
-                Some(target) => node = target,
-                None => return false,
-            },
-            _ => break,
-        }
-    }
+    let Some(node) = super::follow_refs(node, root) else {
+        return false;
+    };
     let mut changed = false;
     if let Some(kind) = expected_type(node, value) {
         if let Some(new) = scalar(value, kind) {

@@ -494,6 +494,21 @@ fn prepare(adapted: &Adapted<'_>, mut args: Value) -> Result<Value, ArgsError> {
     Ok(args)
 }
 
+/// How many `$ref`s are followed in a row at one place (a cycle of references stops there).
+const MAX_HOPS: usize = 32;
+
+/// `node` with its local `$ref`s followed while it has no `type` of its own; `None` when one does
+/// not resolve (or a cycle goes past [`MAX_HOPS`]: the last node reached is returned).
+fn follow_refs<'a>(mut node: &'a Value, root: &'a Value) -> Option<&'a Value> {
+    for _ in 0..MAX_HOPS {
+        match node.get("$ref").and_then(Value::as_str) {
+            Some(r) if node.get("type").is_none() => node = resolve_local(root, r)?,
+            _ => break,
+        }
+    }
+    Some(node)
+}
+
 /// The RFC 6901 JSON Pointer of a deserialization path (`/items/0/x`, `~0` and `~1` escaped).
 /// An externally tagged enum's variant is the key it stands under; a segment serde could not
 /// name is left out.
