@@ -261,11 +261,11 @@ fn unique_strings(value: &Value) -> bool {
     let Value::Array(items) = value else {
         return false;
     };
-    items.iter().all(Value::is_string)
-        && items
-            .iter()
-            .enumerate()
-            .all(|(i, a)| !items[..i].contains(a))
+    // A set, not pairwise: a `required` of 20,000 names is ordinary input.
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    items
+        .iter()
+        .all(|item| item.as_str().is_some_and(|name| seen.insert(name)))
 }
 
 fn non_negative_integer(value: &Value) -> bool {
@@ -421,12 +421,11 @@ fn check_required(value: &Value) -> Verdict {
             if unique_strings(value) {
                 return Verdict::Valid;
             }
-            let mut once: Vec<Value> = Vec::with_capacity(items.len());
-            for item in items {
-                if !once.contains(item) {
-                    once.push(item.clone());
-                }
-            }
+            let mut seen = std::collections::HashSet::with_capacity(items.len());
+            let once: Vec<Value> = (items.iter())
+                .filter(|item| item.as_str().is_some_and(|name| seen.insert(name)))
+                .cloned()
+                .collect();
             Verdict::Repair(
                 Value::Array(once),
                 "a name listed twice in `required` → once".to_owned(),
