@@ -147,6 +147,16 @@ impl<'a> Guide<'a> {
         format!("{at}/items/properties/value")
     }
 
+    /// One `{"key", "value"}` pair; a `null` value is left out where the adaptation made the
+    /// pairs' `value` optional (its `null` gone), as it does for any such property.
+    fn pair(&self, key: String, value: Value, values_at: &str) -> Value {
+        if value.is_null() && self.made_optional.contains(values_at) {
+            serde_json::json!({ "key": key })
+        } else {
+            serde_json::json!({ "key": key, "value": value })
+        }
+    }
+
     /// Of a node's `anyOf`/`oneOf`/`allOf` members, the one the value goes through: a member
     /// encoded in the form the value has (`encoded_form`: the value is in the encoded form),
     /// else the first whose type takes the value.
@@ -441,6 +451,9 @@ fn pairs_to_map(
     };
     let mut map = Map::new();
     let mut ok = true;
+    let values_at = guide.pair_values(at);
+    // Where the pairs' `value` was made optional, a pair without one stands for `null`.
+    let value_optional = guide.made_optional.contains(&values_at);
     for (i, item) in std::mem::take(items).into_iter().enumerate() {
         let here = format!("{path}/{i}");
         let Value::Object(mut pair) = item else {
@@ -453,7 +466,12 @@ fn pairs_to_map(
             continue;
         };
         let key = match pair.get("key") {
-            Some(Value::String(k)) if pair.len() == 2 && pair.contains_key("value") => k.clone(),
+            Some(Value::String(k))
+                if pair.len() == 2 && pair.contains_key("value")
+                    || value_optional && pair.len() == 1 =>
+            {
+                k.clone()
+            }
             _ => {
                 problems.push(Problem::new(
                     here,
@@ -487,7 +505,7 @@ fn pairs_to_map(
         decode_at(
             guide,
             &mut v,
-            guide.pair_values(at),
+            values_at.clone(),
             &mut inner,
             problems,
             &mut Vec::new(),
@@ -644,8 +662,9 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String, through: &mut Vec
                         let pairs = std::mem::take(map)
                             .into_iter()
                             .map(|(k, mut v)| {
-                                encode_at(guide, &mut v, guide.pair_values(&at), &mut Vec::new());
-                                serde_json::json!({"key": k, "value": v})
+                                let values = guide.pair_values(&at);
+                                encode_at(guide, &mut v, values.clone(), &mut Vec::new());
+                                guide.pair(k, v, &values)
                             })
                             .collect();
                         *value = Value::Array(pairs);
@@ -723,7 +742,7 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String, through: &mut Vec
                                 .into_iter()
                                 .map(|(k, mut v)| {
                                     encode_at(guide, &mut v, values.clone(), &mut Vec::new());
-                                    serde_json::json!({"key": k, "value": v})
+                                    guide.pair(k, v, &values)
                                 })
                                 .collect(),
                         ),

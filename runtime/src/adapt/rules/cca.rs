@@ -80,7 +80,16 @@ fn strip_null(tree: &mut Tree, id: NodeId) -> bool {
             continue;
         }
         was = true;
-        if kept.len() != 1 {
+        // A lone branch is merged only where the property has none of its keywords with another
+        // value (both must hold; `items` here and `items` in the branch are not one schema):
+        // otherwise it stays a one-member union, for the later rules that merge with a report.
+        let collides = kept.len() == 1
+            && tree.entries(kept[0]).iter().any(|b| {
+                b.key != Keyword::Description
+                    && (tree.entries(id).iter())
+                        .any(|n| n.key == b.key && !tree.same_slot(&n.value, &b.value))
+            });
+        if kept.len() != 1 || collides {
             if let Some(Slot::Schemas(branches)) = tree.slot_mut(id, key) {
                 *branches = kept;
             }
