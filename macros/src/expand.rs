@@ -169,8 +169,18 @@ fn impls(
             }
             visited.push(&c.text);
             let ty = &c.tokens;
-            let via = via(c, krate);
-            Some(quote_spanned!(c.span=> <#ty as #via>::visit_allowed_unions))
+            if cont.is_generic() {
+                let via = via(c, krate);
+                Some(quote_spanned!(c.span=> <#ty as #via>::visit_allowed_unions))
+            } else {
+                // The field's check (`field_checks`) reports a missing impl; this never does,
+                // so the error is counted once.
+                Some(quote_spanned!(c.span=> {
+                    #[allow(unused_imports)]
+                    use #krate::__private::NoVisit as _;
+                    #krate::__private::Visit::<#ty>::VISIT
+                }))
+            }
         })
         .collect();
     // Nothing below but standard types: the trait's default (no children).

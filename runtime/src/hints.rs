@@ -71,3 +71,24 @@ hint!(
     )]
     Indexmap2
 );
+
+/// A field type's [`ProviderSafe::visit_allowed_unions`] for the derive's list of children, that
+/// never fails to compile: `Visit::<T>::VISIT` is `T`'s visit when `T: ProviderSafe`, and a
+/// no-op otherwise (an inherent constant with a bound beats a trait's, which applies to every
+/// type). The derive uses it only where the field's own check names the same type, so a missing
+/// impl is still an error, and one error: rustc counts an identical error at one span twice
+/// although it prints it once ("due to 2 previous errors" for one field).
+pub struct Visit<T: ?Sized>(core::marker::PhantomData<T>);
+
+impl<T: ?Sized + ProviderSafe> Visit<T> {
+    /// `T`'s visit.
+    pub const VISIT: fn(&mut AllowedUnions) = T::visit_allowed_unions;
+}
+
+/// The fallback of [`Visit`] for a type without `ProviderSafe` (its field check fails instead).
+pub trait NoVisit {
+    /// Nothing to visit.
+    const VISIT: fn(&mut AllowedUnions) = |_| {};
+}
+
+impl<T: ?Sized> NoVisit for Visit<T> {}

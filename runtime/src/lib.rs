@@ -140,7 +140,7 @@ pub use toolschema_macros::{ProviderSafe, ToolParams};
 /// What the derives' generated code calls. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::hints::{Chrono04, Indexmap2, Url2, Uuid1};
+    pub use crate::hints::{Chrono04, Indexmap2, NoVisit, Url2, Uuid1, Visit};
     pub use crate::impls::{field_ok, require};
     #[cfg(feature = "insta")]
     pub use insta;
