@@ -191,6 +191,7 @@ pub(crate) fn collapse(tree: &mut Tree, node: NodeId, report: &mut Report) {
                     report.loss(origin, Some(node), name, LossKind::Collapsed, format!("{} `{}` branches collapsed into branch {pick}; the others' constraints are lost", branches.len(), types[0]));
                 }
                 notes = dropped_descriptions(tree, node, &branches, &types, pick, true);
+                report.forget_encoded_under(tree, &others(&branches, pick));
                 branches[pick]
             }
         } else {
@@ -211,6 +212,7 @@ pub(crate) fn collapse(tree: &mut Tree, node: NodeId, report: &mut Report) {
                 ),
             );
             notes = dropped_descriptions(tree, node, &branches, &types, pick, false);
+            report.forget_encoded_under(tree, &others(&branches, pick));
             branches[pick]
         };
         if tree.is_object(chosen) {
@@ -220,6 +222,14 @@ pub(crate) fn collapse(tree: &mut Tree, node: NodeId, report: &mut Report) {
             append_description(tree, node, &note, "\n\n");
         }
     }
+}
+
+/// The branches but the one at `pick`.
+fn others(branches: &[NodeId], pick: usize) -> Vec<NodeId> {
+    (branches.iter().enumerate())
+        .filter(|(i, _)| *i != pick)
+        .map(|(_, b)| *b)
+        .collect()
 }
 
 /// The notes for the descriptions of the branches a collapse drops ([`notes_of_dropped`],

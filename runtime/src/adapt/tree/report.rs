@@ -104,6 +104,22 @@ impl Report {
             rule: self.rule,
         });
     }
+    /// Forgets the encoded places in the subtrees of `dropped`: a union's branch a collapse
+    /// removed is sent nowhere, so nothing is encoded there (its nodes may still be marked as
+    /// merged into the union's node, for where their descriptions went).
+    pub fn forget_encoded_under(&mut self, tree: &Tree, dropped: &[NodeId]) {
+        if self.encoded.is_empty() {
+            return;
+        }
+        let mut under = std::collections::HashSet::new();
+        let mut work = dropped.to_vec();
+        while let Some(id) = work.pop() {
+            if under.insert(id) {
+                work.extend(tree.children(id));
+            }
+        }
+        (self.encoded).retain(|(n, _)| n.node.is_none_or(|id| !under.contains(&id)));
+    }
 
     /// Records that node `node` (from `origin`) is sent in the form `encoding`: a model's value
     /// there is decoded back by [`crate::restore`].
