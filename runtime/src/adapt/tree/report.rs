@@ -414,13 +414,27 @@ fn spilled_into_dropped(losses: &mut [Loss]) {
         })
         .map(|l| l.pointer.as_str().to_owned())
         .collect();
-    if dropped.is_empty() {
-        return;
-    }
     for loss in losses.iter_mut().filter(|l| unwritten(l)) {
         let Some(parent) = loss.pointer.parent() else {
             continue;
         };
+        // A keyword spilled into a copy of a definition that went with a dropped subschema:
+        // no place above its pointer (the definition's) was dropped, and no copy is written.
+        let in_a_definition = (parent.as_str().strip_prefix("/$defs/"))
+            .or_else(|| parent.as_str().strip_prefix("/definitions/"))
+            .is_some();
+        if in_a_definition
+            && !dropped
+                .iter()
+                .any(|d| parent.as_str().starts_with(d.as_str()))
+        {
+            loss.kind = LossKind::Dropped;
+            loss.detail = format!(
+                "{}, but the description was dropped with the subschema its definition was inlined into",
+                loss.detail
+            );
+            continue;
+        }
         // The outermost dropped place at or above the spilled keyword's node.
         let text = parent.as_str();
         let ends = (text
