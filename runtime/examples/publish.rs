@@ -330,10 +330,12 @@ mod tests {
                         .map(|c| c.split(' ').next().unwrap().parse::<usize>().unwrap())
                         .sum();
                     assert_eq!(total, losses.len(), "{row:?}");
-                    assert!(
-                        row[3].starts_with(&format!("`{}`", first.pointer)),
-                        "{row:?}"
-                    );
+                    let shown = if first.pointer.is_root() {
+                        "(root)".to_owned()
+                    } else {
+                        first.pointer.to_string()
+                    };
+                    assert!(row[3].starts_with(&format!("`{shown}`")), "{row:?}");
                     assert_eq!(note(&row[3]), first.detail, "the detail, whole");
                 }
             }

@@ -5,6 +5,7 @@
 
 pub mod example_server;
 pub mod fuzz;
+pub mod grammars;
 pub mod promises;
 pub mod raw_server;
 pub mod requests;

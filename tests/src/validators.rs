@@ -49,6 +49,8 @@ pub fn validate(target: Target, schema: &Value, strict: Option<bool>) -> Vec<Str
         // target above); the keywords are the model family's, Claude's by default (section 4).
         Target::Bedrock => anthropic(schema, &mut out),
         Target::Xai => xai(schema, &mut out),
+        // llama.cpp: written from its converter's source (`grammars.rs`).
+        Target::LlamaCpp => crate::grammars::llama_cpp(schema, &mut out),
         _ => out.push(format!("no validator for {target}")),
     }
     out

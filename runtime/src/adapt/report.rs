@@ -25,6 +25,10 @@ pub enum LossKind {
     Widened,
     /// A `$ref` replaced by its target, or recursion cut at a bounded depth.
     Inlined,
+    /// An object the schema left open (no `additionalProperties`) that the provider closes:
+    /// properties beyond the declared ones, which the schema accepts, are refused (a grammar
+    /// engine's default). The output says `additionalProperties: false`.
+    Closed,
     /// The whole tool fell back to a simpler schema (non-strict, or the empty object).
     Fallback,
 }

@@ -42,13 +42,22 @@ impl fmt::Display for UnknownTarget {
 
 impl Error for UnknownTarget {}
 
+impl Target {
+    /// Other names a target is known by (a server's name where it has one grammar engine):
+    /// `FromStr` reads them too.
+    pub const ALIASES: &'static [(&'static str, Target)] = &[("llama-server", Target::LlamaCpp)];
+}
+
 impl FromStr for Target {
     type Err = UnknownTarget;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Target::ALL
-            .iter()
-            .copied()
+        (Target::ALL.iter().copied())
             .find(|t| t.as_str() == s)
+            .or_else(|| {
+                (Target::ALIASES.iter())
+                    .find(|(a, _)| *a == s)
+                    .map(|(_, t)| *t)
+            })
             .ok_or_else(|| UnknownTarget { name: s.to_owned() })
     }
 }

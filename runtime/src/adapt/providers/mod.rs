@@ -6,6 +6,7 @@ mod bedrock;
 mod cca;
 mod deepseek;
 pub(super) mod google;
+mod llama;
 mod mcp;
 mod mistral;
 mod moonshot;
@@ -154,6 +155,15 @@ targets! {
     /// ECMA-262 subset and bounds past its guarantees spilled, value schemas of open maps dropped
     /// (`additionalProperties: true`).
     Xai = "xai" => AdaptSettings::xai,
+    /// [llama.cpp](https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md)'s server
+    /// (`llama-server`; also the name `llama-server`): every tool becomes part of one GBNF
+    /// grammar (`common/json-schema-to-grammar.cpp`), which refuses the whole request over one
+    /// bad schema: patterns anchored and their `\d`/`\w`/`\s` written as classes (or spilled),
+    /// boolean subschemas and references replaced, lengths and counts past its repetition limit
+    /// spilled; what the converter skips at a node (number bounds, most formats, `not`,
+    /// `uniqueItems`, ...) spilled, `oneOf` → `anyOf`, keywords beside an `anyOf` moved into
+    /// its branches, and each object the grammar closes reported.
+    LlamaCpp = "llama-cpp" => AdaptSettings::llama_cpp,
 }
 
 /// What every target but MCP starts with: draft-07 forms upgraded, `$schema` removed, an object

@@ -14,6 +14,7 @@ mod enums;
 mod fields;
 mod google;
 mod google_values;
+mod grammar;
 mod inline;
 mod keywords;
 mod maps;
@@ -59,6 +60,10 @@ pub use fields::OnlyFields;
 pub use google::{BoolItems, BoolSchemas, EnsureProperties, PropertyOrdering, SnakeCaseKeywords};
 #[doc(hidden)]
 pub use google_values::{GoogleNullable, OneBranchUnions, RequiredAreProperties, StringEnumsOnly};
+#[doc(hidden)]
+pub use grammar::{
+    LLAMA_CPP_ITEMS, LLAMA_CPP_REPETITIONS, LlamaCppPatterns, LlamaCppReads, SiblingsIntoBranches,
+};
 #[doc(hidden)]
 pub use inline::{InlineRefs, InlineRefsNotUnder, OrphanedDefinitions, UnreferencedDefinitions};
 #[doc(hidden)]
