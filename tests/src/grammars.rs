@@ -481,3 +481,17 @@ fn admitted(schema: &Value, depth: usize) -> Option<Vec<String>> {
     }
     Some(all)
 }
+
+/// llguidance's problems with `schema`: the crate compiles it with its default options (lenient
+/// off, as vLLM's `guidance` backend runs it); an error, or any warning, is a problem.
+pub fn llguidance(schema: &Value, out: &mut Vec<String>) {
+    let builder = llguidance::GrammarBuilder::new(None, llguidance::api::ParserLimits::default());
+    match llguidance::JsonCompileOptions::default().json_to_llg(builder, schema.clone()) {
+        Ok(result) => {
+            for (warning, _) in result.builder.get_warnings() {
+                out.push(format!("llguidance warns: {warning}"));
+            }
+        }
+        Err(e) => out.push(format!("llguidance refuses it: {e}")),
+    }
+}

@@ -221,7 +221,25 @@ pub fn report_problems(input: &Value, adapted: &Adapted, positions: Positions) -
             out.push("fallback without a loss entry".to_owned());
         }
     } else {
+        // A schema no object satisfies (a required property that is `false`, an `allOf` of an
+        // integer and a string) is refused by llguidance, and no adaptation that keeps its
+        // meaning is accepted: that refusal, when llguidance refuses the input read as a tool's
+        // parameters (an object, as every target's root is) too, is the input's. (Refused for
+        // another reason first, a dangling `$ref` say, the input still counts: its
+        // unsatisfiable part is what the output kept. An output made unsatisfiable from an
+        // input llguidance accepts is still a finding.)
+        let unsatisfiable = |p: &String| p.contains("Unsatisfiable schema");
+        let input_unsatisfiable = || {
+            let mut object = input.clone();
+            if let Some(m) = object.as_object_mut() {
+                m.entry("type").or_insert_with(|| Value::from("object"));
+            }
+            (validate(target, &object, None).iter()).any(|p| p.contains("llguidance refuses it"))
+        };
         for p in validate(target, &adapted.schema, adapted.strict) {
+            if unsatisfiable(&p) && input_unsatisfiable() {
+                continue;
+            }
             out.push(format!("the provider would refuse it: {p}"));
         }
     }

@@ -51,6 +51,8 @@ pub fn validate(target: Target, schema: &Value, strict: Option<bool>) -> Vec<Str
         Target::Xai => xai(schema, &mut out),
         // llama.cpp: written from its converter's source (`grammars.rs`).
         Target::LlamaCpp => crate::grammars::llama_cpp(schema, &mut out),
+        // llguidance: the engine itself.
+        Target::Llguidance => crate::grammars::llguidance(schema, &mut out),
         _ => out.push(format!("no validator for {target}")),
     }
     out

@@ -256,3 +256,79 @@ fn a_catalog_with_an_unanchored_pattern_and_a_long_string_converts() {
 fn the_server_name_is_an_alias() {
     assert_eq!("llama-server".parse::<Target>().unwrap(), Target::LlamaCpp);
 }
+
+/// llguidance with lenient off, its own compiler as the validator: the input is refused, the
+/// output compiles without an error or a warning, and the report names what changed.
+fn llguidance_fixed(schema: Value, refused: &str) -> Adapted<'static> {
+    let mut before = Vec::new();
+    toolschema_tests::grammars::llguidance(&schema, &mut before);
+    assert!(
+        before.iter().any(|p| p.contains(refused)),
+        "the input should be refused ({refused}): {before:#?}"
+    );
+    let adapted = Target::Llguidance.adapt(&schema).into_owned();
+    let mut after = Vec::new();
+    toolschema_tests::grammars::llguidance(&adapted.schema, &mut after);
+    assert!(after.is_empty(), "{after:#?}\n{:#}", adapted.schema);
+    adapted
+}
+
+/// "Unimplemented keys" (`uniqueItems`, `not`): spilled or dropped, each a loss.
+#[test]
+fn llguidance_unimplemented_keywords_are_reported() {
+    let a = llguidance_fixed(
+        object(
+            json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true, "not": {"maxItems": 0}}),
+        ),
+        "Unimplemented keys",
+    );
+    for keyword in ["uniqueItems", "not"] {
+        assert!(
+            a.losses.iter().any(|l| l.keyword == keyword),
+            "{keyword}: {:#?}",
+            a.losses
+        );
+    }
+}
+
+/// "Unknown format": a format outside its list is spilled; one it knows is kept.
+#[test]
+fn llguidance_unknown_formats_are_spilled() {
+    let schema = json!({"type": "object", "additionalProperties": false, "properties": {
+        "ip": {"type": "string", "format": "idn-email"},
+        "at": {"type": "string", "format": "date-time"}
+    }});
+    let a = llguidance_fixed(schema, "Unknown format");
+    assert!(a.schema["properties"]["ip"].get("format").is_none());
+    assert_eq!(a.schema["properties"]["at"]["format"], "date-time");
+    assert!(
+        a.losses
+            .iter()
+            .any(|l| l.keyword == "format" && l.kind == LossKind::Spilled)
+    );
+}
+
+/// "oneOf constraints are not supported": read as `anyOf`, widened where branches overlap.
+#[test]
+fn llguidance_one_of_becomes_any_of() {
+    let a = llguidance_fixed(
+        object(json!({"oneOf": [{"type": "string"}, {"type": "string", "minLength": 3}]})),
+        "oneOf constraints are not supported",
+    );
+    assert!(a.schema["properties"]["p"].get("anyOf").is_some());
+    assert!(a.losses.iter().any(|l| l.kind == LossKind::Widened));
+}
+
+/// Lookaround, which its regular expressions do not have: spilled.
+#[test]
+fn llguidance_lookaround_is_spilled() {
+    let a = llguidance_fixed(
+        object(json!({"type": "string", "pattern": "^(?!admin).+$"})),
+        "",
+    );
+    assert!(
+        a.losses
+            .iter()
+            .any(|l| l.keyword == "pattern" && l.detail.contains("lookaround"))
+    );
+}

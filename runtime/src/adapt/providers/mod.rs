@@ -7,6 +7,7 @@ mod cca;
 mod deepseek;
 pub(super) mod google;
 mod llama;
+mod llguidance;
 mod mcp;
 mod mistral;
 mod moonshot;
@@ -164,6 +165,12 @@ targets! {
     /// `uniqueItems`, ...) spilled, `oneOf` → `anyOf`, keywords beside an `anyOf` moved into
     /// its branches, and each object the grammar closes reported.
     LlamaCpp = "llama-cpp" => AdaptSettings::llama_cpp,
+    /// [llguidance](https://github.com/guidance-ai/llguidance/blob/main/docs/json_schema.md)
+    /// with lenient mode off (vLLM's `guidance` backend, llama.cpp built with it): keywords it
+    /// does not implement and formats it does not know spilled (it refuses the schema over
+    /// one), every `oneOf` → `anyOf`, patterns with lookaround or back-references spilled, a
+    /// non-local `$ref` inlined; objects stay open.
+    Llguidance = "llguidance" => AdaptSettings::llguidance,
 }
 
 /// What every target but MCP starts with: draft-07 forms upgraded, `$schema` removed, an object

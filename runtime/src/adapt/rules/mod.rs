@@ -62,7 +62,8 @@ pub use google::{BoolItems, BoolSchemas, EnsureProperties, PropertyOrdering, Sna
 pub use google_values::{GoogleNullable, OneBranchUnions, RequiredAreProperties, StringEnumsOnly};
 #[doc(hidden)]
 pub use grammar::{
-    LLAMA_CPP_ITEMS, LLAMA_CPP_REPETITIONS, LlamaCppPatterns, LlamaCppReads, SiblingsIntoBranches,
+    LLAMA_CPP_ITEMS, LLAMA_CPP_REPETITIONS, LlamaCppPatterns, LlamaCppReads, RegexEnginePatterns,
+    SiblingsIntoBranches, UnsatisfiableRoot,
 };
 #[doc(hidden)]
 pub use inline::{InlineRefs, InlineRefsNotUnder, OrphanedDefinitions, UnreferencedDefinitions};
