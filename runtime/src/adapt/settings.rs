@@ -322,12 +322,19 @@ impl AdaptSettings {
             {
                 rules.push(Box::new(rules::OrphanedDefinitions));
             }
+            // A root `$ref` inlined by a later rule brings its target's `title` to the root: a
+            // form that removes the root's title removes it again at its end (else adapting the
+            // output again would).
             let defined = |name| {
                 [Some(self.shared), self.strict, Some(self.relaxed)]
                     .into_iter()
                     .flatten()
                     .any(|list| list(self).iter().any(|r| r.name() == name))
             };
+            let title = rules::RemoveRootTitle.name();
+            if defined(title) && !self.removed.contains(&title) {
+                rules.push(Box::new(rules::RemoveRootTitle));
+            }
             for (added, placed) in self.added.iter().zip(placed) {
                 if !placed && !defined(added.name) {
                     rules.push((added.make)());

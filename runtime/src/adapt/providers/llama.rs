@@ -45,8 +45,6 @@ fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     rules.extend([
         Box::new(r::BoolSchemas) as Box<dyn Rule>,
         Box::new(r::InlineRefs::default()),
-        // A root `$ref`'s target brings its `title` to the root.
-        Box::new(r::RemoveRootTitle),
         Box::new(r::MergeSingleAllOf),
         Box::new(r::OneOfToAnyOf),
         Box::new(r::SiblingsIntoBranches),

@@ -40,8 +40,6 @@ fn relaxed(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = json_schema_prefix();
     rules.extend([
         Box::new(r::InlineRefs::default()) as Box<dyn Rule>,
-        // A root `$ref`'s target brings its `title` to the root.
-        Box::new(r::RemoveRootTitle),
         Box::new(r::OneOfToAnyOf),
         Box::new(strip_keywords(
             settings,
