@@ -773,7 +773,7 @@ pub(crate) fn llama_pattern(pattern: &str) -> Result<String, &'static str> {
     Ok(format!("^{open}{out}{close}$"))
 }
 
-/// Every `pattern` in the form llama.cpp's converter takes ([`llama_pattern`]): a rewrite with
+/// Every `pattern` in the form llama.cpp's converter takes (`llama_pattern`): a rewrite with
 /// the same meaning is a change; one that cannot be rewritten is spilled into the description,
 /// a loss (the converter would refuse the whole request, or skip part of it).
 #[derive(Clone, Copy, Debug, Default)]
@@ -844,7 +844,7 @@ pub(crate) fn needs_backtracking(pattern: &str) -> Option<&'static str> {
 }
 
 /// Every `pattern` (and `patternProperties` name) a regex engine without backtracking cannot
-/// compile ([`needs_backtracking`]) spilled into the description (a `patternProperties` entry
+/// compile (`needs_backtracking`) spilled into the description (a `patternProperties` entry
 /// dropped), each a loss: llguidance refuses the whole schema over one.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RegexEnginePatterns;
