@@ -13,7 +13,7 @@
 //! keyword of the node is skipped without a word, so the rules here move what a node says beside
 //! a union into its branches, and spill (or drop) the rest, each with a loss.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
@@ -252,6 +252,7 @@ impl Rule for SiblingsIntoBranches {
         // would otherwise double the schema at every level. Past it, a sibling that holds
         // subschemas stays, and is spilled.
         let mut budget = tree.nodes.len();
+        let mut sizes: HashMap<NodeId, usize> = HashMap::new();
         tree.walk(|tree, id| {
             let Some(Slot::Schemas(branches)) = tree.get(id, Keyword::AnyOf).map(|e| &e.value)
             else {
@@ -297,7 +298,7 @@ impl Rule for SiblingsIntoBranches {
                 });
                 let copied = match &entry.value {
                     Slot::Value(_) => Some(0),
-                    slot => slot_size(tree, slot, budget).map(|n| n * branches.len()),
+                    slot => Some(slot_size(tree, slot, &mut sizes) * branches.len()),
                 };
                 match copied {
                     Some(n) if fits && n <= budget => budget -= n,
@@ -396,23 +397,42 @@ fn intersection<'a>(branch: &'a Value, node: &'a Value) -> Vec<&'a str> {
     both
 }
 
-/// How many nodes a slot holds, if no more than `limit` (counting stops there).
-fn slot_size(tree: &Tree, slot: &Slot, limit: usize) -> Option<usize> {
-    let mut work: Vec<NodeId> = match slot {
+/// How many nodes a slot holds. Each node's count is kept in `sizes` once made (a walk from
+/// the root counts each subtree once; the nodes below one being moved are not yet changed when it
+/// is, as the walk visits parents first).
+fn slot_size(tree: &Tree, slot: &Slot, sizes: &mut HashMap<NodeId, usize>) -> usize {
+    let tops: Vec<NodeId> = match slot {
         Slot::Schema(n) => vec![*n],
         Slot::Schemas(list) => list.clone(),
         Slot::Map(map) => map.iter().map(|(_, n)| *n).collect(),
         Slot::Value(_) => Vec::new(),
     };
-    let mut count = 0;
-    while let Some(id) = work.pop() {
-        count += 1;
-        if count > limit {
-            return None;
+    tops.into_iter().map(|n| node_size(tree, n, sizes)).sum()
+}
+
+/// The node count of the subtree at `id`, counted children first without recursion.
+fn node_size(tree: &Tree, id: NodeId, sizes: &mut HashMap<NodeId, usize>) -> usize {
+    let mut work = vec![(id, false)];
+    while let Some((n, children_done)) = work.pop() {
+        if sizes.contains_key(&n) {
+            continue;
         }
-        work.extend(tree.children(id));
+        if children_done {
+            let total = 1 + tree
+                .children(n)
+                .map(|c| sizes.get(&c).copied().unwrap_or(1))
+                .sum::<usize>();
+            sizes.insert(n, total);
+        } else {
+            work.push((n, true));
+            work.extend(
+                tree.children(n)
+                    .filter(|c| !sizes.contains_key(c))
+                    .map(|c| (c, false)),
+            );
+        }
     }
-    Some(count)
+    sizes.get(&id).copied().unwrap_or(1)
 }
 
 /// Narrows the type of each branch of `id`'s `anyOf` to `t` (both hold); whether it did. A
