@@ -946,7 +946,7 @@ impl Rule for UnsatisfiableRoot {
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
         let root = tree.root;
-        let required: Vec<String> = (tree
+        let required: HashSet<String> = (tree
             .value(root, Keyword::Required)
             .and_then(Value::as_array))
         .map(|r| {
