@@ -26,6 +26,7 @@ mod order;
 mod patterns;
 mod recursion;
 mod refs;
+mod regex_engine;
 mod responses;
 mod root;
 mod strict;
@@ -62,8 +63,7 @@ pub use google::{BoolItems, BoolSchemas, EnsureProperties, PropertyOrdering, Sna
 pub use google_values::{GoogleNullable, OneBranchUnions, RequiredAreProperties, StringEnumsOnly};
 #[doc(hidden)]
 pub use grammar::{
-    LLAMA_CPP_ITEMS, LLAMA_CPP_REPETITIONS, LlamaCppPatterns, LlamaCppReads, RegexEnginePatterns,
-    SiblingsIntoBranches, UnsatisfiableRoot,
+    LLAMA_CPP_ITEMS, LLAMA_CPP_REPETITIONS, LlamaCppPatterns, LlamaCppReads, SiblingsIntoBranches,
 };
 #[doc(hidden)]
 pub use inline::{InlineRefs, InlineRefsNotUnder, OrphanedDefinitions, UnreferencedDefinitions};
@@ -90,6 +90,8 @@ pub(crate) use patterns::pattern_refusal;
 pub use recursion::InlineRefusedRefs;
 #[doc(hidden)]
 pub use refs::{MergeSingleAllOf, ResolveRefSiblings, WrapRefSiblings};
+#[doc(hidden)]
+pub use regex_engine::{RegexEnginePatterns, UnsatisfiableRoot};
 #[doc(hidden)]
 pub use responses::ResponsesPrepass;
 pub(crate) use responses::has_lookaround;
