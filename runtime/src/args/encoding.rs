@@ -359,6 +359,20 @@ fn decode_at(
                         .then(|| (name.clone(), child))
                     })
                 });
+                // A `null` where strict mode made an optional property required and nullable,
+                // at JSON text: the property left out (the value's own `null` is the text
+                // `null` there, see [`encode`]).
+                if let Some(p) = properties {
+                    map.retain(|key, v| {
+                        !(v.is_null() && p.contains_key(key) && {
+                            let child = format!("{at}/properties/{}", escape(key));
+                            guide.made_required.contains(&child)
+                                && (guide.places.get(child.as_str())).is_some_and(|place| {
+                                    matches!(place.encoding, Encoding::JsonText)
+                                })
+                        })
+                    });
+                }
                 let keys: Vec<String> = map.keys().cloned().collect();
                 for key in keys {
                     if extra.as_ref().is_some_and(|(name, _)| *name == key) {
@@ -671,7 +685,12 @@ fn encode_at(guide: &Guide<'_>, value: &mut Value, at: String, through: &mut Vec
                     }
                 }
                 Encoding::JsonText => {
-                    if !(value.is_null() && admits(node, value)) {
+                    // Where strict mode added the `null` (for "absent"), a `null` of the value
+                    // itself goes as the text `null`, so the two cannot be confused.
+                    if !(value.is_null()
+                        && admits(node, value)
+                        && !guide.made_required.contains(&at))
+                    {
                         *value = Value::String(value.to_string());
                     }
                 }

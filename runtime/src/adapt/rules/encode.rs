@@ -13,7 +13,7 @@
 //! - [`UnrollRecursion`]: recursion unrolled two levels, the rest sent as JSON text (Anthropic
 //!   strict tool use takes no recursion).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
@@ -57,7 +57,7 @@ impl Rule for EncodeMaps {
             return;
         }
         let list = tree.breadth_first();
-        let valued = value_places(&list);
+        let valued = value_places(tree, &list);
         let maps: Vec<(NodeId, Map)> = (list.iter().zip(&valued))
             .filter(|(_, valued)| **valued)
             .filter_map(|(r, _)| Map::of(tree, r.id, r.id == tree.root).map(|m| (r.id, m)))
@@ -489,7 +489,7 @@ impl Rule for EncodeAny {
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
         let list = tree.breadth_first();
-        let valued = value_places(&list);
+        let valued = value_places(tree, &list);
         let open: Vec<NodeId> = (list.iter().zip(&valued))
             .filter(|(_, valued)| **valued)
             .map(|(r, _)| r)
@@ -572,7 +572,7 @@ impl Rule for UnrollRecursion {
         }
         // Nor one where the arguments' value is not the node's own (under `allOf`, `not`, ...).
         let list = tree.breadth_first();
-        let valued = value_places(&list);
+        let valued = value_places(tree, &list);
         let elsewhere =
             (list.iter().zip(&valued)).any(|(r, valued)| !valued && tree.has(r.id, Keyword::Ref));
         if elsewhere {
@@ -590,8 +590,9 @@ impl Rule for UnrollRecursion {
 /// reached from the root through properties, items, tuple members, map values, definitions and
 /// `anyOf`/`oneOf` members only. Under `allOf` (every member holds), `not`, `if`/`then`/`else`,
 /// `contains`, `propertyNames` or a dependent schema, an encoded form would change what the
-/// node means there: not encoded.
-fn value_places(list: &[crate::adapt::tree::Reached<'_>]) -> Vec<bool> {
+/// node means there: not encoded. A definition is the arguments' own value only where every
+/// reference to it is: one an `allOf` member refers to is not, nor is anything inside it.
+fn value_places(tree: &Tree, list: &[crate::adapt::tree::Reached<'_>]) -> Vec<bool> {
     let mut out: Vec<bool> = Vec::with_capacity(list.len());
     for r in list {
         let step_ok = match r.step {
@@ -602,6 +603,27 @@ fn value_places(list: &[crate::adapt::tree::Reached<'_>]) -> Vec<bool> {
         };
         let parent = out.get(r.parent).copied().unwrap_or(true);
         out.push(step_ok && parent);
+    }
+    // Through references: what a non-value place refers to is not a value place either (each
+    // node is marked once, so this stays linear).
+    let index: HashMap<NodeId, usize> = (list.iter().enumerate()).map(|(i, r)| (r.id, i)).collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); list.len()];
+    for (i, r) in list.iter().enumerate() {
+        if let Some(c) = children.get_mut(r.parent) {
+            c.push(i);
+        }
+    }
+    let mut stack: Vec<usize> = (0..list.len()).filter(|i| !out[*i]).collect();
+    while let Some(i) = stack.pop() {
+        let target = (tree.value(list[i].id, Keyword::Ref).and_then(Value::as_str))
+            .and_then(|r| tree.resolve(r))
+            .and_then(|t| index.get(&t).copied());
+        for j in children[i].iter().copied().chain(target) {
+            if out[j] {
+                out[j] = false;
+                stack.push(j);
+            }
+        }
     }
     out
 }
