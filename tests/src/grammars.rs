@@ -33,7 +33,7 @@ const PRIMITIVES: &[&str] = &[
 
 /// Keywords that constrain a value (JSON Schema 2020-12): the converter must read each one it
 /// is given, or the grammar silently holds less than the schema says.
-const CONSTRAINTS: &[&str] = &[
+pub(crate) const CONSTRAINTS: &[&str] = &[
     "$ref",
     "type",
     "enum",
@@ -464,7 +464,7 @@ fn types_of(t: &Value) -> Vec<String> {
 }
 
 /// The types a subschema admits, from its `type` or else its alternatives' (`None`: any).
-fn admitted(schema: &Value, depth: usize) -> Option<Vec<String>> {
+pub(crate) fn admitted(schema: &Value, depth: usize) -> Option<Vec<String>> {
     if depth == 0 {
         return None;
     }

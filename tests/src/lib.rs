@@ -11,3 +11,4 @@ pub mod raw_server;
 pub mod requests;
 pub mod task_server;
 pub mod validators;
+pub mod xgrammar;

@@ -53,6 +53,8 @@ pub fn validate(target: Target, schema: &Value, strict: Option<bool>) -> Vec<Str
         Target::LlamaCpp => crate::grammars::llama_cpp(schema, &mut out),
         // llguidance: the engine itself.
         Target::Llguidance => crate::grammars::llguidance(schema, &mut out),
+        // xgrammar (and vLLM in front of it): written from their source (`xgrammar.rs`).
+        Target::Xgrammar => crate::xgrammar::xgrammar(schema, &mut out),
         _ => out.push(format!("no validator for {target}")),
     }
     out

@@ -49,7 +49,7 @@ fn every_catalog_converts_for_every_target() {
     }
     // 7 fixture types + 206 real tools, for every target.
     assert_eq!(checked, (7 + 206) * Target::ALL.len());
-    assert_eq!(Target::ALL.len(), 19);
+    assert_eq!(Target::ALL.len(), 20);
 }
 
 /// With encoding on (`AdaptSettings::with_encoding`), for each target that encodes, every

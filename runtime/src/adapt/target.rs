@@ -45,7 +45,11 @@ impl Error for UnknownTarget {}
 impl Target {
     /// Other names a target is known by (a server's name where it has one grammar engine):
     /// `FromStr` reads them too.
-    pub const ALIASES: &'static [(&'static str, Target)] = &[("llama-server", Target::LlamaCpp)];
+    pub const ALIASES: &'static [(&'static str, Target)] = &[
+        ("llama-server", Target::LlamaCpp),
+        ("vllm", Target::Xgrammar),
+        ("sglang", Target::Xgrammar),
+    ];
 }
 
 impl FromStr for Target {

@@ -242,7 +242,9 @@ fn arguments_round_trip(schema: &Value, adapted: &Adapted) -> Result<(), String>
             }) || adapted.changes.iter().any(|c| c.rule == "infer-type");
             if json_schema_nulls
                 && !narrowed
-                && let Ok(v) = jsonschema::options().build(&adapted.schema)
+                // Formats asserted, as the instances were generated and as restore checks.
+                && let Ok(v) = (jsonschema::options().should_validate_formats(true))
+                    .build(&adapted.schema)
                 && !v.is_valid(&sent)
             {
                 return Err(format!(

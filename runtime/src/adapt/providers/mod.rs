@@ -14,6 +14,7 @@ mod moonshot;
 mod ollama;
 pub(super) mod openai;
 pub(super) mod xai;
+mod xgrammar;
 
 pub(crate) use anthropic::ANTHROPIC_STRICT;
 pub(crate) use openai::{DEEPSEEK_STRICT, OPENAI_STRICT};
@@ -171,6 +172,13 @@ targets! {
     /// one), every `oneOf` → `anyOf`, patterns with lookaround or back-references spilled, a
     /// non-local `$ref` inlined; objects stay open.
     Llguidance = "llguidance" => AdaptSettings::llguidance,
+    /// [xgrammar](https://xgrammar.mlc.ai/docs/) in strict mode (vLLM's and SGLang's default
+    /// engine; also the names `vllm` and `sglang`): what its converter skips at a node (keywords
+    /// beside a reference, union or `allOf`, several `allOf` members, `not`, lengths beside a
+    /// pattern, ...) and what vLLM refuses up front (`multipleOf`, `uniqueItems`, unknown
+    /// formats) spilled, references inlined, `oneOf` → `anyOf`, patterns written for a
+    /// whole-string match, and each object or tuple strict mode closes reported.
+    Xgrammar = "xgrammar" => AdaptSettings::xgrammar,
 }
 
 /// What every target but MCP starts with: draft-07 forms upgraded, `$schema` removed, an object

@@ -34,7 +34,7 @@ pub const LLAMA_CPP_REPETITIONS: u64 = 2000;
 pub const LLAMA_CPP_ITEMS: u64 = LLAMA_CPP_REPETITIONS / 3;
 
 /// Keywords that assert something of a value (the rest annotate, or hold definitions).
-const ASSERTIONS: &[Keyword] = &[
+pub(super) const ASSERTIONS: &[Keyword] = &[
     Keyword::Ref,
     Keyword::DynamicRef,
     Keyword::Type,
@@ -209,7 +209,7 @@ fn reads(tree: &Tree, id: NodeId, ty: Option<&str>) -> HashSet<Keyword> {
 }
 
 /// A non-negative integer keyword's value.
-fn count(tree: &Tree, id: NodeId, k: Keyword) -> Option<u64> {
+pub(super) fn count(tree: &Tree, id: NodeId, k: Keyword) -> Option<u64> {
     let v = tree.value(id, k)?;
     v.as_u64().or_else(|| {
         v.as_f64()
@@ -334,7 +334,7 @@ impl Rule for SiblingsIntoBranches {
                     origin,
                     Some(id),
                     format!(
-                        "`{}` beside `anyOf` moved into each branch (llama.cpp reads only the union at this node)",
+                        "`{}` beside `anyOf` moved into each branch (the grammar converter reads only the union at this node)",
                         moved.join("`, `")
                     ),
                 );
@@ -344,7 +344,7 @@ impl Rule for SiblingsIntoBranches {
 }
 
 /// The JSON types a `type` value names (`number` also names `integer`).
-fn type_names(t: &Value) -> Vec<&str> {
+pub(super) fn type_names(t: &Value) -> Vec<&str> {
     let mut names: Vec<&str> = match t {
         Value::String(s) => vec![s.as_str()],
         Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),
@@ -358,7 +358,7 @@ fn type_names(t: &Value) -> Vec<&str> {
 
 /// The types a node without `type` can take through its `anyOf` members (`None`: any, or not
 /// known within `depth` levels).
-fn effective(tree: &Tree, id: NodeId, depth: usize) -> Option<Vec<String>> {
+pub(super) fn effective(tree: &Tree, id: NodeId, depth: usize) -> Option<Vec<String>> {
     if depth == 0 {
         return None;
     }
@@ -607,6 +607,12 @@ const ANY_CHAR: &str = r"(?:.|[\n\r\u2028\u2029])";
 /// converter with only a warning), back-references, `\b`, `\p{..}`, an anchor inside the
 /// pattern, a `{` that is not a quantifier, a repetition past the grammar's limit.
 pub(crate) fn llama_pattern(pattern: &str) -> Result<String, &'static str> {
+    anchored_pattern(pattern, Some(LLAMA_CPP_ITEMS))
+}
+
+/// [`llama_pattern`]'s rewrite, with the engine's largest repetition count (`None`: no limit);
+/// xgrammar's regex converter takes the same form.
+pub(crate) fn anchored_pattern(pattern: &str, limit: Option<u64>) -> Result<String, &'static str> {
     let chars: Vec<char> = pattern.chars().collect();
     let start = chars.first() == Some(&'^');
     let mut end_at = chars.len();
@@ -752,7 +758,10 @@ pub(crate) fn llama_pattern(pattern: &str) -> Result<String, &'static str> {
                 if first.is_empty() || !valid(first) || second.is_some_and(|t| !valid(t)) {
                     return Err("a `{` that is not a quantifier");
                 }
-                let too_many = |t: &str| t.parse::<u64>().map_or(true, |n| n >= LLAMA_CPP_ITEMS);
+                let too_many = |t: &str| {
+                    t.parse::<u64>()
+                        .map_or(true, |n| limit.is_some_and(|l| n >= l))
+                };
                 if too_many(first) || second.is_some_and(|t| !t.is_empty() && too_many(t)) {
                     return Err("a repetition past the grammar's limit");
                 }

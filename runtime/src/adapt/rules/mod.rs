@@ -35,6 +35,7 @@ mod unions;
 mod valid;
 mod values;
 pub(crate) mod words;
+mod xgrammar;
 
 // The built-in rules are public for the workspace's own tests and for a caller who composes
 // a target from them, but hidden from the docs: a server author never names one, and a
@@ -104,6 +105,8 @@ pub use types::SplitTypeArrays;
 #[doc(hidden)]
 pub use unions::{OneOfToAnyOf, SpliceNestedAnyOf};
 pub use valid::ValidKeywords;
+#[doc(hidden)]
+pub use xgrammar::{XGRAMMAR_FORMATS, XgrammarPatterns, XgrammarReads};
 
 use schemars::Schema;
 use schemars::transform::Transform;
