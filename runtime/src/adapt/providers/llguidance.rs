@@ -12,7 +12,9 @@
 //!   `hostname`, `ipv4`, `ipv6`, `uuid`, `uri`): "Unknown format": spilled (`llguidance-unimplemented`);
 //! - any `oneOf` ("oneOf constraints are not supported"): read as `anyOf` (`oneof-to-anyof`,
 //!   `widened` unless provably exclusive);
-//! - a pattern its regex engine cannot compile (lookaround, back-references, `\b`): spilled
+//! - a pattern its regex engine cannot compile (lookaround, back-references, `\b`), and a
+//!   pattern and format it would have to intersect ("Unable to determine if regex is empty": on
+//!   one node, or across an `allOf`'s members, where the first is kept): spilled
 //!   (`regex-engine-patterns`); a `$ref` that does not resolve ("Pointer ... does not exist")
 //!   or a cycle of references with sibling keywords ("circular references with sibling keys are
 //!   not supported"): every reference is inlined (`inline-refs`: recursion unrolled, then cut,

@@ -73,6 +73,7 @@ impl Rule for RegexEnginePatterns {
                 }
                 .node(tree, id, report);
             }
+            one_regex_across_all_of(tree, id, report);
             let Some(Slot::Map(entries)) = tree.get(id, Keyword::PatternProperties).map(|e| &e.value)
             else {
                 return;
@@ -102,6 +103,37 @@ impl Rule for RegexEnginePatterns {
                 tree.take(id, Keyword::PatternProperties);
             }
         });
+    }
+}
+
+/// The members of an `allOf` all hold, so their formats and patterns are intersected, which
+/// llguidance cannot always decide either: of the node's and its members' `format`s and
+/// `pattern`s, the first is kept and the others are spilled, each a loss.
+fn one_regex_across_all_of(tree: &mut Tree, id: NodeId, report: &mut Report) {
+    let Some(Slot::Schemas(members)) = tree.get(id, Keyword::AllOf).map(|e| &e.value) else {
+        return;
+    };
+    let members = members.clone();
+    let regex = [Keyword::Format, Keyword::Pattern];
+    let mut kept = regex.iter().any(|k| tree.has(id, *k));
+    for m in members {
+        let here: Vec<Keyword> = regex.iter().copied().filter(|k| tree.has(m, *k)).collect();
+        if here.is_empty() {
+            continue;
+        }
+        let removed: Vec<Keyword> = if kept { here } else { here[1..].to_vec() };
+        kept = true;
+        if removed.is_empty() {
+            continue;
+        }
+        Strip {
+            removed: &|k| matches!(k, Key::Kw(k) if removed.contains(k)),
+            spill: HUMAN_READABLE,
+            why: "the grammar engine cannot always intersect the formats and patterns of an `allOf`'s members; the first is kept",
+            keep: keep_none,
+            also_keep: &[],
+        }
+        .node(tree, m, report);
     }
 }
 
