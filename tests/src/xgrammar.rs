@@ -620,6 +620,8 @@ fn pattern(p: &str, path: &str, out: &mut Vec<String>) {
                 }
                 quantified = true;
             }
+            // `Convert`: `.` is `[\u0000-\U0010FFFF]`, line breaks included.
+            '.' => return refuse("`.` takes a line break here, which ECMA-262's does not"),
             '^' if i != 0 => return refuse("'^' in the middle is ignored"),
             '$' if i + 1 != chars.len() => return refuse("'$' in the middle is ignored"),
             _ => i += 1,

@@ -189,3 +189,62 @@ fn vllm_and_sglang_are_aliases() {
     assert_eq!("vllm".parse::<Target>().unwrap(), Target::Xgrammar);
     assert_eq!("sglang".parse::<Target>().unwrap(), Target::Xgrammar);
 }
+
+/// xgrammar compiles recursion through plain local references (`ResolveRef`), so they stay: a
+/// tree of nodes is held to any depth, with no `inlined` loss. A reference with an assertion
+/// beside it is inlined instead (`keywords_beside_a_reference_hold_once_inlined`).
+#[test]
+fn recursion_through_plain_references_is_kept() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"tree": {"$ref": "#/$defs/Node"}},
+        "required": ["tree"],
+        "additionalProperties": false,
+        "$defs": {"Node": {
+            "type": "object",
+            "properties": {
+                "value": {"type": "integer"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+            },
+            "required": ["value"],
+            "additionalProperties": false
+        }}
+    });
+    let a = Target::Xgrammar.adapt(&schema).into_owned();
+    assert!(problems(&a.schema).is_empty(), "{:#?}", problems(&a.schema));
+    assert_eq!(a.schema, schema);
+    assert!(
+        a.losses.is_empty() && a.changes.is_empty(),
+        "{:#?}",
+        a.losses
+    );
+}
+
+/// A reference whose path xgrammar would look up without unescaping (`~1` for a `/` in the
+/// name): "Cannot find field", so every reference is inlined.
+#[test]
+fn an_escaped_reference_is_inlined() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"p": {"$ref": "#/$defs/a~1b"}},
+        "required": ["p"],
+        "additionalProperties": false,
+        "$defs": {"a/b": {"type": "string"}}
+    });
+    let a = fixed(schema, "Cannot find field");
+    assert_eq!(a.schema["properties"]["p"], json!({"type": "string"}));
+}
+
+/// xgrammar's `.` takes every code point, ECMA-262's no line terminator: written as that class,
+/// so the meaning holds.
+#[test]
+fn a_dot_keeps_its_ecma_meaning() {
+    let a = fixed(
+        object(json!({"type": "string", "pattern": "^a.b$"})),
+        "`.` takes a line break",
+    );
+    let p = a.schema["properties"]["p"]["pattern"].as_str().unwrap();
+    let re = regress::Regex::new(p).unwrap();
+    assert!(re.find("axb").is_some() && re.find("a\nb").is_none(), "{p}");
+    assert!(a.losses.is_empty(), "{:#?}", a.losses);
+}

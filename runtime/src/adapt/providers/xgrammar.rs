@@ -9,8 +9,9 @@
 //!
 //! - refused, so rewritten or removed here: a boolean `false` subschema and `true` among
 //!   `prefixItems` (`bool-schemas`); a reference that does not resolve, or whose path has an
-//!   escape (`~1`, `%25`: xgrammar splits on `/` without unescaping): every reference is inlined
-//!   (`inline-refs`, recursion unrolled, then cut, a loss); an integer bound that is not a whole
+//!   escape (`~1`, `%25`: xgrammar splits on `/` without unescaping), or with an assertion beside
+//!   it (read alone): every reference is inlined (`xgrammar-refs`, then `inline-refs`: recursion
+//!   unrolled, then cut, a loss); plain references are kept, recursion with them; an integer bound that is not a whole
 //!   64-bit number, an empty range, lengths or counts that contradict each other; a pattern
 //!   with lookaround, back-references, `\b`, `\p{..}` or flags (spilled, `xgrammar-patterns`);
 //!   and what vLLM refuses: `multipleOf`, `uniqueItems`, `contains`, `minContains`,
@@ -54,11 +55,16 @@ fn relaxed(_: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     let mut rules = json_schema_prefix();
     rules.extend([
         Box::new(r::BoolSchemas) as Box<dyn Rule>,
-        Box::new(r::InlineRefs::default()),
         Box::new(r::MergeSingleAllOf),
         Box::new(r::OneOfToAnyOf),
         Box::new(r::SiblingsIntoBranches),
         // An `allOf` moved into a branch whose own keywords it may join.
+        Box::new(r::MergeSingleAllOf),
+        // References kept where xgrammar reads them as they are (after the union siblings
+        // moved, which may land beside one), else inlined, and the inlined copies' union
+        // siblings moved in turn.
+        Box::new(r::XgrammarRefs),
+        Box::new(r::SiblingsIntoBranches),
         Box::new(r::MergeSingleAllOf),
         // What a node says that is not read goes first, subtrees with it (a pattern spilled
         // into a description that then went with its `patternProperties` would be a promise

@@ -607,12 +607,17 @@ const ANY_CHAR: &str = r"(?:.|[\n\r\u2028\u2029])";
 /// converter with only a warning), back-references, `\b`, `\p{..}`, an anchor inside the
 /// pattern, a `{` that is not a quantifier, a repetition past the grammar's limit.
 pub(crate) fn llama_pattern(pattern: &str) -> Result<String, &'static str> {
-    anchored_pattern(pattern, Some(LLAMA_CPP_ITEMS))
+    anchored_pattern(pattern, Some(LLAMA_CPP_ITEMS), None)
 }
 
-/// [`llama_pattern`]'s rewrite, with the engine's largest repetition count (`None`: no limit);
-/// xgrammar's regex converter takes the same form.
-pub(crate) fn anchored_pattern(pattern: &str, limit: Option<u64>) -> Result<String, &'static str> {
+/// [`llama_pattern`]'s rewrite, with the engine's largest repetition count (`None`: no limit)
+/// and, for an engine whose `.` takes every character (xgrammar), what ECMA-262's `.` is written
+/// as there (`dot`); xgrammar's regex converter takes the same form.
+pub(crate) fn anchored_pattern(
+    pattern: &str,
+    limit: Option<u64>,
+    dot: Option<&str>,
+) -> Result<String, &'static str> {
     let chars: Vec<char> = pattern.chars().collect();
     let start = chars.first() == Some(&'^');
     let mut end_at = chars.len();
@@ -745,6 +750,7 @@ pub(crate) fn anchored_pattern(pattern: &str, limit: Option<u64>) -> Result<Stri
                 out.push(c);
             }
             '^' | '$' => return Err("an anchor inside the pattern"),
+            '.' if dot.is_some() => out.push_str(dot.unwrap_or(".")),
             '{' => {
                 let close = (body[i..].iter()).position(|&x| x == '}').map(|p| i + p);
                 let Some(close) = close else {
@@ -783,6 +789,10 @@ pub(crate) fn anchored_pattern(pattern: &str, limit: Option<u64>) -> Result<Stri
         // `^a|b$` is "starts with a, or ends with b": not one whole-string match.
         return Err("an alternation whose anchors belong to its first and last branches");
     }
+    let any = match dot {
+        Some(d) => format!(r"(?:{d}|[\n\r\u2028\u2029])"),
+        None => ANY_CHAR.to_owned(),
+    };
     let (open, close) = if start && end {
         (String::new(), String::new())
     } else {
@@ -790,12 +800,12 @@ pub(crate) fn anchored_pattern(pattern: &str, limit: Option<u64>) -> Result<Stri
             if start {
                 "(?:".to_owned()
             } else {
-                format!("{ANY_CHAR}*(?:")
+                format!("{any}*(?:")
             },
             if end {
                 ")".to_owned()
             } else {
-                format!("){ANY_CHAR}*")
+                format!("){any}*")
             },
         )
     };

@@ -106,7 +106,7 @@ pub use types::SplitTypeArrays;
 pub use unions::{OneOfToAnyOf, SpliceNestedAnyOf};
 pub use valid::ValidKeywords;
 #[doc(hidden)]
-pub use xgrammar::{XGRAMMAR_FORMATS, XgrammarPatterns, XgrammarReads};
+pub use xgrammar::{XGRAMMAR_FORMATS, XgrammarPatterns, XgrammarReads, XgrammarRefs};
 
 use schemars::Schema;
 use schemars::transform::Transform;

@@ -325,9 +325,56 @@ impl Rule for XgrammarReads {
     }
 }
 
+/// References as xgrammar resolves them: kept (recursion with them, which xgrammar compiles)
+/// when every one is plain: `#`, or `#/` and a path of names without `~` or `%` (xgrammar splits
+/// the path on `/` and looks each name up as it is), resolving in the document, to a node that is
+/// not itself a bare reference, with no assertion beside it (xgrammar reads a `$ref` alone).
+/// Otherwise every reference is inlined ([`super::InlineRefs`]: siblings merged over the copy,
+/// recursion unrolled two levels then cut, a reference that does not resolve dropped; each a
+/// loss), as llama.cpp's target does.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct XgrammarRefs;
+
+impl Rule for XgrammarRefs {
+    fn name(&self) -> &'static str {
+        "xgrammar-refs"
+    }
+
+    fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
+        let plain = |tree: &Tree, id: NodeId| {
+            let Some(entry) = tree.get(id, Keyword::Ref) else {
+                return true;
+            };
+            let Some(reference) = entry.value.as_value().and_then(Value::as_str) else {
+                return false;
+            };
+            let path_ok = reference == "#"
+                || reference
+                    .strip_prefix("#/")
+                    .is_some_and(|p| !p.contains(['~', '%']));
+            let alone = (tree.entries(id).iter()).all(
+                |e| !matches!(e.key, Key::Kw(k) if k != Keyword::Ref && ASSERTIONS.contains(&k)),
+            );
+            let target = tree.resolve(reference);
+            path_ok
+                && alone
+                && target.is_some_and(|t| {
+                    t != id && (!tree.has(t, Keyword::Ref) || tree.entries(t).len() > 1)
+                })
+        };
+        if tree.any_node(|tree, id| !plain(tree, id)) {
+            super::InlineRefs::default().apply(tree, report);
+        }
+    }
+}
+
+/// ECMA-262's `.` (any character but a line terminator), as xgrammar's regex converter reads it
+/// (its own `.` is every code point).
+const XGRAMMAR_DOT: &str = r"[^\n\r\u2028\u2029]";
+
 /// `pattern` in the form xgrammar's regex converter takes with the same meaning: it matches the
-/// whole string and ignores `^`/`$` (an unanchored end gets "any characters"), and its `\s`
-/// is narrower than ECMA-262's (written as a class); lookaround, back-references, `\b`,
+/// whole string and ignores `^`/`$` (an unanchored end gets "any characters"), its `\s` is
+/// narrower than ECMA-262's and its `.` wider (both written as classes); lookaround, back-references, `\b`,
 /// `\p{..}`, flags and an anchor inside the pattern are refused or ignored there, so such a
 /// pattern is spilled.
 #[derive(Clone, Copy, Debug, Default)]
@@ -346,13 +393,13 @@ impl Rule for XgrammarPatterns {
             let Some(pattern) = tree.value(id, Keyword::Pattern).and_then(Value::as_str) else {
                 return;
             };
-            match super::grammar::anchored_pattern(pattern, None) {
+            match super::grammar::anchored_pattern(pattern, None, Some(XGRAMMAR_DOT)) {
                 Ok(p) if p == pattern => {}
                 Ok(p) => {
                     let origin = (tree.get(id, Keyword::Pattern))
                         .map_or(tree.node(id).origin, |e| e.origin);
                     let detail = format!(
-                        "`pattern: {}` written as `{}`, which means the same to xgrammar (it matches the whole string: an unanchored end now says \"any characters\"; `\\s` written as ECMA-262's class)",
+                        "`pattern: {}` written as `{}`, which means the same to xgrammar (it matches the whole string: an unanchored end now says \"any characters\"; `\\s` and `.` written as ECMA-262's classes)",
                         json!(pattern),
                         json!(p)
                     );
