@@ -242,10 +242,13 @@ fn arguments_round_trip(schema: &Value, adapted: &Adapted) -> Result<(), String>
             }) || adapted.changes.iter().any(|c| c.rule == "infer-type");
             if json_schema_nulls
                 && !narrowed
-                // Formats asserted, as the instances were generated and as restore checks.
-                && let Ok(v) = (jsonschema::options().should_validate_formats(true))
+                // Read with formats asserted (as the instances were generated: a `not` of a
+                // format refuses otherwise) or not (an input of draft-07, where `uuid` is no
+                // format, upgraded to 2020-12, where it is): the shape is what is checked here.
+                && let Ok(asserted) = (jsonschema::options().should_validate_formats(true))
                     .build(&adapted.schema)
-                && !v.is_valid(&sent)
+                && let Ok(annotated) = jsonschema::options().build(&adapted.schema)
+                && !(asserted.is_valid(&sent) || annotated.is_valid(&sent))
             {
                 return Err(format!(
                     "encode gave {sent} (from {original}), which the adapted schema refuses"
