@@ -201,6 +201,53 @@ fn as_sent(instance: &Value, adapted: &Adapted) -> Value {
     sent
 }
 
+/// `schema` with `additionalProperties: false` written into every object node that leaves it
+/// out (following subschema keywords only, and not into `not`, whose meaning that would turn
+/// around).
+fn closed_where_absent(schema: &Value) -> Value {
+    fn close(v: &mut Value, depth: usize) {
+        let Value::Object(m) = v else {
+            return;
+        };
+        if depth > 200 {
+            return;
+        }
+        let object = m.contains_key("properties") || m.get("type").is_some_and(|t| t == "object");
+        if object && !m.contains_key("additionalProperties") {
+            m.insert("additionalProperties".into(), Value::Bool(false));
+        }
+        for (k, x) in m.iter_mut() {
+            match k.as_str() {
+                "items"
+                | "additionalProperties"
+                | "contains"
+                | "propertyNames"
+                | "if"
+                | "then"
+                | "else"
+                | "additionalItems"
+                | "unevaluatedItems"
+                | "unevaluatedProperties" => close(x, depth + 1),
+                "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                    for y in x.as_array_mut().into_iter().flatten() {
+                        close(y, depth + 1);
+                    }
+                }
+                "properties" | "patternProperties" | "$defs" | "definitions"
+                | "dependentSchemas" => {
+                    for y in x.as_object_mut().into_iter().flat_map(|o| o.values_mut()) {
+                        close(y, depth + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = schema.clone();
+    close(&mut out, 0);
+    out
+}
+
 fn arguments_round_trip(schema: &Value, adapted: &Adapted) -> Result<(), String> {
     // Formats asserted, as `restore` asserts them.
     let Ok(validator) = jsonschema::options()
@@ -239,7 +286,13 @@ fn arguments_round_trip(schema: &Value, adapted: &Adapted) -> Result<(), String>
                 l.kind == LossKind::Collapsed
                     || l.pointer.contains("/not")
                     || (negated_ref && in_definition(&l.pointer))
-            }) || adapted.changes.iter().any(|c| c.rule == "infer-type");
+            }) || adapted.changes.iter().any(|c| c.rule == "infer-type")
+                // Strict modes close every object that leaves `additionalProperties` out (by
+                // design: the serde struct's reading), so a value the original takes only
+                // through such an object's openness is not the adapted schema's.
+                || (jsonschema::options().should_validate_formats(true))
+                    .build(&closed_where_absent(schema))
+                    .is_ok_and(|closed| !closed.is_valid(&original));
             if json_schema_nulls
                 && !narrowed
                 // Read with formats asserted (as the instances were generated: a `not` of a

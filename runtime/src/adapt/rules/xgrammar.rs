@@ -114,9 +114,11 @@ fn reads(tree: &Tree, id: NodeId, ty: Option<&str>) -> HashSet<Keyword> {
             }
         }
         // One member is read as that member; several as any value: such an `allOf` is not read,
-        // so it goes, and the node is read by what stays.
+        // so it goes, and the node is read by what stays. So does one left at the root (which
+        // collided with the root's own keywords): the root stays an object.
         if let Some(Slot::Schemas(members)) = tree.get(id, Keyword::AllOf).map(|e| &e.value)
             && members.len() == 1
+            && id != tree.root
         {
             return [Keyword::AllOf].into();
         }
