@@ -41,6 +41,8 @@ fn rules(settings: &AdaptSettings) -> Vec<Box<dyn Rule>> {
     rules.push(Box::new(r::NullablePropertiesOptional));
     rules.push(Box::new(google_strip(settings)));
     rules.extend(google_values(false));
+    // A root `const` is an `enum` only now, which the root may not hold either.
+    rules.push(Box::new(r::RootCombinators::OPENAI));
     rules.extend([
         Box::new(r::InlineRefs::default()) as Box<dyn Rule>,
         Box::new(r::MergeSingleAllOf),
