@@ -886,6 +886,11 @@ impl Service<RoleClient> for Upstream {
                     if session.closing.load(Ordering::SeqCst) {
                         return;
                     }
+                    // Nor one announced before the connection is stored (a server that says so
+                    // while it starts, as the start-up check's does): the first listing follows.
+                    if session.upstream.get().is_none() {
+                        return;
+                    }
                     if let Err(e) = session.relist().await
                         && !session.closing.load(Ordering::SeqCst)
                     {

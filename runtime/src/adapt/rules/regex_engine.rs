@@ -106,25 +106,23 @@ impl Rule for RegexEnginePatterns {
     }
 }
 
-/// The members of an `allOf` all hold, so their formats and patterns (and those of the unions
-/// inside them) are intersected, which llguidance cannot always decide either: of the node's and
-/// its members' `format`s and `pattern`s, the first is kept and the others are spilled, each a
-/// loss.
+/// The members of an `allOf` all hold, so their formats and patterns (at the node, and wherever
+/// two members describe the same place inside) are intersected, which llguidance cannot always
+/// decide: of the node's and everything inside its members, the first `format` or `pattern` is
+/// kept and the others are spilled, each a loss.
 fn one_regex_across_all_of(tree: &mut Tree, id: NodeId, report: &mut Report) {
     let Some(Slot::Schemas(members)) = tree.get(id, Keyword::AllOf).map(|e| &e.value) else {
         return;
     };
-    // The members, and the nodes that describe the same value inside them (through `allOf`,
-    // `anyOf`, `oneOf`): all of theirs are intersected with the node's.
+    // The members and every node inside them: llguidance merges the members, so a string
+    // described in two of them (the same property, map values, items, a union's branch) is an
+    // intersection; which ones meet is not worked out here, only one is kept in the whole.
     let mut same_value = Vec::new();
     let mut work: Vec<NodeId> = members.iter().rev().copied().collect();
     while let Some(n) = work.pop() {
         same_value.push(n);
-        for k in [Keyword::AllOf, Keyword::AnyOf, Keyword::OneOf] {
-            if let Some(Slot::Schemas(inner)) = tree.get(n, k).map(|e| &e.value) {
-                work.extend(inner.iter().rev().copied());
-            }
-        }
+        let children: Vec<NodeId> = tree.children(n).collect();
+        work.extend(children.into_iter().rev());
     }
     let regex = [Keyword::Format, Keyword::Pattern];
     let mut kept = regex.iter().any(|k| tree.has(id, *k));

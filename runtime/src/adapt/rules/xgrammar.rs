@@ -109,6 +109,11 @@ fn reads(tree: &Tree, id: NodeId, ty: Option<&str>) -> HashSet<Keyword> {
                 });
                 if implied {
                     read.insert(Keyword::Type);
+                } else if id == tree.root {
+                    // The root stays an object: a union there whose branches do not all keep to
+                    // it (a branch's own type cut away by the reads below it) is what goes.
+                    read.clear();
+                    break;
                 }
                 return read;
             }
@@ -246,84 +251,90 @@ impl Rule for XgrammarReads {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
-        tree.walk(|tree, id| {
-            if !tree.is_object(id) {
-                return;
-            }
-            let read = reads(tree, id, None);
-            Strip {
-                removed: &|k| matches!(k, Key::Kw(k) if ASSERTIONS.contains(k) && !read.contains(k)),
-                spill: HUMAN_READABLE,
-                why: "xgrammar skips it here, or vLLM refuses the schema over it",
-                keep: keep_none,
-                also_keep: &[],
-            }
-            .node(tree, id, report);
-            // The readings that take an object or an array (a type list's included).
-            let origin = tree.node(id).origin;
-            let typed = |t: &str| match t {
-                "object" => read.contains(&Keyword::Properties),
-                _ => read.contains(&Keyword::Items),
-            };
-            if typed("object") && !tree.has(id, Keyword::AdditionalProperties) {
-                let declared = matches!(
-                    tree.get(id, Keyword::Properties).map(|e| &e.value),
-                    Some(Slot::Map(m)) if !m.is_empty()
-                );
-                if declared {
-                    tree.set_value(id, Keyword::AdditionalProperties, Value::Bool(false));
-                    report.loss(
-                        origin,
-                        Some(id),
-                        "additionalProperties",
-                        LossKind::Closed,
-                        "xgrammar (strict mode, as vLLM and SGLang run it) closes an object without `additionalProperties`: properties beyond the declared ones, which the schema allows, can no longer be sent",
-                    );
-                } else {
-                    tree.set_value(id, Keyword::AdditionalProperties, Value::Bool(true));
-                    report.change(
-                        origin,
-                        Some(id),
-                        "`additionalProperties: true` written (xgrammar's strict mode would take only `{}` for an object that declares no property)",
-                    );
-                }
-            }
-            if typed("array") && !tree.has(id, Keyword::Items) {
-                if tree.has(id, Keyword::PrefixItems) {
-                    let closed = tree.add(origin, Body::Bool(false));
-                    tree.set(
-                        id,
-                        Entry {
-                            key: Key::Kw(Keyword::Items),
-                            value: Slot::Schema(closed),
-                            origin,
-                        },
-                    );
-                    report.loss(
-                        origin,
-                        Some(id),
-                        "items",
-                        LossKind::Closed,
-                        "xgrammar (strict mode) takes no item past `prefixItems` where `items` is absent: written `items: false`; more items, which the schema allows, can no longer be sent",
-                    );
-                } else {
-                    let any = tree.add(origin, Body::Object(Vec::new()));
-                    tree.set(
-                        id,
-                        Entry {
-                            key: Key::Kw(Keyword::Items),
-                            value: Slot::Schema(any),
-                            origin,
-                        },
-                    );
-                    report.change(
-                        origin,
-                        Some(id),
-                        "`items: {}` written (xgrammar's strict mode would take only `[]` for an array without `items`)",
-                    );
-                }
-            }
-        });
+        tree.walk(|tree, id| read_node(tree, id, report));
+        // The root once more, its branches read: a root union whose branches no longer all keep
+        // to an object (a type cut away below) goes, and the root is read as the object it is.
+        read_node(tree, tree.root, report);
+    }
+}
+
+/// [`XgrammarReads`] at one node.
+fn read_node(tree: &mut Tree, id: NodeId, report: &mut Report) {
+    if !tree.is_object(id) {
+        return;
+    }
+    let read = reads(tree, id, None);
+    Strip {
+        removed: &|k| matches!(k, Key::Kw(k) if ASSERTIONS.contains(k) && !read.contains(k)),
+        spill: HUMAN_READABLE,
+        why: "xgrammar skips it here, or vLLM refuses the schema over it",
+        keep: keep_none,
+        also_keep: &[],
+    }
+    .node(tree, id, report);
+    // The readings that take an object or an array (a type list's included).
+    let origin = tree.node(id).origin;
+    let typed = |t: &str| match t {
+        "object" => read.contains(&Keyword::Properties),
+        _ => read.contains(&Keyword::Items),
+    };
+    if typed("object") && !tree.has(id, Keyword::AdditionalProperties) {
+        let declared = matches!(
+            tree.get(id, Keyword::Properties).map(|e| &e.value),
+            Some(Slot::Map(m)) if !m.is_empty()
+        );
+        if declared {
+            tree.set_value(id, Keyword::AdditionalProperties, Value::Bool(false));
+            report.loss(
+                origin,
+                Some(id),
+                "additionalProperties",
+                LossKind::Closed,
+                "xgrammar (strict mode, as vLLM and SGLang run it) closes an object without `additionalProperties`: properties beyond the declared ones, which the schema allows, can no longer be sent",
+            );
+        } else {
+            tree.set_value(id, Keyword::AdditionalProperties, Value::Bool(true));
+            report.change(
+                origin,
+                Some(id),
+                "`additionalProperties: true` written (xgrammar's strict mode would take only `{}` for an object that declares no property)",
+            );
+        }
+    }
+    if typed("array") && !tree.has(id, Keyword::Items) {
+        if tree.has(id, Keyword::PrefixItems) {
+            let closed = tree.add(origin, Body::Bool(false));
+            tree.set(
+                id,
+                Entry {
+                    key: Key::Kw(Keyword::Items),
+                    value: Slot::Schema(closed),
+                    origin,
+                },
+            );
+            report.loss(
+                origin,
+                Some(id),
+                "items",
+                LossKind::Closed,
+                "xgrammar (strict mode) takes no item past `prefixItems` where `items` is absent: written `items: false`; more items, which the schema allows, can no longer be sent",
+            );
+        } else {
+            let any = tree.add(origin, Body::Object(Vec::new()));
+            tree.set(
+                id,
+                Entry {
+                    key: Key::Kw(Keyword::Items),
+                    value: Slot::Schema(any),
+                    origin,
+                },
+            );
+            report.change(
+                origin,
+                Some(id),
+                "`items: {}` written (xgrammar's strict mode would take only `[]` for an array without `items`)",
+            );
+        }
     }
 }
 
