@@ -189,6 +189,10 @@ fn json_schema_prefix() -> Vec<Box<dyn Rule>> {
         Box::new(rules::UpgradeDraft07),
         Box::new(rules::RemoveSchemaUri),
         Box::new(rules::ObjectRoot),
+        // A root `$ref` replaced by its target may leave that definition unreferenced: removed
+        // before any rule writes into it (an encoding of it would otherwise be placed at the
+        // root, its copy).
+        Box::new(rules::UnreferencedDefinitions),
         Box::new(rules::RemoveRootTitle),
         Box::new(rules::PatternsCompile),
     ]
