@@ -824,39 +824,58 @@ impl Rule for LlamaCppPatterns {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
-        if !tree.holds(Keyword::Pattern) {
-            return;
-        }
-        tree.walk(|tree, id| {
-            let Some(pattern) = tree.value(id, Keyword::Pattern).and_then(Value::as_str) else {
-                return;
-            };
-            match llama_pattern(pattern) {
-                Ok(p) if p == pattern => {}
-                Ok(p) => {
-                    let origin = tree.get(id, Keyword::Pattern).map_or(tree.node(id).origin, |e| e.origin);
-                    let detail = format!(
-                        "`pattern: {}` written as `{}`, which means the same in the form llama.cpp's converter takes (anchored at both ends, no `\\d`/`\\w`/`\\s` escapes)",
-                        json!(pattern),
-                        json!(p)
-                    );
-                    tree.set_value(id, Keyword::Pattern, Value::String(p));
-                    report.change(origin, Some(id), detail);
-                }
-                Err(why) => {
-                    let why = format!("llama.cpp's converter cannot take it: {why}");
-                    Strip {
-                        removed: &|k| *k == Key::Kw(Keyword::Pattern),
-                        spill: HUMAN_READABLE,
-                        why: &why,
-                        keep: keep_none,
-                        also_keep: &[],
-                    }
-                    .node(tree, id, report);
-                }
-            }
-        });
+        rewrite_patterns(
+            tree,
+            report,
+            llama_pattern,
+            "in the form llama.cpp's converter takes (anchored at both ends, no `\\d`/`\\w`/`\\s` escapes)",
+            "llama.cpp's converter cannot take it",
+        );
     }
+}
+
+/// Every `pattern` rewritten by `rewrite` (a change, saying it means the same `how`), or spilled
+/// where it cannot be (a loss, `refused` and the reason): the grammar engines' pattern rules.
+pub(super) fn rewrite_patterns(
+    tree: &mut Tree,
+    report: &mut Report,
+    rewrite: impl Fn(&str) -> Result<String, &'static str>,
+    how: &str,
+    refused: &str,
+) {
+    if !tree.holds(Keyword::Pattern) {
+        return;
+    }
+    tree.walk(|tree, id| {
+        let Some(pattern) = tree.value(id, Keyword::Pattern).and_then(Value::as_str) else {
+            return;
+        };
+        match rewrite(pattern) {
+            Ok(p) if p == pattern => {}
+            Ok(p) => {
+                let origin =
+                    (tree.get(id, Keyword::Pattern)).map_or(tree.node(id).origin, |e| e.origin);
+                let detail = format!(
+                    "`pattern: {}` written as `{}`, which means the same {how}",
+                    json!(pattern),
+                    json!(p)
+                );
+                tree.set_value(id, Keyword::Pattern, Value::String(p));
+                report.change(origin, Some(id), detail);
+            }
+            Err(why) => {
+                let why = format!("{refused}: {why}");
+                Strip {
+                    removed: &|k| *k == Key::Kw(Keyword::Pattern),
+                    spill: HUMAN_READABLE,
+                    why: &why,
+                    keep: keep_none,
+                    also_keep: &[],
+                }
+                .node(tree, id, report);
+            }
+        }
+    });
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@
 
 use std::collections::HashSet;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::grammar::{ASSERTIONS, count, effective, type_names};
 use super::keywords::Strip;
@@ -399,39 +399,13 @@ impl Rule for XgrammarPatterns {
     }
 
     fn apply(&mut self, tree: &mut Tree, report: &mut Report) {
-        if !tree.holds(Keyword::Pattern) {
-            return;
-        }
-        tree.walk(|tree, id| {
-            let Some(pattern) = tree.value(id, Keyword::Pattern).and_then(Value::as_str) else {
-                return;
-            };
-            match super::grammar::anchored_pattern(pattern, None, Some(XGRAMMAR_DOT)) {
-                Ok(p) if p == pattern => {}
-                Ok(p) => {
-                    let origin = (tree.get(id, Keyword::Pattern))
-                        .map_or(tree.node(id).origin, |e| e.origin);
-                    let detail = format!(
-                        "`pattern: {}` written as `{}`, which means the same to xgrammar (it matches the whole string: an unanchored end now says \"any characters\"; `\\s` and `.` written as ECMA-262's classes)",
-                        json!(pattern),
-                        json!(p)
-                    );
-                    tree.set_value(id, Keyword::Pattern, Value::String(p));
-                    report.change(origin, Some(id), detail);
-                }
-                Err(why) => {
-                    let why = format!("xgrammar's regex converter cannot take it: {why}");
-                    Strip {
-                        removed: &|k| *k == Key::Kw(Keyword::Pattern),
-                        spill: HUMAN_READABLE,
-                        why: &why,
-                        keep: keep_none,
-                        also_keep: &[],
-                    }
-                    .node(tree, id, report);
-                }
-            }
-        });
+        super::grammar::rewrite_patterns(
+            tree,
+            report,
+            |p| super::grammar::anchored_pattern(p, None, Some(XGRAMMAR_DOT)),
+            "to xgrammar (it matches the whole string: an unanchored end now says \"any characters\"; `\\s` and `.` written as ECMA-262's classes)",
+            "xgrammar's regex converter cannot take it",
+        );
     }
 }
 
